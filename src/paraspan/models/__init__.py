@@ -33,7 +33,11 @@ _EXPORTS = {
     "render_table": "doctor",
 }
 
-__all__ = sorted([*_EXPORTS, "KINDS", "SPECS", "ModelSpec", "ResolvedModel", "resolve"])
+__all__ = [
+    "CHECKS", "KINDS", "SPECS", "CheckResult", "Encoder", "LocalLLM", "ModelSpec", "ResolvedModel",
+    "assemble", "cache_dir", "inflections", "lemmas", "load_encoder", "load_llm", "load_spacy",
+    "load_wordnet", "render_table", "resolve", "run_doctor",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -27,7 +27,7 @@ def cache_dir(create: bool = True) -> Path:
     """``$PARASPAN_CACHE``, else ``$XDG_CACHE_HOME/paraspan``, else ``~/.cache/paraspan``.
 
     The folder is created with mode 0o755. A world-writable cache is refused: anyone could swap
-    a model file in it (and NLTK refuses to read corpora from such folders anyway).
+    a model file in it (NLTK's sandbox refuses such corpus files for the same reason).
     """
     env = os.environ.get(CACHE_ENV)
     if env:
@@ -185,6 +185,9 @@ def assemble(
                 return AssemblyResult(dest, sha, total, assembled=False)
             except ModelError:
                 pass  # corrupt or stale: rebuild below
+        # Under the lock, any temporary file is left over from a killed run (up to 1 GB each).
+        for stale in dest.parent.glob(dest.name + ".*.part"):
+            stale.unlink(missing_ok=True)
         digest = hashlib.sha256()
         fd, tmp_name = tempfile.mkstemp(prefix=dest.name + ".", suffix=".part", dir=dest.parent)
         tmp = Path(tmp_name)

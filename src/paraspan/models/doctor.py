@@ -100,10 +100,11 @@ def _llm_check(name: str) -> Callable[[], tuple[float, str]]:
         from paraspan.models.llm import load_llm
 
         llm, seconds = _timed(lambda: load_llm(name, n_ctx=512))
-        out = llm.chat([{"role": "user", "content": "Say hello in one word."}], max_tokens=8)
+        out = llm.chat([{"role": "user", "content": "Count from 1 to 5."}], max_tokens=8)
         if out.completion_tokens == 0:
             raise AssertionError("the model generated no tokens")
-        return seconds, (f"{out.completion_tokens} tokens at {out.tokens_per_second:.1f} tok/s"
+        # the time includes reading the prompt, so it is not a decode speed
+        return seconds, (f"{out.prompt_tokens}+{out.completion_tokens} tokens in {out.seconds:.1f} s"
                          f" ({llm.n_threads} threads): {out.text.strip()[:30]!r}")
 
     return check

