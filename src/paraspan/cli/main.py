@@ -235,7 +235,8 @@ def doctor(
                             code="E030")
     names = [n for n in names if n not in set(skip or [])]
     results = run_doctor(names)
-    render_table(results, Console())
+    # Logs (CI, `make demo | tee`) are not terminals: give the table room instead of rich's 80 columns.
+    render_table(results, Console(width=None if sys.stdout.isatty() else 160))
     if not all(r.ok for r in results):
         raise typer.Exit(EXIT_CHECK)
 
@@ -260,13 +261,24 @@ def demo(
         console.print(f"wrote {written} sentences to {out / name} ({fmt})")
     data = compute_stats(sentences).to_dict(top=5)
     (out / "stats.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    console.print(f"{data['sentences']} sentences, {data['structures']} structures, {data['args']} args "
+    kinds = ", ".join(f"{n} {kind}" for kind, n in data["structures"].items())
+    console.print(f"{data['sentences']} sentences, {kinds} structures, {sum(data['args'].values())} args "
                   f"→ {out / 'stats.json'}")
 
 
 # Commands defined in their own modules (each imports its heavy dependencies lazily, inside the
 # command function). One line per command keeps this file free of merge conflicts.
 # -- registered commands --
+from paraspan.cli.paraphrase import diversity_cmd, paraphrase_cmd  # noqa: E402
+app.command("paraphrase")(paraphrase_cmd)
+evaluate_app.command("diversity")(diversity_cmd)
+from paraspan.cli.align import align_cmd, evaluate_alignment_cmd, train_aligner_cmd  # noqa: E402
+app.command("align")(align_cmd)
+app.command("train-aligner")(train_aligner_cmd)
+evaluate_app.command("alignment")(evaluate_alignment_cmd)
+from paraspan.cli.relations import relabel_cmd, train_nli_cmd  # noqa: E402
+app.command("relabel")(relabel_cmd)
+app.command("train-nli")(train_nli_cmd)
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:  # type: ignore[no-untyped-def]

@@ -1,0 +1,157 @@
+"""``paraspan align``, ``paraspan train-aligner`` and ``paraspan evaluate alignment``.
+
+Heavy imports (torch, transformers) happen inside the command functions.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from paraspan.errors import ParaspanError
+
+
+def _console() -> Any:
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def align_cmd(
+    tasks: Annotated[Path, typer.Argument(help="Span tasks, JSONL: id, source, target, source_span [, gold].")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="Predictions JSONL ('-' for stdout).")],
+    aligner: Annotated[str, typer.Option("--aligner", "-a", help="discriminative, ibm2 or argmax.")] = "discriminative",
+    head: Annotated[Path | None, typer.Option(help="discriminative: a head from `paraspan train-aligner` "
+                                                 "(default: the shipped one).")] = None,
+    encoder: Annotated[str | None, typer.Option(help="discriminative/argmax: encoder name or folder.")] = None,
+    threshold: Annotated[float | None, typer.Option(help="Null threshold (default: the tuned one).")] = None,
+    bitext: Annotated[list[Path] | None, typer.Option(
+        help="ibm2: extra sentence pairs for EM (span-task JSONL, MultiMWA TSV or 'src ||| tgt'); repeatable.")] = None,
+    threads: Annotated[int | None, typer.Option(help="Torch threads (default: all cores).")] = None,
+    batch_size: Annotated[int, typer.Option(help="Sentence pairs per encoder batch.")] = 32,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar on stderr.")] = True,
+) -> None:
+    """Find, for each task, the span of the target that means what the source span means (or null)."""
+    from paraspan.align.base import aligners, get_aligner
+    from paraspan.align.tasks import read_task_lines, write_predictions
+
+    if aligner not in aligners():
+        raise ParaspanError(f"unknown aligner {aligner!r}", f"choose one of: {', '.join(aligners().names())}",
+                            code="E650")
+    if bitext and aligner != "ibm2":
+        raise ParaspanError("--bitext is for the ibm2 aligner", "drop --bitext or pass --aligner ibm2", code="E651")
+    if head is not None and aligner != "discriminative":
+        raise ParaspanError("--head is for the discriminative aligner", "drop --head", code="E651")
+    lines = read_task_lines(tasks)
+    threads = threads or os.cpu_count() or 1
+    options: dict[str, Any] = {}
+    if aligner == "discriminative":
+        options = {"head": head, "encoder": encoder, "threshold": threshold, "threads": threads,
+                   "batch_size": batch_size}
+    elif aligner == "argmax":
+        options = {"encoder": encoder, "threads": threads, "batch_size": batch_size}
+        if threshold is not None:
+            options["threshold"] = threshold
+    else:
+        options = {"bitext": list(bitext or [])}
+    console = _console()
+    start = time.perf_counter()
+    model = get_aligner(aligner, **options)
+    loaded = time.perf_counter()
+    with _progress_bar(len(lines), f"aligning ({aligner})", progress and sys.stderr.isatty()) as advance:
+        results = model.align([t.task for t in lines], progress=advance)
+    seconds = time.perf_counter() - loaded
+    write_predictions(output, lines, results)
+    nulls = sum(r.pred is None for r in results)
+    widened = sum(r.widened for r in results)
+    rate = len(lines) / seconds if seconds > 0 else float("inf")
+    console.print(f"aligned {len(lines)} tasks with {aligner} in {seconds:.1f}s ({rate:.0f} tasks/s; model load "
+                  f"{loaded - start:.1f}s): {nulls} null" + (f", {widened} source spans widened to token boundaries"
+                                                             if widened else "") + f" → {output}")
+
+
+class _progress_bar:
+    """A rich progress bar on stderr whose ``advance(n)`` the aligners call; a no-op when off."""
+
+    def __init__(self, total: int, description: str, enabled: bool) -> None:
+        self.total, self.description, self.enabled = total, description, enabled
+        self._progress: Any = None
+
+    def __enter__(self) -> Any:
+        if not self.enabled:
+            return lambda n: None
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        self._progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                  TimeRemainingColumn(), console=_console(), transient=True)
+        self._progress.__enter__()
+        task = self._progress.add_task(self.description, total=self.total)
+        return lambda n: self._progress.advance(task, n)
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._progress is not None:
+            self._progress.__exit__(*exc)
+
+
+def train_aligner_cmd(
+    train: Annotated[list[Path], typer.Argument(help="Training span tasks (JSONL with gold), e.g. "
+                                                "../shared/data/alignment/span-tasks/{mtref,wiki}-train.jsonl.")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="Where to write the head (.npz).")],
+    dev: Annotated[list[Path] | None, typer.Option(help="Dev span tasks, scored once at the end; repeatable.")] = None,
+    encoder: Annotated[str, typer.Option(help="Frozen encoder (name or folder).")] = "minilm",
+    layer: Annotated[int, typer.Option(help="Encoder layer to read (0: embeddings, -1: last).")] = 2,
+    k: Annotated[int, typer.Option(help="Candidate spans: length within k words of the source span's.")] = 5,
+    features: Annotated[str, typer.Option(help="Comma-separated feature groups: df, mx, cue, cos, align, lex.")]
+    = "df,mx,cue,align,lex",
+    hidden: Annotated[int, typer.Option(help="Hidden units of the scorer.")] = 128,
+    epochs: Annotated[int, typer.Option(help="Training epochs (the best on the held-out slice is kept).")] = 12,
+    lr: Annotated[float, typer.Option(help="Adam learning rate.")] = 1e-3,
+    holdout: Annotated[float, typer.Option(help="Share of training pairs held out for epoch and threshold.")] = 0.1,
+    seed: Annotated[int, typer.Option(help="Random seed (shuffles, initialization, held-out split).")] = 13,
+    threads: Annotated[int | None, typer.Option(help="Torch threads (default: all cores).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON on stdout.")] = False,
+) -> None:
+    """Train the discriminative aligner's scorer on frozen encoder features and print dev scores."""
+    from rich.console import Console
+
+    from paraspan.align.train import train_aligner
+    from paraspan.evaluate.alignment import format_table
+
+    console = _console()
+    names = [f.strip() for f in features.split(",") if f.strip()]
+    report = train_aligner(train, dev or [], out=output, encoder=encoder, layer=layer, k=k, features=names,
+                           hidden=hidden, epochs=epochs, lr=lr, holdout=holdout, seed=seed,
+                           threads=threads or os.cpu_count() or 1, log=console.print)
+    size = output.stat().st_size
+    console.print(f"wrote {output} ({size / 1e6:.2f} MB): best epoch {report.best_epoch}, null threshold "
+                  f"{report.threshold:.3f}, {report.seconds['total']:.0f}s in all")
+    if as_json:
+        typer.echo(json.dumps({"head": str(output), "config": report.config.__dict__, "history": report.history,
+                               "dev": report.dev, "seconds": report.seconds}, indent=2, default=str))
+        return
+    out = Console(width=None if sys.stdout.isatty() else 160)  # logs are not 80 columns wide
+    for name, scores in report.dev.items():
+        out.print(format_table(scores, title=f"dev: {name}"))
+
+
+def evaluate_alignment_cmd(
+    preds: Annotated[Path, typer.Argument(help="Predictions JSONL from `paraspan align` (with gold spans).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON for machines.")] = False,
+) -> None:
+    """Exact-match and soft (token-overlap) span P/R/F1, overall and on non-identical tasks."""
+    from rich.console import Console
+
+    from paraspan.evaluate.alignment import AlignmentEvaluator, format_table, read_predictions
+
+    records = read_predictions(preds)
+    scores = AlignmentEvaluator()(records)
+    if as_json:
+        typer.echo(json.dumps({k: round(v, 4) if isinstance(v, float) else v for k, v in scores.items()}, indent=2))
+        return
+    Console(width=None if sys.stdout.isatty() else 160).print(format_table(scores, title=str(preds)))

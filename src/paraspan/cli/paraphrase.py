@@ -1,0 +1,249 @@
+"""``paraspan paraphrase`` and ``paraspan evaluate diversity``.
+
+Heavy imports (llama.cpp, spaCy, sacrebleu) happen inside the command functions.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from paraspan.errors import CorpusError, Problem, ProblemList
+
+
+@dataclass
+class ParaphraseInput:
+    """One validated input line."""
+
+    line: int
+    id: Any
+    text: str
+    ban: tuple[tuple[int, int], ...]
+    keep: tuple[tuple[int, int], ...]
+
+
+def read_paraphrase_inputs(path: Path) -> list[ParaphraseInput]:
+    """Parse and check every line first, so that a typo on line 900 fails before any model work.
+
+    All problems are reported at once (``FILE:LINE: what — fix``). Overlapping spans within
+    ``ban`` (or within ``keep``) are fine; a span both banned and kept is not.
+    """
+    from paraspan.corpus.jsonl import iter_lines
+    from paraspan.generate.paraphrase import overlap_problems, span_problems
+
+    name = str(path)
+    problems = ProblemList()
+    out: list[ParaphraseInput] = []
+    seen: dict[str, int] = {}
+    hint = 'each line: {"id": ..., "text": "...", "ban": [[start, end], ...], "keep": [[start, end], ...]}'
+    for number, raw in iter_lines(path):
+        try:
+            data = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            problems.add(Problem(f"malformed JSON: {exc.msg} (column {exc.colno})",
+                                 "each line must be one complete JSON object", name, number, "E100"))
+            continue
+        if not isinstance(data, dict):
+            problems.add(Problem(f"expected a JSON object, got {type(data).__name__}", hint, name, number, "E450"))
+            continue
+        found: list[str] = []
+        ident = data.get("id")
+        if not isinstance(ident, (str, int)) or isinstance(ident, bool):
+            found.append('"id" is missing or not a string')
+        text = data.get("text")
+        if not isinstance(text, str):
+            found.append('"text" is missing or not a string')
+            text = ""
+        spans: dict[str, list[Any]] = {}
+        for key in ("ban", "keep"):
+            value = data.get(key, [])
+            if value is None:
+                value = []
+            if not isinstance(value, list):
+                found.append(f'"{key}" must be a list of [start, end] pairs')
+                value = []
+            spans[key] = value
+            if isinstance(data.get("text"), str):
+                found.extend(span_problems(text, value, key))
+        if not found:
+            found.extend(overlap_problems([tuple(s) for s in spans["ban"]], [tuple(s) for s in spans["keep"]]))
+        key_id = str(ident)
+        if not found and key_id in seen:
+            found.append(f"duplicate id {ident!r} (first on line {seen[key_id]})")
+        for message in found:
+            problems.add(Problem(message, hint, name, number, "E451"))
+        if found:
+            continue
+        seen[key_id] = number
+        out.append(ParaphraseInput(number, ident, text, tuple(tuple(s) for s in spans["ban"]),
+                                   tuple(tuple(s) for s in spans["keep"])))
+    problems.raise_if_any(CorpusError)
+    return out
+
+
+def _round(value: float) -> float:
+    return round(float(value), 4)
+
+
+_Opt = typer.Option
+
+
+def paraphrase_cmd(
+    src: Annotated[Path, typer.Argument(
+        help="Input JSONL, one object per line: id, text, and optional ban / keep lists of "
+             "character spans, each a (start, end) pair.")],
+    out: Annotated[Path, _Opt("--output", "-o", help="Output JSONL (one line per input line, same ids).")],
+    n: Annotated[int, _Opt("--n", min=1, help="Paraphrases per sentence.")] = 5,
+    seed: Annotated[int, _Opt(help="Random seed (same seed + same input = same output).")] = 0,
+    model: Annotated[str, _Opt(help="LLM: default, small, or a .gguf path.")] = "default",
+    samples: Annotated[int, _Opt("--samples", min=1, help="Samples per constraint set (S).")] = 6,
+    constraint_sets: Annotated[int, _Opt("--constraint-sets", min=1,
+                                         help="Randomized negative-constraint sets (R).")] = 4,
+    top_k: Annotated[int, _Opt("--top-k", min=1, help="Top-k sampling.")] = 10,
+    temperature: Annotated[float, _Opt(min=0.05, help="Sampling temperature.")] = 1.0,
+    random_fraction: Annotated[float, _Opt(
+        "--random-fraction", min=0.0, max=1.0,
+        help="Share of the source's content words banned in each randomized set.")] = 0.3,
+    max_score: Annotated[float | None, _Opt(
+        "--max-score", help="Drop candidates whose combined negative log-likelihood -(forward + backward) "
+                            "exceeds this (ParaBank 2: 3.5). Default: no threshold.")] = None,
+    clusters: Annotated[int | None, _Opt(min=1, help="Clusters besides the source's (default n + 2).")] = None,
+    backward: Annotated[bool, _Opt("--backward/--no-backward",
+                                   help="Score candidates backwards (source given paraphrase).")] = True,
+    rescore_top: Annotated[int | None, _Opt(
+        "--rescore-top", min=1, help="Cluster first and score backwards only the best M per cluster by "
+                                     "forward score (faster; default: score all, as ParaBank 2).")] = None,
+    threads: Annotated[int | None, _Opt(min=1, help="CPU threads (default: all cores but one).")] = None,
+    n_ctx: Annotated[int, _Opt("--n-ctx", min=256, help="Context window shared by all parallel samples.")] = 4096,
+    parallel: Annotated[int, _Opt(min=1, max=128, help="Samples decoded together.")] = 32,
+    report: Annotated[bool, _Opt("--report", help="Print diversity and constraint statistics at the end.")] = False,
+    progress: Annotated[bool, _Opt(help="Show a progress bar on stderr.")] = True,
+) -> None:
+    """Constrained paraphrases: banned spans never appear (in any form), kept spans stay verbatim.
+
+    Top-k sampling under randomized negative constraints, dual (forward + backward) scoring and
+    edit-distance clustering, after ParaBank 2. Lines that cannot be paraphrased (empty, no
+    letters, not English, too long for the context) get an empty list and a "note".
+    """
+    from rich.console import Console
+
+    from paraspan.corpus.jsonl import atomic_write
+    from paraspan.generate.base import GenerationRequest
+    from paraspan.generate.llama_backend import LlamaBackend
+    from paraspan.generate.paraphrase import ParaphraseConfig, Paraphraser
+
+    inputs = read_paraphrase_inputs(src)
+    console = Console(stderr=True, highlight=False, soft_wrap=True)
+    backend = LlamaBackend.load(model, n_threads=threads, seed=seed, n_ctx=n_ctx, max_parallel=parallel)
+    config = ParaphraseConfig(n=n, samples=samples, constraint_sets=constraint_sets, top_k=top_k,
+                              temperature=temperature, random_fraction=random_fraction,
+                              max_score=max_score, clusters=clusters, backward=backward,
+                              rescore_per_cluster=rescore_top, seed=seed)
+    paraphraser = Paraphraser(backend, config)
+    totals: dict[str, Any] = {"sentences": len(inputs), "sampled": 0, "paraphrases": 0, "leaks_caught": 0,
+                              "kept_spans_checked": 0, "kept_spans_preserved": 0, "notes": 0,
+                              "output_leaks": 0}
+    items: list[tuple[str, list[str]]] = []
+    started = time.perf_counter()
+    show = progress and sys.stderr.isatty()
+    with atomic_write(out) as handle, _progress_bar(console, len(inputs), show) as advance:
+        for item in inputs:
+            request = GenerationRequest(str(item.id), item.text, item.ban, item.keep)
+            result = paraphraser.paraphrase(request)
+            record: dict[str, Any] = {"id": item.id, "text": item.text, "paraphrases": [
+                {"text": c.text, "forward": _round(c.scores["forward"]), "backward": _round(c.scores["backward"]),
+                 "score": _round(c.scores["score"]), "cluster": c.meta.get("cluster")}
+                for c in result.candidates]}
+            if result.note and not result.candidates:
+                record["note"] = result.note
+                totals["notes"] += 1
+            handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+            for key in ("sampled", "leaks_caught", "kept_spans_checked", "kept_spans_preserved"):
+                totals[key] += int(result.stats.get(key, 0))
+            totals["paraphrases"] += len(result.candidates)
+            if item.ban:
+                from paraspan.text.constraints import expand_bans
+
+                bans = expand_bans(item.text[s:e] for s, e in item.ban)
+                totals["output_leaks"] += sum(bool(bans.find_leaks(c.text)) for c in result.candidates)
+            items.append((item.text, [c.text for c in result.candidates]))
+            advance()
+    seconds = time.perf_counter() - started
+    console.print(f"wrote {len(inputs)} lines ({totals['paraphrases']} paraphrases, {totals['notes']} "
+                  f"without any) to {out} in {seconds:.1f}s")
+    if report:
+        _print_report(console, totals, items, seconds)
+
+
+class _progress_bar:
+    """A rich progress bar on stderr (a no-op when off); ``advance()`` moves it by one."""
+
+    def __init__(self, console: Any, total: int, enabled: bool) -> None:
+        self.console, self.total, self.enabled = console, total, enabled
+        self._progress: Any = None
+
+    def __enter__(self) -> Any:
+        if not self.enabled:
+            return lambda: None
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        self._progress = Progress(TextColumn("[bold]paraphrasing"), BarColumn(), MofNCompleteColumn(),
+                                  TimeRemainingColumn(), console=self.console, transient=True)
+        self._progress.__enter__()
+        task = self._progress.add_task("paraphrase", total=self.total)
+        return lambda: self._progress.advance(task)
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._progress is not None:
+            self._progress.__exit__(*exc)
+
+
+def _print_report(console: Any, totals: dict[str, Any], items: list[tuple[str, list[str]]], seconds: float) -> None:
+    from rich.table import Table
+
+    from paraspan.evaluate.diversity import diversity_report
+
+    div = diversity_report(items).to_dict()
+    table = Table(title="paraphrase report")
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    checked = totals["kept_spans_checked"]
+    rows = [
+        ("sentences", totals["sentences"]),
+        ("sentences without paraphrases", totals["notes"]),
+        ("sampled candidates", totals["sampled"]),
+        ("sampled candidates / s", f"{totals['sampled'] / seconds:.2f}" if seconds else "-"),
+        ("paraphrases", totals["paraphrases"]),
+        ("paraphrases / s", f"{totals['paraphrases'] / seconds:.2f}" if seconds else "-"),
+        ("banned forms in output", totals["output_leaks"]),
+        ("leaks caught by the final check", totals["leaks_caught"]),
+        ("kept spans preserved (sampled)",
+         f"{100 * totals['kept_spans_preserved'] / checked:.1f}%" if checked else "-"),
+        ("1-BLEU vs source (corpus)", div["one_minus_bleu"]),
+        ("1-BLEU vs source (sentence mean)", div["one_minus_bleu_sentence"]),
+        ("∩/∪ vs source", div["intersection_over_union"]),
+        ("tree edit distance (top 3 levels)", div["tree_edit_distance"]),
+        ("length ratio", div["length_ratio"]),
+        ("collective 1-BLEU", div["collective_one_minus_bleu"]),
+        ("collective ∩/∪", div["collective_intersection_over_union"]),
+    ]
+    for name, value in rows:
+        table.add_row(name, str(value))
+    console.print(table)
+
+
+def diversity_cmd(
+    src: Annotated[Path, typer.Argument(help="Output of `paraspan paraphrase` (JSONL).")],
+    trees: Annotated[bool, _Opt("--trees/--no-trees", help="Parse with spaCy for the tree edit distance.")] = True,
+) -> None:
+    """Diversity of paraphrases: 1-BLEU, ∩/∪, tree edit distance, length ratio, collective diversity."""
+    from paraspan.evaluate.diversity import diversity_report, read_paraphrase_file
+
+    report = diversity_report(read_paraphrase_file(str(src)), trees=trees)
+    typer.echo(json.dumps(report.to_dict(), ensure_ascii=False, indent=2))

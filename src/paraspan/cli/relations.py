@@ -1,0 +1,141 @@
+"""``paraspan relabel`` (fine-grained paraphrase relations) and ``paraspan train-nli``.
+
+Heavy imports (torch, transformers, llama.cpp) happen inside the command functions.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from paraspan.errors import ParaspanError
+
+
+def relabel_cmd(
+    pairs: Annotated[Path, typer.Argument(help="Sentence pairs: JSONL {id, s1, s2}, or a raw "
+                                          "MRPC/STS-B/SICK/RTE file.")],
+    out: Annotated[Path, typer.Option("--output", "-o", help="Output JSONL ('-' for stdout).")],
+    from_fmt: Annotated[str | None, typer.Option(
+        "--from", "-f", help="jsonl, mrpc, stsb, sick or rte (default: from the name).")] = None,
+    judges: Annotated[str, typer.Option(
+        "--judges", "-j", help="Comma-separated judges: minilm-nli, llm, llm:<model>, hub:<id>; with two or "
+        "more, 'agree' records whether they agree.")] = "minilm-nli",
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON instead of tables.")] = False,
+    summary_path: Annotated[Path | None, typer.Option("--summary", help="Also write the summary JSON here.")] = None,
+    limit: Annotated[int | None, typer.Option(help="Only the first N pairs.")] = None,
+    threads: Annotated[int | None, typer.Option(
+        help="CPU threads (default: torch's for the encoders, all cores but one for the LLM).")] = None,
+    chunk: Annotated[int, typer.Option(help="Pairs judged per call (memory vs. progress updates).")] = 256,
+    max_length: Annotated[int, typer.Option(
+        help="Encoders: word pieces per pair; longer pairs are cut (marked 'truncated').")] = 256,
+    progress: Annotated[bool, typer.Option(help="Show progress on stderr.")] = True,
+) -> None:
+    """Label sentence pairs with fine-grained paraphrase relations (NLI run both ways).
+
+    Writes each pair with 'forward' and 'backward' (the NLI labels of s1→s2 and s2→s1), their probabilities,
+
+    'relation' (equivalence, forward_entailment, reverse_entailment, negation, alternation, other) and 'agree',
+
+    then prints a per-relation summary (the paper's Tables 8-12).
+    """
+    from itertools import islice
+
+    from rich.console import Console
+
+    from paraspan.corpus.jsonl import atomic_write
+    from paraspan.corpus.pairs import read_pair_file
+    from paraspan.filter.judges import load_judge, parse_judge_specs
+    from paraspan.filter.relations import RelationSummary, relate
+
+    if chunk < 1:
+        raise ParaspanError(f"--chunk must be at least 1, got {chunk}", "use e.g. --chunk 256", code="E797")
+    specs = parse_judge_specs(judges)
+    # Read (and so check) the whole file before loading any model: a bad line fails in a second.
+    stream = read_pair_file(pairs, from_fmt)
+    items = list(islice(stream, limit) if limit is not None else stream)
+    err = Console(stderr=True, highlight=False)
+    loaded = [load_judge(spec, threads=threads, max_length=max_length) for spec in specs]
+    summary = RelationSummary()
+    start = time.perf_counter()
+
+    def records():  # type: ignore[no-untyped-def]
+        for begin in range(0, len(items), chunk):
+            batch = items[begin : begin + chunk]
+            for pair, rel in zip(batch, relate([(p.s1, p.s2) for p in batch], loaded), strict=True):
+                summary.add(pair.s1, pair.s2, rel, pair.gold)
+                row = {"id": pair.id, "s1": pair.s1, "s2": pair.s2}
+                if pair.gold:
+                    row["gold"] = pair.gold
+                row.update(rel.to_dict())
+                yield json.dumps(row, ensure_ascii=False) + "\n"
+            if progress and sys.stderr.isatty():
+                done = min(begin + chunk, len(items))
+                err.print(f"{done:,}/{len(items):,} pairs ({done / (time.perf_counter() - start):.1f} pairs/s)")
+
+    if str(out) == "-":
+        for line in records():
+            sys.stdout.write(line)
+    else:
+        with atomic_write(out) as handle:
+            for line in records():
+                handle.write(line)
+    seconds = time.perf_counter() - start
+    data = summary.to_dict()
+    data.update({"judges": specs, "source": str(pairs), "seconds": round(seconds, 2),
+                 "pairs_per_second": round(len(items) / seconds, 2) if seconds > 0 else None})
+    if summary_path is not None:
+        with atomic_write(summary_path) as handle:
+            handle.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    if as_json:
+        typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
+    else:
+        # With the records on stdout, the tables go to stderr so the JSONL stays clean.
+        console = err if str(out) == "-" else Console(width=None if sys.stdout.isatty() else 160)
+        summary.render(console, title=Path(str(pairs)).name)
+    err.print(f"wrote {len(items):,} pairs to {out} in {seconds:.1f}s "
+              f"({len(items) / seconds if seconds > 0 else 0:.1f} pairs/s, judges: {', '.join(specs)})")
+
+
+def train_nli_cmd(
+    train: Annotated[list[Path], typer.Argument(help="Training files: SICK (3-way), RTE XML (2-way), or pair JSONL "
+                                                "with an 'nli' key.")],
+    out: Annotated[Path, typer.Option("--output", "-o", help="Folder for minilm-nli.safetensors + minilm-nli.json.")]
+    = Path("out/minilm-nli"),
+    dev: Annotated[list[Path] | None, typer.Option("--dev", help="Scored after each epoch (repeatable), e.g. SICK "
+                                                   "trial, RTE dev. Never trained on.")] = None,
+    seed: Annotated[int, typer.Option(help="Random seed (initialisation, dropout, batch order).")] = 0,
+    train_layers: Annotated[int, typer.Option(help="Top encoder layers to fine-tune (each adds ~3.5 MB).")] = 2,
+    epochs: Annotated[int, typer.Option(help="Passes over the training data.")] = 3,
+    batch_size: Annotated[int, typer.Option(help="Pairs per step.")] = 16,
+    lr: Annotated[float, typer.Option(help="Learning rate of the encoder layers.")] = 1e-4,
+    head_lr: Annotated[float, typer.Option(help="Learning rate of the classifier head.")] = 1e-3,
+    swap_contradictions: Annotated[bool, typer.Option("--swap-contradictions",
+                                                      help="Also train s2→s1 for contradictions.")] = False,
+    threads: Annotated[int | None, typer.Option(help="torch CPU threads (results depend slightly on it).")] = None,
+) -> None:
+    """Fine-tune the packaged MiniLM as a 3-way NLI cross-encoder (the minilm-nli judge).
+
+    Use the result with `paraspan relabel --judges minilm-nli:OUT`.
+
+    The weights shipped with paraspan were made by this command with its defaults (see paraspan/filter/data).
+    """
+    from rich.console import Console
+
+    from paraspan.filter.nli_train import NliRecipe, train_nli
+
+    for path in [*train, *(dev or [])]:
+        if not path.is_file():
+            raise ParaspanError("no such file", "check the path", file=str(path), code="E010")
+    err = Console(stderr=True, highlight=False)
+    recipe = NliRecipe(seed=seed, train_layers=train_layers, epochs=epochs, batch_size=batch_size, lr=lr,
+                       head_lr=head_lr, swap_contradictions=swap_contradictions)
+    report = train_nli(train, out, recipe, dev_files=dev or [], threads=threads, log=err.print)
+    scores = ", ".join(f"{k} {100 * v:.1f}%" for k, v in report.scores.items()) or "no dev files"
+    err.print(f"trained on {report.examples:,} pairs in {report.seconds:.0f}s; dev: {scores}; "
+              f"wrote {report.weights_bytes / 1e6:.1f} MB of weights to {out}")
+    err.print(f"use it with: paraspan relabel PAIRS -o OUT --judges minilm-nli:{out}")

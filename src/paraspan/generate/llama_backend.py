@@ -1,0 +1,563 @@
+"""A :class:`~paraspan.generate.backend.Backend` on llama.cpp (``llama-cpp-python``), CPU only.
+
+Why not ``Llama.create_completion``: it evaluates the prompt for every call, samples one
+sequence at a time, and in llama-cpp-python 0.3.36 silently drops both ``logit_bias`` and
+``logits_processor`` when both are given. Instead this backend opens its own llama.cpp context
+on the already-loaded model weights (no second copy in memory) with several sequences and a
+unified KV cache, and then
+
+* keeps the shared prompt prefix (system prompt + instruction) in sequence 0, evaluated once;
+* evaluates each request's suffix once, into sequence 1;
+* forks sequence 1 into up to ``max_parallel`` sequences (a KV-cache copy is just metadata)
+  and decodes one token for every live sequence per ``llama_decode`` call — on a CPU this is
+  several times the throughput of one sequence, because the weights are read once per step;
+* samples in numpy: banned token ids → −inf, top-k, the :class:`WordGuard` check on the
+  candidates, temperature, a seeded draw; the log-probability of the drawn token under the
+  full distribution is recorded as it goes (the forward score costs nothing extra);
+* scores continuations (the backward score) by packing many (prompt, continuation) pairs
+  into one batch, asking for logits only where a continuation token is predicted.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from paraspan.errors import ModelError
+from paraspan.generate.backend import Prompt, Sample, SampleGroup
+from paraspan.text.constraints import BanSet, VocabIndex, WordGuard, banned_token_ids, trailing_word
+
+#: Candidates examined beyond k at each step, so that a few rejected by the guard still
+#: leave k to sample from without a second partition.
+_SPARE = 16
+
+#: Sequence ids: 0 holds the cached prefix, 1 the current request's prompt, the rest samples.
+_PREFIX_SEQ = 0
+_PROMPT_SEQ = 1
+_FIRST_WORK_SEQ = 2
+
+
+class ContextTooSmall(ModelError):
+    """A prompt (plus its continuation) does not fit in the context window."""
+
+
+def _decode_partial(data: bytes) -> tuple[str, bytes]:
+    """Decode UTF-8, holding back an incomplete multi-byte character at the end."""
+    try:
+        return data.decode("utf-8"), b""
+    except UnicodeDecodeError as exc:
+        if exc.end >= len(data) and exc.reason == "unexpected end of data":
+            return data[: exc.start].decode("utf-8", "replace"), data[exc.start:]
+        return data.decode("utf-8", "replace"), b""
+
+
+@dataclass
+class _Seq:
+    """One sample being decoded."""
+
+    seq_id: int
+    group: int
+    index: int
+    rng: np.random.Generator
+    guard: WordGuard
+    banned: np.ndarray
+    tokens: list[int] = field(default_factory=list)
+    logprobs: list[float] = field(default_factory=list)
+    text: str = ""
+    pending: bytes = b""
+    finish: str | None = None
+
+
+class LlamaBackend:
+    """Sampling and scoring on a GGUF model through llama.cpp.
+
+    Build it with :meth:`load` (a packaged name or a ``.gguf`` path) or from a
+    :class:`~paraspan.models.llm.LocalLLM`. ``n_ctx`` is the context of this backend's own
+    llama.cpp context, shared by all parallel sequences (the prompt is stored once);
+    ``max_parallel`` caps how many sequences decode together.
+    """
+
+    name = "llama.cpp"
+
+    def __init__(self, llm: Any, *, n_ctx: int = 4096, n_batch: int = 512, max_parallel: int = 32,
+                 n_threads: int | None = None) -> None:
+        import llama_cpp
+        from llama_cpp import _internals
+
+        from paraspan.models import llm as llm_module
+
+        self.llm = llm
+        self.model_name = getattr(getattr(llm, "resolved", None), "name", "?")
+        model = getattr(llm.llama, "_model", None)
+        if model is None or not hasattr(model, "vocab"):
+            raise ModelError("this llama-cpp-python does not expose the loaded model (Llama._model)",
+                             "install llama-cpp-python==0.3.36", code="E380")
+        self._lib = llama_cpp
+        self._model = model
+        self._vocab_p = model.vocab
+        self._n_vocab = int(model.n_vocab())
+        self.max_parallel = max(1, int(max_parallel))
+        self.n_batch = int(n_batch)
+        # all cores but one by default (models.llm.default_threads): llama.cpp threads spin while
+        # waiting for each other, which collapses throughput when another process takes a core
+        default = getattr(llm_module, "default_threads", llm_module.available_cores)
+        threads = int(n_threads or default())
+        params = llama_cpp.llama_context_default_params()
+        params.n_ctx = int(n_ctx)
+        params.n_batch = self.n_batch
+        params.n_ubatch = self.n_batch
+        params.n_seq_max = _FIRST_WORK_SEQ + self.max_parallel
+        params.kv_unified = True  # one cell pool: forked sequences share the prompt's cells
+        params.n_threads = threads
+        params.n_threads_batch = threads
+        params.no_perf = True
+        try:
+            self._ctx = _internals.LlamaContext(model=model, params=params, verbose=False)
+        except ValueError as exc:
+            raise ModelError(f"llama.cpp could not create a context: {exc}",
+                             "lower --n-ctx or the number of parallel samples", code="E381") from None
+        self._mem = self._ctx.memory
+        # a token may belong to several sequences (samples that have not diverged yet)
+        self._batch = llama_cpp.llama_batch_init(self.n_batch, 0, params.n_seq_max)
+        # Free the context and batch when this backend goes away (the model stays cached).
+        self._finalizer = weakref.finalize(self, _free, self._ctx, llama_cpp, self._batch)
+        self.n_threads = threads
+        self._n_ctx = int(self._ctx.n_ctx())
+        self._cached_prefix: tuple[int, ...] | None = None
+        self._pieces_bytes: list[bytes] | None = None
+        self._vocab: VocabIndex | None = None
+        self._eog: np.ndarray | None = None
+        self._control: np.ndarray | None = None
+        self._ban_cache: dict[BanSet, np.ndarray] = {}
+        self.counters = {"prompt_tokens": 0, "cached_prefix_tokens": 0, "sampled_tokens": 0,
+                         "scored_tokens": 0, "decode_calls": 0, "shared_tokens": 0}
+
+    @classmethod
+    def load(cls, model: str | None = "default", *, n_threads: int | None = None, seed: int = 0,
+             n_ctx: int = 4096, max_parallel: int = 32) -> LlamaBackend:
+        """Load a packaged model (``default``, ``small``) or a ``.gguf`` path."""
+        from paraspan.models.llm import load_llm
+
+        # The Llama object's own context is not used for generation: keep it small.
+        llm = load_llm(model, n_ctx=512, n_threads=n_threads, seed=seed)
+        return cls(llm, n_ctx=n_ctx, max_parallel=max_parallel, n_threads=n_threads)
+
+    def close(self) -> None:
+        """Free the llama.cpp context now (the model weights stay loaded and cached)."""
+        self._finalizer()  # runs at most once, also when the backend is garbage-collected
+        self._batch = None
+
+    # ------------------------------------------------------------------ vocabulary
+
+    @property
+    def n_ctx(self) -> int:
+        return self._n_ctx
+
+    def _load_vocab(self) -> None:
+        lib, vocab = self._lib, self._vocab_p
+        buf = ctypes.create_string_buffer(256)
+        pieces: list[bytes] = []
+        eog = np.zeros(self._n_vocab, dtype=bool)
+        control = np.zeros(self._n_vocab, dtype=bool)
+        for token in range(self._n_vocab):
+            n = lib.llama_token_to_piece(vocab, token, buf, len(buf), 0, False)
+            pieces.append(bytes(buf[: max(n, 0)]))
+            eog[token] = lib.llama_vocab_is_eog(vocab, token)
+            control[token] = lib.llama_vocab_is_control(vocab, token)
+        self._pieces_bytes = pieces
+        self._eog = eog
+        # Control tokens that do not end the turn (<|im_start|>, FIM markers, …) are never sampled.
+        self._control = np.flatnonzero(control & ~eog)
+        self._vocab = VocabIndex.from_pieces([p.decode("utf-8", "ignore") for p in pieces])
+
+    @property
+    def vocab(self) -> list[str]:
+        return self.vocab_index.pieces
+
+    @property
+    def vocab_index(self) -> VocabIndex:
+        if self._vocab is None:
+            self._load_vocab()
+        assert self._vocab is not None
+        return self._vocab
+
+    def banned_ids(self, bans: BanSet) -> np.ndarray:
+        """Token ids masked for ``bans`` (memoised per ban set)."""
+        ids = self._ban_cache.get(bans)
+        if ids is None:
+            ids = np.asarray(banned_token_ids(bans, self.vocab_index), dtype=np.int64)
+            if len(self._ban_cache) > 256:
+                self._ban_cache.clear()
+            self._ban_cache[bans] = ids
+        return ids
+
+    def tokenize(self, text: str, *, special: bool = False) -> list[int]:
+        return list(self._model.tokenize(text.encode("utf-8"), False, special))
+
+    def detokenize(self, tokens: Sequence[int]) -> str:
+        return self._model.detokenize(list(tokens)).decode("utf-8", "replace")
+
+    def end_of_turn(self) -> list[int]:
+        template = self._chat_template()
+        for token in (self._model.token_eot(), self._model.token_eos()):
+            if token >= 0 and self._model.token_get_text(token) in template:
+                return [token]
+        return [self._model.token_eos()]
+
+    def _chat_template(self) -> str:
+        return self._model.metadata().get("tokenizer.chat_template", "")
+
+    def chat_prompt(self, system: str, user: str, *, split_at: str | None = None) -> Prompt:
+        template = self._chat_template()
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        if template:
+            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+            bos = self._model.token_get_text(self._model.token_bos()) if self._model.token_bos() >= 0 else ""
+            eos = self._model.token_get_text(self._model.token_eos())
+            rendered = Jinja2ChatFormatter(template, eos_token=eos, bos_token=bos)(messages=messages).prompt
+        else:  # no template in the GGUF: ChatML, which most small instruct models use
+            rendered = "".join(f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in messages)
+            rendered += "<|im_start|>assistant\n"
+        cut = 0
+        if split_at is not None:
+            start = rendered.find(user)
+            offset = user.find(split_at)
+            if start >= 0 and offset >= 0:
+                cut = start + offset
+        prefix = tuple(self.tokenize(rendered[:cut], special=True)) if cut else ()
+        suffix = tuple(self.tokenize(rendered[cut:], special=True))
+        return Prompt(prefix, suffix)
+
+    # ------------------------------------------------------------------ llama.cpp plumbing
+
+    def _decode(self, entries: Sequence[tuple[int, int, int | Sequence[int], bool]]) -> None:
+        """One ``llama_decode`` of (token, position, sequence id(s), wants logits) entries."""
+        batch = self._batch
+        assert batch is not None, "the backend is closed"
+        batch.n_tokens = len(entries)
+        for i, (token, pos, seq, logits) in enumerate(entries):
+            batch.token[i] = token
+            batch.pos[i] = pos
+            if isinstance(seq, int):
+                batch.n_seq_id[i] = 1
+                batch.seq_id[i][0] = seq
+            else:
+                batch.n_seq_id[i] = len(seq)
+                for j, one in enumerate(seq):
+                    batch.seq_id[i][j] = one
+            batch.logits[i] = logits
+        code = self._lib.llama_decode(self._ctx.ctx, batch)
+        self.counters["decode_calls"] += 1
+        if code != 0:
+            raise ContextTooSmall(f"llama_decode failed (code {code}): the KV cache is full",
+                                  "raise --n-ctx or lower the number of parallel samples", code="E382")
+
+    def _logits(self, rows: int) -> np.ndarray:
+        """The logits of the last decode's output rows (a view into llama.cpp's buffer)."""
+        pointer = self._lib.llama_get_logits(self._ctx.ctx)
+        return np.ctypeslib.as_array(pointer, shape=(rows, self._n_vocab))
+
+    def _seq_rm(self, seq: int) -> None:
+        self._lib.llama_memory_seq_rm(self._mem, seq, -1, -1)
+
+    def _ensure_prefix(self, prefix: tuple[int, ...]) -> None:
+        if prefix == self._cached_prefix:
+            self.counters["cached_prefix_tokens"] += len(prefix)
+            return
+        self._seq_rm(_PREFIX_SEQ)
+        self._cached_prefix = None
+        for start in range(0, len(prefix), self.n_batch):
+            chunk = prefix[start:start + self.n_batch]
+            # one output row per decode (llama.cpp expects at least one); its logits are unused
+            self._decode([(t, start + i, _PREFIX_SEQ, i == len(chunk) - 1) for i, t in enumerate(chunk)])
+        self.counters["prompt_tokens"] += len(prefix)
+        self._cached_prefix = prefix
+
+    def _eval_prompt(self, prompt: Prompt) -> np.ndarray:
+        """Evaluate ``prompt`` into sequence 1; return the next-token logits (a copy)."""
+        prefix, suffix = prompt.prefix, prompt.suffix
+        if not suffix:  # the last token's logits are needed: it cannot come from the cache
+            prefix, suffix = prefix[:-1], prefix[-1:]
+        if len(prefix) + len(suffix) >= self._n_ctx:
+            raise ContextTooSmall(f"the prompt has {len(prompt)} tokens; the context holds {self._n_ctx}",
+                                  "shorten the sentence or raise --n-ctx", code="E383")
+        self._seq_rm(_PROMPT_SEQ)
+        if prefix:
+            self._ensure_prefix(prefix)
+            self._lib.llama_memory_seq_cp(self._mem, _PREFIX_SEQ, _PROMPT_SEQ, -1, -1)
+        base = len(prefix)
+        last = None
+        for start in range(0, len(suffix), self.n_batch):
+            chunk = suffix[start:start + self.n_batch]
+            final = start + len(chunk) == len(suffix)
+            self._decode([(t, base + start + i, _PROMPT_SEQ, final and i == len(chunk) - 1)
+                          for i, t in enumerate(chunk)])
+            if final:
+                last = self._logits(1)[0].copy()
+        self.counters["prompt_tokens"] += len(suffix)
+        assert last is not None
+        return last
+
+    # ------------------------------------------------------------------ sampling
+
+    def sample(self, prompt: Prompt | Sequence[int], n: int, *, top_k: int = 10, seed: int = 0,
+               banned: BanSet | None = None, max_tokens: int = 64, temperature: float = 1.0) -> list[Sample]:
+        return self.sample_groups(prompt, [SampleGroup(n, seed, banned or BanSet())], top_k=top_k,
+                                  max_tokens=max_tokens, temperature=temperature)
+
+    def parallel_capacity(self, prompt_tokens: int, max_tokens: int) -> int:
+        """How many sequences of ``max_tokens`` fit beside a prompt in the KV cache."""
+        room = self._n_ctx - prompt_tokens - 1
+        return max(0, min(self.max_parallel, room // max(1, max_tokens)))
+
+    def sample_groups(self, prompt: Prompt | Sequence[int], groups: Sequence[SampleGroup], *, top_k: int = 10,
+                      max_tokens: int = 64, temperature: float = 1.0) -> list[Sample]:
+        prompt = as_prompt(prompt)
+        if self._vocab is None:
+            self._load_vocab()
+        width = self.parallel_capacity(len(prompt), max_tokens)
+        if width < 1:
+            raise ContextTooSmall(
+                f"the prompt ({len(prompt)} tokens) and an answer of up to {max_tokens} tokens do not "
+                f"fit in the context ({self._n_ctx} tokens)", "shorten the sentence or raise --n-ctx",
+                code="E383")
+        first = self._eval_prompt(prompt)
+        jobs = [(g, i) for g, group in enumerate(groups) for i in range(group.n)]
+        out: list[Sample] = []
+        try:
+            for start in range(0, len(jobs), width):
+                out.extend(self._sample_wave(jobs[start:start + width], groups, first, len(prompt),
+                                             top_k=top_k, max_tokens=max_tokens, temperature=temperature))
+        finally:
+            for seq in range(_PROMPT_SEQ, _FIRST_WORK_SEQ + self.max_parallel):
+                self._seq_rm(seq)
+        return out
+
+    def _sample_wave(self, jobs: Sequence[tuple[int, int]], groups: Sequence[SampleGroup],
+                     first: np.ndarray, n_past: int, *, top_k: int, max_tokens: int,
+                     temperature: float) -> list[Sample]:
+        """Decode one wave of samples together.
+
+        Samples whose tokens so far are identical (all of them at the start, duplicates later)
+        share one batch entry: its KV cell carries all their sequence ids and its logits serve
+        them all, so a token is computed once however many samples agree on the history.
+        """
+        seqs: list[_Seq] = []
+        for slot, (g, i) in enumerate(jobs):
+            group = groups[g]
+            seq_id = _FIRST_WORK_SEQ + slot
+            self._lib.llama_memory_seq_cp(self._mem, _PROMPT_SEQ, seq_id, -1, -1)
+            seqs.append(_Seq(seq_id, g, i, np.random.default_rng([group.seed & 0xFFFFFFFF, i]),
+                             WordGuard(group.bans), self.banned_ids(group.bans)))
+        live = list(seqs)
+        logits = first[None, :]
+        rows = [0] * len(live)  # row of `logits` that each live sample reads
+        step = 0
+        while live:
+            chosen = self._choose(live, logits, rows, top_k=top_k, temperature=temperature)
+            nodes: dict[tuple[int, int], list[_Seq]] = {}
+            for seq, row, token in zip(live, rows, chosen, strict=True):
+                self._advance(seq, token, max_tokens)
+                if seq.finish is None:
+                    nodes.setdefault((row, token), []).append(seq)
+                else:
+                    self._seq_rm(seq.seq_id)  # free its cells now
+            step += 1
+            if not nodes:
+                break
+            entries = []
+            live, rows = [], []
+            for r, ((_, token), members) in enumerate(nodes.items()):
+                entries.append((token, n_past + step - 1, [m.seq_id for m in members], True))
+                live.extend(members)
+                rows.extend([r] * len(members))
+            self._decode(entries)
+            self.counters["shared_tokens"] = self.counters.get("shared_tokens", 0) + len(live) - len(entries)
+            logits = self._logits(len(entries))
+        self.counters["sampled_tokens"] += sum(len(s.tokens) for s in seqs)
+        return [Sample(text=s.text, tokens=s.tokens, logprobs=s.logprobs, finish=s.finish or "stop",
+                       group=s.group, index=s.index) for s in seqs]
+
+    def _choose(self, live: list[_Seq], logits: np.ndarray, rows: list[int], *, top_k: int,
+                temperature: float) -> list[int]:
+        assert self._pieces_bytes is not None and self._eog is not None and self._control is not None
+        # Log-normaliser of the raw distribution, for the forward score (once per distinct row).
+        peak = logits.max(axis=1, keepdims=True)
+        lse = (peak[:, 0] + np.log(np.exp(logits - peak).sum(axis=1))).astype(np.float64)
+        masked = logits[rows]  # a copy per sample: bans differ between samples of one row
+        masked[:, self._control] = -np.inf
+        for i, seq in enumerate(live):
+            if seq.banned.size:
+                masked[i, seq.banned] = -np.inf
+        width = min(self._n_vocab, top_k + _SPARE)
+        top = np.argpartition(masked, -width, axis=1)[:, -width:]
+        chosen: list[int] = []
+        for i, seq in enumerate(live):
+            allowed = self._allowed(seq, masked[i], top[i], top_k)
+            if not allowed:  # everything plausible is banned: end here, the caller rejects it
+                seq.finish = "blocked"
+                chosen.append(-1)
+                continue
+            values = np.array([masked[i, t] for t in allowed], dtype=np.float64) / max(temperature, 1e-6)
+            probs = np.exp(values - values.max())
+            probs /= probs.sum()
+            where = int(np.searchsorted(np.cumsum(probs), seq.rng.random()))
+            pick = allowed[min(where, len(allowed) - 1)]
+            seq.logprobs.append(float(masked[i, pick]) - float(lse[rows[i]]))
+            chosen.append(int(pick))
+        return chosen
+
+    def _allowed(self, seq: _Seq, row: np.ndarray, top: np.ndarray, top_k: int) -> list[int]:
+        """The best ``top_k`` tokens that pass the guard, best first (rejects → −inf in ``row``)."""
+        tail = trailing_word(seq.text)
+        allowed: list[int] = []
+        order = top[np.argsort(-row[top], kind="stable")]
+        for token in order:
+            if not np.isfinite(row[token]):
+                return allowed
+            if self._passes(seq, tail, int(token)):
+                allowed.append(int(token))
+                if len(allowed) == top_k:
+                    return allowed
+            else:
+                row[token] = -np.inf
+        # The guard rejected many of the best tokens: go on down the full ranking (rare).
+        seen = set(allowed)
+        for token in np.argsort(-row, kind="stable"):
+            if not np.isfinite(row[token]):
+                break
+            if int(token) in seen:
+                continue
+            if self._passes(seq, tail, int(token)):
+                allowed.append(int(token))
+                if len(allowed) == top_k:
+                    break
+        return allowed
+
+    def _passes(self, seq: _Seq, tail: str, token: int) -> bool:
+        assert self._eog is not None
+        return bool(self._eog[token]) or self._ok(seq, tail, token)
+
+    def _ok(self, seq: _Seq, tail: str, token: int) -> bool:
+        assert self._pieces_bytes is not None
+        if not seq.guard.bans:
+            return True
+        piece, _ = _decode_partial(seq.pending + self._pieces_bytes[token])
+        return seq.guard.allows(tail, piece)
+
+    def _advance(self, seq: _Seq, token: int, max_tokens: int) -> None:
+        assert self._pieces_bytes is not None and self._eog is not None
+        if seq.finish is not None:  # blocked
+            return
+        seq.tokens.append(token)
+        if self._eog[token]:
+            seq.finish = "stop"
+            return
+        piece, seq.pending = _decode_partial(seq.pending + self._pieces_bytes[token])
+        if "\n" in piece and (seq.text + piece.split("\n", 1)[0]).strip():
+            seq.text += piece.split("\n", 1)[0]
+            seq.finish = "newline"
+            return
+        seq.text += piece
+        if len(seq.tokens) >= max_tokens:
+            seq.finish = "length"
+
+    # ------------------------------------------------------------------ scoring
+
+    def logprob(self, prompt: Prompt | Sequence[int], continuation: Sequence[int]) -> float:
+        return self.logprobs([(prompt, continuation)])[0]
+
+    def logprobs(self, items: Sequence[tuple[Prompt | Sequence[int], Sequence[int]]]) -> list[float]:
+        """Mean log-probability of each continuation; prompts sharing a prefix reuse its cache."""
+        items = [(as_prompt(prompt), continuation) for prompt, continuation in items]
+        results: list[float] = [float("nan")] * len(items)
+        by_prefix: dict[tuple[int, ...], list[int]] = {}
+        for i, (prompt, continuation) in enumerate(items):
+            if not continuation:
+                raise ValueError("an empty continuation has no log-probability")
+            if len(prompt) + len(continuation) > self._n_ctx - 1:
+                raise ContextTooSmall(
+                    f"prompt + continuation ({len(prompt) + len(continuation)} tokens) exceed the "
+                    f"context ({self._n_ctx})", "shorten the sentence or raise --n-ctx", code="E383")
+            by_prefix.setdefault(prompt.prefix, []).append(i)
+        try:
+            for prefix, indices in by_prefix.items():
+                if prefix:
+                    self._ensure_prefix(prefix)
+                self._score_with_prefix(prefix, [(i, items[i][0].suffix, items[i][1]) for i in indices],
+                                        results)
+        finally:
+            for seq in range(_PROMPT_SEQ, _FIRST_WORK_SEQ + self.max_parallel):
+                self._seq_rm(seq)
+        return results
+
+    def _score_with_prefix(self, prefix: tuple[int, ...],
+                           items: Sequence[tuple[int, tuple[int, ...], Sequence[int]]],
+                           results: list[float]) -> None:
+        base = len(prefix)
+        sums: dict[int, float] = {}
+        pending: list[tuple[int, int, int, bool]] = []
+        targets: list[tuple[int, int]] = []  # (item, target token) per output row
+        owners: dict[int, int] = {}  # seq id → item whose last token is in the batch
+        free = list(range(_FIRST_WORK_SEQ + self.max_parallel - 1, _FIRST_WORK_SEQ - 1, -1))
+
+        def flush() -> None:
+            if not pending:
+                return
+            self._decode(pending)
+            rows = self._logits(len(targets)) if targets else None
+            if rows is not None:
+                peak = rows.max(axis=1)
+                lse = peak + np.log(np.exp(rows - peak[:, None]).sum(axis=1))
+                for r, (item, token) in enumerate(targets):
+                    sums[item] = sums.get(item, 0.0) + float(rows[r, token] - lse[r])
+            self.counters["scored_tokens"] += len(pending)
+            pending.clear()
+            targets.clear()
+            for seq, _item in list(owners.items()):
+                self._seq_rm(seq)
+                free.append(seq)
+            owners.clear()
+
+        # a batch also has to fit in the KV cache beside the prefix
+        limit = max(1, min(self.n_batch, self._n_ctx - base - 1))
+        for item, suffix, continuation in items:
+            tokens = list(suffix) + list(continuation)
+            first_target = len(suffix) - 1  # the row that predicts continuation[0]
+            if not free or len(pending) + len(tokens) > limit:
+                flush()  # start the item on a fresh batch if it does not fit in this one
+            seq = free.pop()
+            if prefix:
+                self._lib.llama_memory_seq_cp(self._mem, _PREFIX_SEQ, seq, -1, -1)
+            for j, token in enumerate(tokens):
+                if len(pending) == limit:
+                    flush()  # this item is not in `owners` yet, so its sequence survives
+                wants = first_target <= j < len(tokens) - 1
+                pending.append((token, base + j, seq, wants))
+                if wants:
+                    targets.append((item, tokens[j + 1]))
+            owners[seq] = item
+        flush()
+        for item, _suffix, continuation in items:
+            results[item] = sums.get(item, 0.0) / len(continuation)
+
+
+def as_prompt(prompt: Prompt | Sequence[int]) -> Prompt:
+    """A :class:`Prompt`; a plain token list becomes one with nothing cached."""
+    return prompt if isinstance(prompt, Prompt) else Prompt((), tuple(prompt))
+
+
+def _free(ctx: Any, lib: Any, batch: Any) -> None:
+    if batch is not None:
+        try:
+            lib.llama_batch_free(batch)
+        except Exception:  # interpreter shutdown
+            pass
+    ctx.close()
+

@@ -1,0 +1,441 @@
+"""Constrained paraphrasing (ParaBank 2 sampling → dual scoring → clustering) on a chat LLM.
+
+For one sentence with banned spans (negative constraints) and kept spans (positive ones):
+
+1. **Constraints.** Banned spans expand to every form of their content words
+   (:func:`~paraspan.text.constraints.expand_bans`); ``R`` randomized constraint sets each ban a
+   random share of the other content words of the source as written (ParaBank 2's randomized
+   negative constraints: they push samples apart, on top of the hard bans).
+2. **Sampling.** One prompt (instruction, sentence, "do not use …", "keep … verbatim"), evaluated
+   once; ``S`` top-k samples per constraint set, all decoded together.
+3. **Verification.** Clean the text (quotes, "Paraphrase:" preambles); reject empty outputs,
+   copies of the source, length ratios outside [0.5, 2], bad endings, truncations, any banned
+   form (word-boundary regex — the final guarantee), and any lost kept span. Duplicates merge.
+4. **Dual scoring.** ``forward`` = mean log-probability of the sampled tokens given the prompt
+   (collected while sampling); ``backward`` = mean log-probability of the source given the
+   candidate under the same instruction (the reverse prompt). ``score = forward + backward``;
+   all three are log-probabilities: ≤ 0, higher is better. ``max_score`` follows the paper,
+   which thresholds the combined *negative* log-likelihood: a candidate is dropped when
+   ``-score > max_score`` (ParaBank 2 used 3.5).
+5. **Clustering** (:mod:`paraspan.select.cluster`): the best candidate of each cluster, best
+   ``n`` by score.
+
+Everything is a function of (text, spans, config, seed): seeds derive from the text, not from
+the position in a batch, and the backend's KV-cache layout is the same for every request.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import unicodedata
+import zlib
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from paraspan.generate.backend import Backend, Prompt, Sample, SampleGroup
+from paraspan.generate.base import Candidate, CharSpan, GenerationRequest, GenerationResult
+from paraspan.text.constraints import BanSet, content_words, expand_bans, words
+
+SYSTEM_PROMPT = "You are an expert editor who paraphrases English sentences."
+INSTRUCTION = (
+    "Paraphrase the sentence below: keep its full meaning, but use different words and a "
+    "different sentence structure. Reply with the paraphrase only, as one sentence, with no "
+    "quotes and no explanation."
+)
+#: The prompt is cached up to here: everything before it is the same for every sentence.
+SPLIT_MARK = "Sentence:"
+
+
+@dataclass(frozen=True)
+class ParaphraseConfig:
+    """Settings of :class:`Paraphraser` (defaults suit a 1.5B model on a small CPU)."""
+
+    n: int = 5  # paraphrases returned per sentence
+    samples: int = 6  # S: samples per constraint set
+    constraint_sets: int = 4  # R: randomized negative-constraint sets
+    top_k: int = 10
+    temperature: float = 1.0
+    random_fraction: float = 0.3  # share of the source's content words banned in each set
+    max_score: float | None = None  # drop candidates whose -(forward + backward) exceeds this
+    clusters: int | None = None  # regular clusters (default n + 2)
+    min_length_ratio: float = 0.5
+    max_length_ratio: float = 2.0
+    backward: bool = True  # compute the backward score (else score = forward)
+    #: Backward-score only the best M candidates (by forward score) of each cluster, clustering
+    #: first; None scores every candidate, as ParaBank 2 does (about 2/3 of the run time).
+    rescore_per_cluster: int | None = None
+    seed: int = 0
+
+
+# ----------------------------------------------------------------------------- request checks
+
+
+def span_problems(text: str, spans: Sequence[Any], key: str) -> list[str]:
+    """What is wrong with a list of ``[start, end]`` spans over ``text`` (empty: nothing)."""
+    problems = []
+    for i, span in enumerate(spans):
+        if (not isinstance(span, (list, tuple)) or len(span) != 2
+                or not all(isinstance(x, int) and not isinstance(x, bool) for x in span)):
+            problems.append(f"{key}[{i}] must be [start, end] (two integers), not {span!r}")
+            continue
+        start, end = span
+        if not 0 <= start < end <= len(text):
+            problems.append(f"{key}[{i}] = [{start}, {end}] is out of range for a text of "
+                            f"{len(text)} characters (need 0 <= start < end <= {len(text)})")
+        elif not text[start:end].strip():
+            problems.append(f"{key}[{i}] = [{start}, {end}] covers only whitespace")
+    return problems
+
+
+def overlap_problems(ban: Sequence[CharSpan], keep: Sequence[CharSpan]) -> list[str]:
+    """A span cannot be both banned and kept (overlaps within one list are fine: a union)."""
+    return [f"ban {list(b)} overlaps keep {list(k)}: text cannot be both banned and kept"
+            for b in ban for k in keep if b[0] < k[1] and k[0] < b[1]]
+
+
+def _latin_share(text: str) -> float:
+    letters = [c for c in text if c.isalpha()]
+    if not letters:
+        return 0.0
+    latin = sum(1 for c in letters if "LATIN" in unicodedata.name(c, ""))
+    return latin / len(letters)
+
+
+def skip_reason(text: str) -> str | None:
+    """Why a text is not paraphrased at all (``None``: go ahead)."""
+    if not text.strip():
+        return "empty text"
+    if not any(c.isalpha() for c in text):
+        return "no words to paraphrase (the text has no letters)"
+    if _latin_share(text) < 0.5:
+        return "not English: most letters are not Latin script (paraspan paraphrases English)"
+    return None
+
+
+# ----------------------------------------------------------------------------- output cleaning
+
+_PREAMBLE_RE = re.compile(
+    r"^\s*(?:(?:here(?:'s| is)|this is|sure[,!.]?)\b[^:\n]{0,80}:"
+    r"|(?:the\s+)?(?:paraphrased?|rewritten|rewrite|new|output|answer|result)(?:\s+(?:sentence|version|text))?\s*:"
+    r"|sentence\s*:)\s*",
+    re.IGNORECASE,
+)
+_QUOTES = {'"': '"', "'": "'", "\u201c": "\u201d", "\u2018": "\u2019", "\u00ab": "\u00bb", "`": "`"}
+_FINAL_RE = re.compile(r"[.!?\u2026][\"'\u201d\u2019)\]]*$")
+_NORM_RE = re.compile(r"[^\w\s]|_")
+
+
+def clean_output(text: str) -> str:
+    """Strip preambles ("Paraphrase:", "Here is …:") and wrapping quotes from a model answer."""
+    out = text.strip()
+    for _ in range(2):
+        stripped = _PREAMBLE_RE.sub("", out, count=1).strip()
+        if stripped == out:
+            break
+        out = stripped
+    for _ in range(2):
+        if len(out) >= 2 and out[0] in _QUOTES:
+            close = _QUOTES[out[0]]
+            if out[-1] == close:
+                out = out[1:-1].strip()
+            elif len(out) >= 3 and out[-2] == close and out[-1] in ".!?":
+                out = (out[1:-2] + out[-1]).strip()  # "…". → ….
+    return out
+
+
+def normalise(text: str) -> str:
+    return " ".join(_NORM_RE.sub(" ", text.lower()).split())
+
+
+def _keeps_span(candidate: str, kept: str, at_start: bool) -> bool:
+    pattern = re.escape(kept)
+    if kept[:1].isalnum():
+        pattern = r"(?<![^\W_])" + pattern
+    if kept[-1:].isalnum():
+        pattern += r"(?![^\W_])"
+    if re.search(pattern, candidate):
+        return True
+    # A span that opened the source may lose its capital mid-sentence (and vice versa).
+    if at_start and kept[:1].isalpha():
+        return re.search(pattern.replace(re.escape(kept[0]), f"[{kept[0].lower()}{kept[0].upper()}]", 1),
+                         candidate) is not None
+    return False
+
+
+# ----------------------------------------------------------------------------- the paraphraser
+
+
+@dataclass
+class _Pool:
+    """Verified candidates of one request."""
+
+    texts: list[str] = field(default_factory=list)
+    samples: list[Sample] = field(default_factory=list)
+    rejected: Counter[str] = field(default_factory=Counter)
+
+
+class Paraphraser:
+    """Constrained paraphrases of one sentence at a time (a :class:`Generator`).
+
+    ``backend`` is a :class:`~paraspan.generate.backend.Backend`, or a model name / ``.gguf``
+    path for a :class:`~paraspan.generate.llama_backend.LlamaBackend`.
+    """
+
+    def __init__(self, backend: Backend | str | None = "default",
+                 config: ParaphraseConfig | None = None, **overrides: Any) -> None:
+        if backend is None or isinstance(backend, str):
+            from paraspan.generate.llama_backend import LlamaBackend
+
+            backend = LlamaBackend.load(backend or "default")
+        self.backend: Backend = backend
+        self.config = replace(config or ParaphraseConfig(), **overrides)
+
+    # -- Generator contract
+    def generate(self, request: GenerationRequest) -> list[Candidate]:
+        return self.paraphrase(request).candidates
+
+    # -- prompts
+    def prompt(self, text: str, banned: Sequence[str] = (), kept: Sequence[str] = ()) -> Prompt:
+        user = f"{INSTRUCTION}\n{SPLIT_MARK} {text}"
+        if banned:
+            listed = ", ".join(f'"{b}"' for b in banned)
+            user += f"\nDo not use these words, in any form: {listed}."
+        if kept:
+            listed = ", ".join(f'"{k}"' for k in kept)
+            user += f"\nKeep these phrases exactly as they are written: {listed}."
+        return self.backend.chat_prompt(SYSTEM_PROMPT, user, split_at=SPLIT_MARK)
+
+    def reverse_prompt(self, candidate: str) -> Prompt:
+        return self.backend.chat_prompt(SYSTEM_PROMPT, f"{INSTRUCTION}\n{SPLIT_MARK} {candidate}",
+                                        split_at=SPLIT_MARK)
+
+    # -- the pipeline
+    def paraphrase(self, request: GenerationRequest) -> GenerationResult:
+        cfg = self.config
+        n = request.n if request.n is not None else cfg.n
+        stats: dict[str, Any] = {"sampled": 0}
+        text = request.text
+        reason = skip_reason(text)
+        problems = (span_problems(text, request.ban, "ban") + span_problems(text, request.keep, "keep"))
+        if not problems:
+            problems = overlap_problems(request.ban, request.keep)
+        if reason is None and problems:
+            reason = "; ".join(problems)
+        if reason is not None:
+            return GenerationResult(request, [], note=reason, stats=stats)
+
+        ban_texts = [request.span_text(s).strip() for s in request.ban]
+        keep_spans = [(request.span_text(s).strip(), not text[:s[0]].strip()) for s in request.keep]
+        hard = expand_bans(ban_texts)
+        for kept, _ in keep_spans:
+            leaks = hard.find_leaks(kept)
+            if leaks:
+                return GenerationResult(request, [], stats=stats, note=(
+                    f"kept span {kept!r} contains {leaks[0]!r}, a form of a banned word: no "
+                    "paraphrase can satisfy both"))
+
+        source_tokens = self.backend.tokenize(text)
+        max_tokens = 2 * len(source_tokens) + 16
+        prompt = self.prompt(text, ban_texts, [k for k, _ in keep_spans])
+        # the reverse prompt holds a candidate (≤ max_tokens) and then the source
+        needed = len(prompt) + max_tokens + len(source_tokens) + 8
+        if needed > self.backend.n_ctx:
+            return GenerationResult(request, [], stats=stats, note=(
+                f"too long: the sentence has {len(source_tokens)} tokens; with its prompt and "
+                f"answer it needs {needed} of the {self.backend.n_ctx}-token context"))
+
+        groups, random_sets = self._constraint_sets(text, hard, [k for k, _ in keep_spans])
+        started = time.perf_counter()
+        cpu_started = time.process_time()
+        samples = self.backend.sample_groups(prompt, groups, top_k=cfg.top_k, max_tokens=max_tokens,
+                                             temperature=cfg.temperature)
+        stats["sample_seconds"] = time.perf_counter() - started
+        stats["sample_cpu_seconds"] = time.process_time() - cpu_started
+        stats["sampled"] = len(samples)
+        stats["sampled_tokens"] = sum(len(s.tokens) for s in samples)
+
+        pool = self._verify(text, samples, hard, keep_spans, stats)
+        stats["rejected"] = dict(pool.rejected)
+        stats["verified"] = len(pool.texts)
+        if not pool.texts:
+            return GenerationResult(request, [], stats=stats,
+                                    note=f"no candidate survived ({self._reasons(pool.rejected)})")
+
+        forward = [s.mean_logprob for s in pool.samples]
+        if cfg.backward and cfg.rescore_per_cluster is not None:
+            return self._select_rescoring(request, text, n, pool, forward, source_tokens, random_sets, stats)
+        started = time.perf_counter()
+        cpu_started = time.process_time()
+        if cfg.backward:
+            continuation = source_tokens + self.backend.end_of_turn()
+            backward = self.backend.logprobs([(self.reverse_prompt(t), continuation) for t in pool.texts])
+        else:
+            backward = [0.0] * len(pool.texts)
+        stats["score_seconds"] = time.perf_counter() - started
+        stats["score_cpu_seconds"] = time.process_time() - cpu_started
+        stats["backward_scored"] = len(pool.texts) if cfg.backward else 0
+        scores = [f + b for f, b in zip(forward, backward, strict=True)]
+
+        keep_idx = list(range(len(pool.texts)))
+        if cfg.max_score is not None:
+            keep_idx = [i for i in keep_idx if -scores[i] <= cfg.max_score]
+            pool.rejected["score"] += len(pool.texts) - len(keep_idx)
+            stats["rejected"] = dict(pool.rejected)
+        if not keep_idx:
+            return GenerationResult(request, [], stats=stats, note=(
+                f"no candidate scored within --max-score {cfg.max_score} "
+                f"(best -score {-max(scores):.2f})"))
+
+        started = time.perf_counter()
+        cpu_started = time.process_time()
+        from paraspan.select.cluster import select_diverse
+
+        picks = select_diverse([pool.texts[i] for i in keep_idx], [scores[i] for i in keep_idx],
+                               text, n, cfg.clusters)
+        stats["cluster_seconds"] = time.perf_counter() - started
+        return GenerationResult(request, self._candidates([(keep_idx[j], c) for j, c in picks], pool,
+                                                          forward, backward, scores, random_sets), stats=stats)
+
+    def _select_rescoring(self, request: GenerationRequest, text: str, n: int, pool: _Pool,
+                          forward: list[float], source_tokens: list[int], random_sets: list[list[str]],
+                          stats: dict[str, Any]) -> GenerationResult:
+        """Cluster first, then score backwards only the best ``rescore_per_cluster`` by forward score.
+
+        Cheaper than scoring every candidate (the backward pass costs about twice the sampling),
+        at the price of ParaBank 2's order (threshold, then cluster) and of candidates that a
+        backward score would have promoted within their cluster.
+        """
+        from paraspan.select.cluster import best_per_cluster, kmedoids
+
+        cfg = self.config
+        top = max(1, int(cfg.rescore_per_cluster or 1))
+        started = time.perf_counter()
+        cpu_started = time.process_time()
+        clustering = kmedoids(pool.texts, text, cfg.clusters if cfg.clusters is not None else n + 2)
+        chosen: list[int] = []
+        for cluster in range(len(clustering.centres)):
+            members = sorted(clustering.members(cluster), key=lambda i: (-forward[i], i))
+            chosen.extend(members[:top])
+        stats["cluster_seconds"] = time.perf_counter() - started
+        started = time.perf_counter()
+        cpu_started = time.process_time()
+        continuation = source_tokens + self.backend.end_of_turn()
+        scored = self.backend.logprobs([(self.reverse_prompt(pool.texts[i]), continuation) for i in chosen])
+        stats["score_seconds"] = time.perf_counter() - started
+        stats["score_cpu_seconds"] = time.process_time() - cpu_started
+        stats["backward_scored"] = len(chosen)
+        backward = [float("-inf")] * len(pool.texts)
+        for i, value in zip(chosen, scored, strict=True):
+            backward[i] = value
+        scores = [f + b for f, b in zip(forward, backward, strict=True)]
+        eligible = [b != float("-inf") and (cfg.max_score is None or -s <= cfg.max_score)
+                    for b, s in zip(backward, scores, strict=True)]
+        if cfg.max_score is not None:
+            pool.rejected["score"] += sum(1 for i in chosen if not eligible[i])
+            stats["rejected"] = dict(pool.rejected)
+        picks = best_per_cluster(clustering, scores, n, eligible)
+        if not picks:
+            return GenerationResult(request, [], stats=stats, note=(
+                f"no candidate scored within --max-score {cfg.max_score}"))
+        return GenerationResult(request, self._candidates(picks, pool, forward, backward, scores, random_sets),
+                                stats=stats)
+
+    @staticmethod
+    def _candidates(picks: Sequence[tuple[int, int]], pool: _Pool, forward: Sequence[float],
+                    backward: Sequence[float], scores: Sequence[float],
+                    random_sets: Sequence[Sequence[str]]) -> list[Candidate]:
+        out = []
+        for i, cluster in picks:
+            sample = pool.samples[i]
+            out.append(Candidate(
+                text=pool.texts[i],
+                scores={"forward": forward[i], "backward": backward[i], "score": scores[i]},
+                meta={"cluster": cluster, "constraint_set": sample.group,
+                      "random_bans": list(random_sets[sample.group])},
+            ))
+        return out
+
+    def _constraint_sets(self, text: str, hard: BanSet,
+                         kept: Sequence[str]) -> tuple[list[SampleGroup], list[list[str]]]:
+        cfg = self.config
+        kept_words = {w.lower() for k in kept for w in words(k)}
+        pool = [w for w in content_words(text) if w.lower() not in kept_words and not hard.blocks_word(w)]
+        # Seeds come from the text (not the id or the batch position): same input, same output.
+        base = zlib.crc32(text.encode("utf-8"))
+        rng = np.random.default_rng([cfg.seed & 0xFFFFFFFF, base])
+        groups: list[SampleGroup] = []
+        chosen_sets: list[list[str]] = []
+        for _ in range(max(1, cfg.constraint_sets)):
+            count = min(len(pool), max(1, round(cfg.random_fraction * len(pool)))) if pool else 0
+            chosen = sorted(rng.choice(len(pool), size=count, replace=False).tolist()) if count else []
+            chosen_words = [pool[i] for i in chosen]
+            bans = hard | BanSet.exact(chosen_words) if chosen_words else hard
+            seed = int(rng.integers(0, 2**31 - 1))
+            groups.append(SampleGroup(cfg.samples, seed, bans))
+            chosen_sets.append(chosen_words)
+        return groups, chosen_sets
+
+    def _verify(self, source: str, samples: Sequence[Sample], hard: BanSet,
+                keep_spans: Sequence[tuple[str, bool]], stats: dict[str, Any]) -> _Pool:
+        cfg = self.config
+        pool = _Pool()
+        seen: dict[str, int] = {}
+        source_norm = normalise(source)
+        source_words = max(1, len(words(source)))
+        source_final = bool(_FINAL_RE.search(source.strip()))
+        stats["leaks_caught"] = 0
+        stats["kept_spans_checked"] = 0
+        stats["kept_spans_preserved"] = 0
+        for sample in samples:
+            text = clean_output(sample.text)
+            if sample.finish in ("length", "blocked"):
+                pool.rejected["truncated" if sample.finish == "length" else "blocked"] += 1
+                continue
+            if not text:
+                pool.rejected["empty"] += 1
+                continue
+            if hard.find_leaks(text):
+                stats["leaks_caught"] += 1
+                pool.rejected["leak"] += 1
+                continue
+            kept_ok = 0
+            for kept, at_start in keep_spans:
+                kept_ok += _keeps_span(text, kept, at_start)
+            stats["kept_spans_checked"] += len(keep_spans)
+            stats["kept_spans_preserved"] += kept_ok
+            if kept_ok < len(keep_spans):
+                pool.rejected["lost_kept_span"] += 1
+                continue
+            norm = normalise(text)
+            if norm == source_norm:
+                pool.rejected["identical"] += 1
+                continue
+            ratio = len(words(text)) / source_words
+            if not cfg.min_length_ratio <= ratio <= cfg.max_length_ratio:
+                pool.rejected["length_ratio"] += 1
+                continue
+            if source_final and not _FINAL_RE.search(text):
+                pool.rejected["ending"] += 1
+                continue
+            if norm in seen:  # keep the better-scored copy of a duplicate
+                pool.rejected["duplicate"] += 1
+                j = seen[norm]
+                if sample.mean_logprob > pool.samples[j].mean_logprob:
+                    pool.samples[j] = sample
+                    pool.texts[j] = text
+                continue
+            seen[norm] = len(pool.texts)
+            pool.texts.append(text)
+            pool.samples.append(sample)
+        return pool
+
+    @staticmethod
+    def _reasons(rejected: Counter[str]) -> str:
+        if not rejected:
+            return "nothing was sampled"
+        return ", ".join(f"{count} {reason.replace('_', ' ')}" for reason, count in rejected.most_common())

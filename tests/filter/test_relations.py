@@ -1,0 +1,161 @@
+"""The label → relation mapping, odd inputs, the filter's decisions and the summary."""
+
+from __future__ import annotations
+
+import pytest
+
+from paraspan.corpus.schema import Sentence
+from paraspan.errors import ParaspanError
+from paraspan.filter.base import FilterDecision, filters
+from paraspan.filter.relations import (
+    NOTE_EMPTY,
+    NOTE_IDENTICAL,
+    RELATIONS,
+    RelationFilter,
+    RelationSummary,
+    relate,
+    relation_of,
+    rouge_l,
+)
+
+E, N, C = "entailment", "neutral", "contradiction"
+
+
+@pytest.mark.parametrize(("forward", "backward", "relation"), [
+    (E, E, "equivalence"),
+    (E, N, "forward_entailment"),
+    (N, E, "reverse_entailment"),
+    (C, C, "negation"),
+    (N, N, "alternation"),
+    (E, C, "other"),
+    (C, E, "other"),
+    (N, C, "other"),
+    (C, N, "other"),
+])
+def test_all_nine_label_combinations(forward, backward, relation):
+    assert relation_of(forward, backward) == relation
+
+
+def test_unknown_label_is_a_bug_not_other():
+    with pytest.raises(ValueError):
+        relation_of("entails", "neutral")
+
+
+S1, S2 = "A man is playing a guitar.", "A man is playing an instrument."
+
+
+def test_relate_runs_each_judge_once_over_both_directions(scripted):
+    judge = scripted({(S1, S2): E})
+    [rel] = relate([(S1, S2)], [judge])
+    assert (rel.forward, rel.backward, rel.relation) == (E, N, "forward_entailment")
+    assert rel.agree is None and rel.judge == "scripted"
+    assert judge.calls == [(S1, S2), (S2, S1)]
+    assert abs(sum(rel.p_forward.values()) - 1) < 0.02
+
+
+def test_identical_sentences_are_equivalent_without_the_model(scripted):
+    judge = scripted({})
+    [rel] = relate([("The cat sat.", "  The cat   sat. ")], [judge])
+    assert rel.relation == "equivalence" and rel.note == NOTE_IDENTICAL
+    assert (rel.forward, rel.backward) == (E, E)
+    assert judge.calls == []
+
+
+@pytest.mark.parametrize("pair", [("", "A cat."), ("A cat.", "   "), ("", "")])
+def test_empty_sentence_is_other_with_a_note(scripted, pair):
+    judge = scripted({})
+    [rel] = relate([pair], [judge])
+    assert rel.relation == "other" and rel.note == NOTE_EMPTY
+    assert rel.forward is None and rel.backward is None
+    assert judge.calls == []
+    assert rel.to_dict()["note"] == NOTE_EMPTY
+
+
+def test_agreement_of_two_judges(scripted):
+    a = scripted({(S1, S2): E, (S2, S1): E}, name="a")
+    b = scripted({(S1, S2): E}, name="b")
+    c = scripted({(S1, S2): E, (S2, S1): E}, name="c")
+    [rel] = relate([(S1, S2)], [a, b])
+    assert rel.relation == "equivalence" and rel.agree is False  # the first judge's labels are reported
+    assert rel.judges["b"].relation == "forward_entailment"
+    assert set(rel.to_dict()["judges"]) == {"a", "b"}
+    [rel] = relate([(S1, S2)], [a, c])
+    assert rel.agree is True
+
+
+def test_truncation_is_recorded(scripted):
+    long = "word " * 100
+    [rel] = relate([(long, "A short one.")], [scripted({})])
+    assert rel.truncated and rel.to_dict()["truncated"] is True
+
+
+def test_filter_keeps_equivalence_and_records_provenance(scripted):
+    source = Sentence("s", S1)
+    same = Sentence("o1", "A man plays a guitar.", source_id="s", provenance={"method": "paraphrase"})
+    weaker = Sentence("o2", S2, source_id="s")
+    empty = Sentence("o3", "", source_id="s")
+    copy = Sentence("o4", S1, source_id="s")
+    judge = scripted({(S1, same.text): E, (same.text, S1): E, (S1, S2): E})
+    decisions = RelationFilter(judge)(source, [same, weaker, empty, copy])
+    assert all(isinstance(d, FilterDecision) for d in decisions)
+    assert [d.keep for d in decisions] == [True, False, False, True]
+    assert "forward_entailment" in decisions[1].reason and "equivalence" in decisions[1].reason
+    assert NOTE_EMPTY in decisions[2].reason
+    assert decisions[0].scores["relation"] == "equivalence"
+    assert same.provenance == {"method": "paraphrase", "relation": {
+        "label": "equivalence", "forward": E, "backward": E, "judge": "scripted"}}
+    assert weaker.provenance["relation"]["label"] == "forward_entailment"
+    # keeping forward entailment too
+    decisions = RelationFilter(judge, keep={"equivalence", "forward_entailment"})(source, [same, weaker])
+    assert [d.keep for d in decisions] == [True, True]
+
+
+def test_filter_with_two_judges_needs_agreement(scripted):
+    source, out = Sentence("s", S1), Sentence("o", S2, source_id="s")
+    a = scripted({(S1, S2): E, (S2, S1): E}, name="a")
+    b = scripted({(S1, S2): E}, name="b")
+    [decision] = RelationFilter([a, b])(source, [out])
+    assert not decision.keep and "disagree" in decision.reason
+    assert out.provenance["relation"]["agree"] is False
+
+
+def test_filter_rejects_unknown_relations(scripted):
+    with pytest.raises(ParaspanError, match="paraphrase"):
+        RelationFilter(scripted({}), keep={"paraphrase"})
+
+
+def test_filter_is_registered():
+    assert filters().get("relation") is RelationFilter
+
+
+def test_rouge_l():
+    assert rouge_l("A cat sat.", "a CAT sat") == 1.0
+    assert rouge_l("", "a cat") == 0.0
+    assert rouge_l("x y", "z w") == 0.0
+    # LCS("the cat sat on the mat", "the cat was on a mat") = the cat on mat = 4; P=R=4/6
+    assert rouge_l("the cat sat on the mat", "the cat was on a mat") == pytest.approx(4 / 6)
+    assert rouge_l("a b c d", "a c") == pytest.approx(2 * 1 * 0.5 / 1.5)
+
+
+def test_summary_tables(scripted):
+    judge = scripted({(S1, S2): E, ("A dog.", "A cat."): C, ("A cat.", "A dog."): C})
+    pairs = [(S1, S2, {"paraphrase": 1}), ("A dog.", "A cat.", {"paraphrase": 0}), ("Same.", "Same.", {}),
+             ("", "x", {})]
+    summary = RelationSummary()
+    for (s1, s2, gold), rel in zip(pairs, relate([(a, b) for a, b, _ in pairs], [judge]), strict=True):
+        summary.add(s1, s2, rel, gold)
+    data = summary.to_dict()
+    assert data["pairs"] == 4 and data["judged"] == 3
+    assert data["combinations"]["entailment/neutral"] == pytest.approx(1 / 3, abs=1e-4)
+    assert set(data["relations"]) == set(RELATIONS)
+    fwd = data["relations"]["forward_entailment"]
+    assert fwd["pairs"] == 1 and fwd["gold_paraphrase_share"] == 1.0 and fwd["length_diff"] == 0.0
+    assert data["relations"]["negation"]["gold_paraphrase_share"] == 0.0
+    assert data["relations"]["equivalence"]["rouge_l"] == 100.0
+    assert data["notes"] == {NOTE_IDENTICAL: 1, NOTE_EMPTY: 1}
+    from rich.console import Console
+
+    console = Console(record=True, width=200)
+    summary.render(console)
+    text = console.export_text()
+    assert "forward_entailment" in text and "gold paraphrase" in text and "Table 8" in text

@@ -1,0 +1,93 @@
+"""The llama.cpp backend: banned tokens never sampled, seeds, scores, context limits."""
+
+from __future__ import annotations
+
+import pytest
+
+from paraspan.generate.backend import Backend, Prompt, SampleGroup
+from paraspan.generate.llama_backend import ContextTooSmall, LlamaBackend, _decode_partial
+from paraspan.text.constraints import BanSet, expand_ban
+
+SYSTEM = "You are a helpful assistant."
+
+
+def _copy_prompt(backend: LlamaBackend, sentence: str) -> Prompt:
+    # Asking for a copy makes the banned word the most likely continuation.
+    return backend.chat_prompt(SYSTEM, f"Repeat this sentence exactly.\nSentence: {sentence}", split_at="Sentence:")
+
+
+def test_it_is_a_backend(small_backend: LlamaBackend) -> None:
+    assert isinstance(small_backend, Backend)
+    assert len(small_backend.vocab) == 49152
+    assert small_backend.detokenize(small_backend.tokenize("The cat sold it.")) == "The cat sold it."
+
+
+def test_banned_forms_are_never_sampled(small_backend: LlamaBackend) -> None:
+    prompt = _copy_prompt(small_backend, "The company sold its shares and is selling more.")
+    bans = expand_ban("sold")
+    free = small_backend.sample(prompt, 4, top_k=10, seed=3, banned=BanSet(), max_tokens=24)
+    assert any(bans.find_leaks(s.text) for s in free)  # unconstrained, it copies "sold"
+    constrained = small_backend.sample_groups(
+        prompt, [SampleGroup(4, 3, bans), SampleGroup(4, 4, bans | BanSet.exact(["company"]))],
+        top_k=10, max_tokens=24)
+    assert len(constrained) == 8 and {s.group for s in constrained} == {0, 1}
+    for sample in constrained:
+        assert bans.find_leaks(sample.text) == [], sample.text
+        assert sample.finish in ("stop", "newline", "length", "blocked")
+        assert len(sample.logprobs) == len(sample.tokens) and all(lp <= 0 for lp in sample.logprobs)
+    assert not any(BanSet.exact(["company"]).find_leaks(s.text) for s in constrained if s.group == 1)
+
+
+def test_sampling_is_deterministic_per_seed(small_backend: LlamaBackend) -> None:
+    prompt = _copy_prompt(small_backend, "Anna lives in Oslo.")
+    first = [s.text for s in small_backend.sample(prompt, 3, top_k=10, seed=7, banned=BanSet(), max_tokens=16)]
+    again = [s.text for s in small_backend.sample(prompt, 3, top_k=10, seed=7, banned=BanSet(), max_tokens=16)]
+    other = [s.text for s in small_backend.sample(prompt, 3, top_k=10, seed=8, banned=BanSet(), max_tokens=16)]
+    assert first == again
+    assert first != other
+
+
+def test_forward_logprob_agrees_with_scoring(small_backend: LlamaBackend) -> None:
+    prompt = _copy_prompt(small_backend, "The river flows to the sea.")
+    sample = small_backend.sample(prompt, 1, top_k=10, seed=1, banned=BanSet(), max_tokens=16)[0]
+    scored = small_backend.logprob(prompt, sample.tokens)
+    assert scored == pytest.approx(sample.mean_logprob, abs=0.1)
+    single = small_backend.logprob(prompt, small_backend.tokenize("The river flows."))
+    plain = small_backend.logprob(list(prompt.tokens), small_backend.tokenize("The river flows."))
+    assert plain == pytest.approx(single, abs=0.1)  # a token list works too (nothing cached)
+    batched = small_backend.logprobs([(prompt, small_backend.tokenize("The river flows."))] * 3)
+    assert batched == pytest.approx([single] * 3, abs=0.1)  # batch size changes kernels, slightly
+
+
+def test_prefix_is_evaluated_once(small_backend: LlamaBackend) -> None:
+    a = _copy_prompt(small_backend, "One sentence.")
+    b = _copy_prompt(small_backend, "Another, longer sentence here.")
+    assert a.prefix == b.prefix and a.suffix != b.suffix
+    small_backend.sample(a, 1, top_k=5, seed=0, banned=BanSet(), max_tokens=4)
+    cached = small_backend.counters["cached_prefix_tokens"]
+    small_backend.sample(b, 1, top_k=5, seed=0, banned=BanSet(), max_tokens=4)
+    assert small_backend.counters["cached_prefix_tokens"] == cached + len(b.prefix)
+
+
+def test_context_limits() -> None:
+    backend = LlamaBackend.load("small", n_ctx=256, max_parallel=2, n_threads=1)
+    try:
+        long = _copy_prompt(backend, "word " * 300)
+        with pytest.raises(ContextTooSmall):
+            backend.sample(long, 1, top_k=5, seed=0, banned=BanSet(), max_tokens=8)
+        short = _copy_prompt(backend, "Hi.")
+        assert backend.parallel_capacity(len(short), 150) == 1  # the KV cache bounds parallelism
+        assert len(backend.sample(short, 2, top_k=5, seed=0, banned=BanSet(), max_tokens=150)) == 2
+        # scoring packs items into batches that fit beside the prefix, splitting long ones
+        items = [(_copy_prompt(backend, f"Item {i} is here."), backend.tokenize("word " * (20 + 40 * i)))
+                 for i in range(4)]
+        packed = backend.logprobs(items)
+        # not bit-identical: llama.cpp picks other matmul kernels for bigger batches
+        assert packed == pytest.approx([backend.logprob(p, c) for p, c in items], abs=0.1)
+    finally:
+        backend.close()
+
+
+def test_partial_utf8_is_held_back() -> None:
+    assert _decode_partial("é".encode()) == ("é", b"")
+    assert _decode_partial("aé".encode()[:2]) == ("a", b"\xc3")
