@@ -106,17 +106,27 @@ def table(rows: list[dict[str, Any]]) -> str:
     return head + body
 
 
+GENERATED_END = "<!-- end of the generated alignment table; notes below are kept -->"
+
+
 def update_readme(path: Path, section: str) -> None:
-    """Replace (or append) the ``## Alignment`` section; other sections are left as they are."""
+    """Replace (or append) the generated part of the ``## Alignment`` section.
+
+    Other sections are left as they are, and so are hand-written notes after ``GENERATED_END``.
+    """
     text = path.read_text(encoding="utf-8") if path.exists() else (
         "# Benchmarks\n\nMeasured results of paraspan's components; each section says how to reproduce it.\n")
+    section = section.rstrip("\n") + "\n\n" + GENERATED_END + "\n"
     start = text.find("\n## Alignment\n")
     if start == -1:
         text = text.rstrip("\n") + "\n\n" + section
     else:
         end = text.find("\n## ", start + 1)
-        text = text[:start + 1] + section + (text[end + 1:] if end != -1 else "")
-    path.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+        end = len(text) if end == -1 else end + 1
+        old = text[start + 1:end]
+        kept = old.split(GENERATED_END, 1)[1].lstrip("\n") if GENERATED_END in old else ""
+        text = text[:start + 1] + section + ("\n" + kept if kept else "\n") + text[end:]
+    path.write_text(text.rstrip("\n") + "\n", encoding="utf-8")
 
 
 def main() -> None:

@@ -91,3 +91,16 @@ def test_context_limits() -> None:
 def test_partial_utf8_is_held_back() -> None:
     assert _decode_partial("é".encode()) == ("é", b"")
     assert _decode_partial("aé".encode()[:2]) == ("a", b"\xc3")
+
+
+def test_kept_phrases_are_boosted_and_completed(small_backend: LlamaBackend) -> None:
+    prompt = small_backend.chat_prompt(SYSTEM, "Write one short sentence about the weather.\nSentence:",
+                                       split_at="Sentence:")
+    plain = small_backend.sample_groups(prompt, [SampleGroup(4, 5)], top_k=10, max_tokens=24)
+    assert not any("purple elephant" in s.text for s in plain)
+    forced = small_backend.sample_groups(
+        prompt, [SampleGroup(4, 5, keep=("purple elephant",), keep_start=50.0, keep_continue=50.0)],
+        top_k=10, max_tokens=24)
+    for sample in forced:
+        assert "purple elephant" in sample.text.lower()
+        assert all(lp <= 0 for lp in sample.logprobs)  # the model's own probabilities, not the boosted ones

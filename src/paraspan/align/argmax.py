@@ -67,7 +67,9 @@ class ArgmaxAligner:
                 work.append((i, item))
         if progress is not None and len(tasks) > len(work):
             progress(len(tasks) - len(work))
-        best = self.best_spans([item for _, item in work], progress)
+        best: list[tuple[int, int, float, bool] | None] = []
+        for start in range(0, len(work), 512):  # bounded memory, as in the discriminative aligner
+            best.extend(self.best_spans([item for _, item in work[start:start + 512]], progress))
         for (i, item), found in zip(work, best, strict=True):
             if found is None:
                 results[i] = AlignResult(None, 0.0, item.snapped, item.widened, "no candidate span")

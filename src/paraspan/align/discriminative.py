@@ -1,4 +1,4 @@
-"""The discriminative span aligner of Culkin et al. 2021 (§4.1).
+"""The discriminative span aligner of Culkin et al. 2021 (§4.1), with two cheap extras.
 
 A frozen encoder reads ``[CLS] S [SEP] S' [SEP]``; the source span and every target span whose
 length is within ``k`` words of it are mean-pooled; each (source, candidate) pair becomes
@@ -7,11 +7,25 @@ length is within ``k`` words of it are mean-pooled; each (source, candidate) pai
 * ``mx``: the element-wise maximum max(S, C),
 * ``cue``: start and length of both spans, each divided by its sentence's length,
 
-and a small feed-forward scorer (linear → batchnorm → PReLU → linear → sigmoid) rates it. The
-best candidate wins; below the head's tuned threshold the answer is null (no counterpart).
+as in the paper, and optionally
 
-Only the scorer ("head") is stored — a few MB in ``align/data/`` — with the settings it was
-trained with (encoder name, layer, k, features, threshold). ``paraspan train-aligner`` makes it.
+* ``align`` (12 columns): how the candidate agrees with word-level argmax alignments read off
+  the same vectors (share of its words whose best source match lies in the span, mutual-argmax
+  links in and out of the span, BERTScore-style soft precision/recall, the same signals just
+  outside the candidate's edges, first/last word similarities);
+* ``lex`` (6 columns): surface overlap (exact copy, shared lowercased words, words that copy
+  source words outside the span);
+* ``cos``: the cosine of the two span vectors.
+
+A small feed-forward scorer (linear → batchnorm → PReLU → linear → sigmoid) rates each pair;
+the best candidate wins, and below the head's tuned threshold the answer is null.
+
+The shipped head reads MiniLM's layer 2 of 6 (a middle layer aligns words better than the last,
+sentence-embedding one, and the layers above it are never computed) with all of df, mx, cue,
+align and lex. On the held-out slice of the train tasks (exact F1): paper features on the last
+layer 78, on layer 2 90, with align + lex 93 (see ``benchmarks/README.md``). Only the scorer is
+stored (``align/data/``, < 1 MB) with the settings it was trained with; ``paraspan
+train-aligner`` rebuilds it.
 """
 
 from __future__ import annotations
@@ -340,6 +354,7 @@ class DiscriminativeAligner:
     config: HeadConfig
     threshold: float
     batch_size: int = 32
+    block_size: int = 512  # tasks encoded and scored together
     name: str = "discriminative"
 
     def align(self, tasks: Sequence[AlignTask], progress: Callable[[int], None] | None = None) -> list[AlignResult]:
@@ -357,14 +372,18 @@ class DiscriminativeAligner:
         skipped = len(tasks) - len(work)
         if progress is not None and skipped:
             progress(skipped)
-        items = [item for _, item in work]
-        states = encode_pairs(self.encoder, items, joint=True, layer=self.config.layer,
-                              batch_size=self.batch_size, progress=progress)
-        pairs: dict[int, PairCache] = {}
-        cands = [featurize(item, st, self.config, pairs) for item, st in zip(items, states, strict=True)]
-        scores = score_candidates(self.scorer, cands)
-        for (i, item), st, cand, sc in zip(work, states, cands, scores, strict=True):
-            results[i] = decide(item, st, cand, sc, self.threshold)
+        # Blocks bound the memory (candidate features are ~100 rows of 2·dim floats per task);
+        # a pair split between two blocks is encoded twice, which is rare as tasks come by pair.
+        for start in range(0, len(work), self.block_size):
+            block = work[start:start + self.block_size]
+            items = [item for _, item in block]
+            states = encode_pairs(self.encoder, items, joint=True, layer=self.config.layer,
+                                  batch_size=self.batch_size, progress=progress)
+            pairs: dict[int, PairCache] = {}
+            cands = [featurize(item, st, self.config, pairs) for item, st in zip(items, states, strict=True)]
+            scores = score_candidates(self.scorer, cands)
+            for (i, item), st, cand, sc in zip(block, states, cands, scores, strict=True):
+                results[i] = decide(item, st, cand, sc, self.threshold)
         return [r for r in results if r is not None]
 
 
@@ -386,7 +405,6 @@ def load_aligner(
     threshold: float | None = None,
     threads: int | None = None,
     batch_size: int = 32,
-    **_: Any,
 ) -> DiscriminativeAligner:
     """The discriminative aligner: a head (default: shipped) on its frozen encoder.
 

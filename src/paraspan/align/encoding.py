@@ -79,15 +79,15 @@ def _window(lengths: Sequence[int], first: int, last: int, budget: int) -> tuple
 
 def _word_lengths(tokenizer: Any, words: list[list[str]]) -> list[list[int]]:
     """Number of subword pieces of each word (a word that vanishes counts 0)."""
-    flat = [w for ws in words for w in ws]
-    if not flat:
-        return [[] for _ in words]
-    ids = tokenizer(flat, add_special_tokens=False)["input_ids"]
-    out: list[list[int]] = []
-    pos = 0
-    for ws in words:
-        out.append([len(x) for x in ids[pos:pos + len(ws)]])
-        pos += len(ws)
+    out: list[list[int]] = [[] for _ in words]
+    todo = [i for i, ws in enumerate(words) if ws]
+    if not todo:
+        return out
+    # One encoding per text, not per word: the per-call overhead of the fast tokenizer dominates.
+    enc = tokenizer([words[i] for i in todo], is_split_into_words=True, add_special_tokens=False)
+    for row, i in enumerate(todo):
+        ids = [w for w in enc.word_ids(row) if w is not None]
+        out[i] = np.bincount(np.asarray(ids, dtype=np.int64), minlength=len(words[i])).tolist()
     return out
 
 

@@ -39,11 +39,20 @@ class Prompt:
 
 @dataclass(frozen=True)
 class SampleGroup:
-    """``n`` samples under one set of bans; sample ``i`` is seeded by ``(seed, i)``."""
+    """``n`` samples under one set of bans; sample ``i`` is seeded by ``(seed, i)``.
+
+    ``keep``: phrases the samples should contain verbatim (soft positive constraints). Until a
+    sample contains a phrase, the logit of the phrase's next token is raised: by
+    ``keep_start`` for its first token, by ``keep_continue`` once the sample has begun it — so a
+    phrase the model starts tends to be finished word for word. Callers still verify.
+    """
 
     n: int
     seed: int
     bans: BanSet = field(default_factory=BanSet)
+    keep: tuple[str, ...] = ()
+    keep_start: float = 0.0
+    keep_continue: float = 0.0
 
 
 @dataclass

@@ -71,6 +71,17 @@ class _Seq:
     text: str = ""
     pending: bytes = b""
     finish: str | None = None
+    keep: list[_Keep] = field(default_factory=list)  # kept phrases not yet in the text
+
+
+@dataclass
+class _Keep:
+    """A phrase to keep: its surface forms and their token sequences."""
+
+    forms: tuple[str, ...]
+    variants: tuple[tuple[int, ...], ...]
+    start: float
+    cont: float
 
 
 class LlamaBackend:
@@ -354,7 +365,8 @@ class LlamaBackend:
             seq_id = _FIRST_WORK_SEQ + slot
             self._lib.llama_memory_seq_cp(self._mem, _PROMPT_SEQ, seq_id, -1, -1)
             seqs.append(_Seq(seq_id, g, i, np.random.default_rng([group.seed & 0xFFFFFFFF, i]),
-                             WordGuard(group.bans), self.banned_ids(group.bans)))
+                             WordGuard(group.bans), self.banned_ids(group.bans),
+                             keep=self._keeps(group)))
         live = list(seqs)
         logits = first[None, :]
         rows = [0] * len(live)  # row of `logits` that each live sample reads
@@ -384,6 +396,38 @@ class LlamaBackend:
         return [Sample(text=s.text, tokens=s.tokens, logprobs=s.logprobs, finish=s.finish or "stop",
                        group=s.group, index=s.index) for s in seqs]
 
+    def _keeps(self, group: SampleGroup) -> list[_Keep]:
+        if not group.keep or (group.keep_start == 0 and group.keep_continue == 0):
+            return []
+        out = []
+        for phrase in group.keep:
+            forms = {phrase}
+            if phrase[:1].isalpha():  # a phrase may move in or out of sentence-initial position
+                forms.add(phrase[0].swapcase() + phrase[1:])
+            variants = {tuple(self.tokenize(prefix + form)) for form in forms for prefix in ("", " ")}
+            out.append(_Keep(tuple(sorted(forms)), tuple(sorted(v for v in variants if v)),
+                             group.keep_start, group.keep_continue))
+        return out
+
+    @staticmethod
+    def _boost_keeps(seq: _Seq, row: np.ndarray) -> None:
+        """Raise the next token of every kept phrase the sample has not written yet."""
+        tokens = seq.tokens
+        for keep in seq.keep:
+            begun: list[tuple[tuple[int, ...], int]] = []
+            for variant in keep.variants:
+                # the longest proper prefix of this spelling that the sample's tokens end with
+                for j in range(min(len(variant) - 1, len(tokens)), 0, -1):
+                    if tuple(tokens[-j:]) == variant[:j]:
+                        begun.append((variant, j))
+                        break
+            if begun:  # finish what was begun; do not pull towards a fresh start meanwhile
+                for token in {variant[j] for variant, j in begun}:
+                    row[token] += keep.cont
+            elif keep.start:
+                for token in {variant[0] for variant in keep.variants}:
+                    row[token] += keep.start
+
     def _choose(self, live: list[_Seq], logits: np.ndarray, rows: list[int], *, top_k: int,
                 temperature: float) -> list[int]:
         assert self._pieces_bytes is not None and self._eog is not None and self._control is not None
@@ -391,6 +435,9 @@ class LlamaBackend:
         peak = logits.max(axis=1, keepdims=True)
         lse = (peak[:, 0] + np.log(np.exp(logits - peak).sum(axis=1))).astype(np.float64)
         masked = logits[rows]  # a copy per sample: bans differ between samples of one row
+        for i, seq in enumerate(live):
+            if seq.keep:
+                self._boost_keeps(seq, masked[i])
         masked[:, self._control] = -np.inf
         for i, seq in enumerate(live):
             if seq.banned.size:
@@ -409,7 +456,8 @@ class LlamaBackend:
             probs /= probs.sum()
             where = int(np.searchsorted(np.cumsum(probs), seq.rng.random()))
             pick = allowed[min(where, len(allowed) - 1)]
-            seq.logprobs.append(float(masked[i, pick]) - float(lse[rows[i]]))
+            # the model's own log-probability: boosts for kept phrases do not count
+            seq.logprobs.append(float(logits[rows[i], pick]) - float(lse[rows[i]]))
             chosen.append(int(pick))
         return chosen
 
@@ -465,6 +513,8 @@ class LlamaBackend:
             seq.finish = "newline"
             return
         seq.text += piece
+        if seq.keep:
+            seq.keep = [k for k in seq.keep if not any(form in seq.text for form in k.forms)]
         if len(seq.tokens) >= max_tokens:
             seq.finish = "length"
 

@@ -69,6 +69,10 @@ class ParaphraseConfig:
     #: Backward-score only the best M candidates (by forward score) of each cluster, clustering
     #: first; None scores every candidate, as ParaBank 2 does (about 2/3 of the run time).
     rescore_per_cluster: int | None = None
+    #: Soft positive constraints: logit boosts for the first token of a kept phrase not yet
+    #: written, and for its next token once it has been begun (0 = instructions only).
+    keep_start: float = 1.5
+    keep_continue: float = 6.0
     seed: int = 0
 
 
@@ -250,6 +254,9 @@ class Paraphraser:
                 f"answer it needs {needed} of the {self.backend.n_ctx}-token context"))
 
         groups, random_sets = self._constraint_sets(text, hard, [k for k, _ in keep_spans])
+        if keep_spans:
+            groups = [replace(g, keep=tuple(k for k, _ in keep_spans), keep_start=cfg.keep_start,
+                              keep_continue=cfg.keep_continue) for g in groups]
         started = time.perf_counter()
         cpu_started = time.process_time()
         samples = self.backend.sample_groups(prompt, groups, top_k=cfg.top_k, max_tokens=max_tokens,
