@@ -23,7 +23,7 @@ the best candidate wins, and below the head's tuned threshold the answer is null
 The shipped head reads MiniLM's layer 2 of 6 (a middle layer aligns words better than the last,
 sentence-embedding one, and the layers above it are never computed) with all of df, mx, cue,
 align and lex. On the held-out slice of the train tasks (exact F1): paper features on the last
-layer 78, on layer 2 90, with align + lex 93 (see ``benchmarks/README.md``). Only the scorer is
+layer 80, on layer 2 90, with align + lex 93 (see ``benchmarks/README.md``). Only the scorer is
 stored (``align/data/``, < 1 MB) with the settings it was trained with; ``paraspan
 train-aligner`` rebuilds it.
 """
