@@ -27,29 +27,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+from _common import cpu_name, load_average
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("PARASPAN_SHARED", ROOT.parent / "shared"))
 TASKS = SHARED / "data" / "alignment" / "span-tasks"
 ALIGNERS = ("discriminative", "ibm2", "argmax", "argmax-last")
 SETS = ("mtref-dev", "wiki-dev")
 ARGMAX_LAST_THRESHOLD = 0.70  # tuned on the train span tasks for the last layer, like the default's
-
-
-def cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "?"
-
-
-def load_average() -> float:
-    try:
-        return float(Path("/proc/loadavg").read_text().split()[0])
-    except (OSError, ValueError, IndexError):
-        return float("nan")
 
 
 def build(name: str, threads: int, head: str | None) -> Any:
@@ -77,7 +62,7 @@ def worker(name: str, split: str, threads: int, head: str | None) -> dict[str, A
 
     torch.set_num_threads(threads)
     lines = read_task_lines(TASKS / f"{split}.jsonl")
-    load_before = load_average()
+    load_before = load_average()[0]
     start = time.perf_counter()
     aligner = build(name, threads, head)
     loaded = time.perf_counter()
@@ -89,7 +74,7 @@ def worker(name: str, split: str, threads: int, head: str | None) -> dict[str, A
         "aligner": name, "set": split, "tasks": len(lines), "scores": {k: round(v, 2) for k, v in scores.items()},
         "seconds": round(seconds, 2), "load_seconds": round(loaded - start, 2),
         "tasks_per_second": round(len(lines) / seconds, 1), "peak_rss_mb": round(peak_mb, 0),
-        "load_average": [load_before, load_average()],
+        "load_average": [load_before, load_average()[0]],
     }
 
 

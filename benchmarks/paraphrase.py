@@ -26,44 +26,19 @@ import datetime as dt
 import functools
 import json
 import os
-import platform
 import random
-import resource
 import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+from _common import cpu_seconds, load_average, machine, peak_rss_mb
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("PARASPAN_SHARED", ROOT.parent / "shared"))
 FRAMENET = SHARED / "data" / "framenet" / "fndata-1.5.tar.gz"
 SPLITS = SHARED / "data" / "framenet" / "fulltext-splits.json"
-
-
-def peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
-
-
-def cpu_seconds() -> float:
-    """CPU time of this process (all threads): with one llama.cpp thread it is close to the time the
-    work would take on an otherwise idle core, whatever else the machine is running."""
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
-
-
-def load_average() -> list[float]:
-    return [round(x, 2) for x in os.getloadavg()]
-
-
-def cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "?"
 
 
 def _remap(tokens: list[str], starts: list[int], offsets: list[tuple[int, int]], a: int,
@@ -316,8 +291,7 @@ def main() -> int:
         "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "command": " ".join([Path(sys.executable).name, *sys.argv]),
         "commit": commit,
-        "machine": {"cpu": cpu_name(), "cores": len(os.sched_getaffinity(0)), "python": platform.python_version(),
-                    "platform": platform.platform()},
+        "machine": machine(),
         "load_average": {"before": load_before, "between": load_mid, "after": load_after},
         "data": {"corpus": "FrameNet 1.5 full text, train split", "sentences": len(inputs),
                  "naive_sentences": min(args.naive_sentences, len(inputs)),

@@ -34,22 +34,14 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from _common import cpu_name
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("PARASPAN_SHARED", ROOT.parent / "shared"))
 SICK_TRIAL = SHARED / "data" / "nli" / "sick" / "SICK_trial.txt"
 RTE = [SHARED / "data" / "nli" / "rte" / f"rte{i}_dev.xml" for i in (1, 2, 3)]
 MRPC_VAL = SHARED / "data" / "paraphrase" / "mrpc" / "msr-para-val.tsv"
 STSB_DEV = SHARED / "data" / "paraphrase" / "stsb" / "stsb-en-dev.csv"
-
-
-def cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "?"
 
 
 def sample(items: list[Any], n: int, seed: int) -> list[Any]:

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from paraspan.align.base import AlignResult, AlignTask, Prepared, empty_result, prepare
+from paraspan.align.base import AlignResult, AlignTask, Prepared, prepare_all
 from paraspan.align.encoding import PairStates, candidate_spans, encode_pairs, span_means
 
 DEFAULT_LAYER = 3  # of 6: middle layers align words better (SimAlign); chosen on the train tasks
@@ -54,17 +54,7 @@ class ArgmaxAligner:
         return best_from_states(items, states, self.k)
 
     def align(self, tasks: Sequence[AlignTask], progress: Callable[[int], None] | None = None) -> list[AlignResult]:
-        results: list[AlignResult | None] = [None] * len(tasks)
-        cache: dict[str, Any] = {}
-        work: list[tuple[int, Prepared]] = []
-        for i, task in enumerate(tasks):
-            item = prepare(task, cache)
-            if item is None:
-                results[i] = empty_result(task, "source span holds no word")
-            elif len(item.tgt) == 0:
-                results[i] = AlignResult(None, 0.0, item.snapped, item.widened, "empty target")
-            else:
-                work.append((i, item))
+        results, work = prepare_all(tasks)
         if progress is not None and len(tasks) > len(work):
             progress(len(tasks) - len(work))
         best: list[tuple[int, int, float, bool] | None] = []

@@ -106,6 +106,24 @@ def empty_result(task: AlignTask, note: str) -> AlignResult:
     return AlignResult(None, 0.0, tuple(task.source_span), False, note)  # type: ignore[arg-type]
 
 
+def prepare_all(tasks: Sequence[AlignTask], *, need_target: bool = True
+                ) -> tuple[list[AlignResult | None], list[tuple[int, Prepared]]]:
+    """Tokenize every task once (shared sentences tokenized once): the answers already known
+    (a span of spaces only; an empty target when ``need_target``) and the (index, item) work list."""
+    results: list[AlignResult | None] = [None] * len(tasks)
+    cache: dict[str, Tokens] = {}
+    work: list[tuple[int, Prepared]] = []
+    for i, task in enumerate(tasks):
+        item = prepare(task, cache)
+        if item is None:
+            results[i] = empty_result(task, "source span holds no word")
+        elif need_target and len(item.tgt) == 0:
+            results[i] = AlignResult(None, 0.0, item.snapped, item.widened, "empty target")
+        else:
+            work.append((i, item))
+    return results, work
+
+
 AlignerFactory = Callable[..., Aligner]
 
 

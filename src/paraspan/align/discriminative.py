@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from paraspan.align.base import AlignResult, AlignTask, Prepared, empty_result, prepare
+from paraspan.align.base import AlignResult, AlignTask, Prepared, prepare_all
 from paraspan.align.encoding import PairStates, candidate_spans, encode_pairs, span_means
 from paraspan.errors import ModelError
 
@@ -282,7 +282,7 @@ def _column_features(name: str, item: Prepared, states: PairStates, pc: PairCach
     raise ValueError(f"unknown feature {name!r}; choose from {', '.join(FEATURES)}")
 
 
-def score_candidates(scorer: torch.nn.Module, cands: Sequence[Candidates], chunk: int = 65536) -> list[np.ndarray]:
+def score_candidates(scorer: torch.nn.Module, cands: Sequence[Candidates], chunk: int = 16384) -> list[np.ndarray]:
     """Sigmoid scores of every candidate of every task (the scorer in eval mode)."""
     import torch
 
@@ -354,21 +354,11 @@ class DiscriminativeAligner:
     config: HeadConfig
     threshold: float
     batch_size: int = 32
-    block_size: int = 512  # tasks encoded and scored together
+    block_size: int = 256  # tasks encoded and scored together (bounds the memory)
     name: str = "discriminative"
 
     def align(self, tasks: Sequence[AlignTask], progress: Callable[[int], None] | None = None) -> list[AlignResult]:
-        results: list[AlignResult | None] = [None] * len(tasks)
-        cache: dict[str, Any] = {}
-        work: list[tuple[int, Prepared]] = []
-        for i, task in enumerate(tasks):
-            item = prepare(task, cache)
-            if item is None:
-                results[i] = empty_result(task, "source span holds no word")
-            elif len(item.tgt) == 0:
-                results[i] = AlignResult(None, 0.0, item.snapped, item.widened, "empty target")
-            else:
-                work.append((i, item))
+        results, work = prepare_all(tasks)
         skipped = len(tasks) - len(work)
         if progress is not None and skipped:
             progress(skipped)

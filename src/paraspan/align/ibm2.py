@@ -16,11 +16,10 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
-from paraspan.align.base import AlignResult, AlignTask, Prepared, empty_result, prepare
+from paraspan.align.base import AlignResult, AlignTask, prepare_all
 from paraspan.align.tokens import tokenize
 from paraspan.errors import CorpusError
 
@@ -192,15 +191,7 @@ class IBM2Aligner:
         return out
 
     def align(self, tasks: Sequence[AlignTask], progress: Callable[[int], None] | None = None) -> list[AlignResult]:
-        results: list[AlignResult | None] = [None] * len(tasks)
-        cache: dict[str, Any] = {}
-        work: list[tuple[int, Prepared]] = []
-        for i, task in enumerate(tasks):
-            item = prepare(task, cache)
-            if item is None:
-                results[i] = empty_result(task, "source span holds no word")
-            else:
-                work.append((i, item))
+        results, work = prepare_all(tasks, need_target=False)
         pair_index: dict[tuple[str, str], int] = {}
         pairs: list[tuple[list[str], list[str]]] = []
         for _, item in work:
