@@ -93,12 +93,12 @@ def convert(
     src: Annotated[Path, typer.Argument(help="Input file or folder (FrameNet release folder or .tar.gz).")],
     out: Annotated[Path, typer.Option("--output", "-o", help="Output file ('-' for stdout, JSONL only).")],
     from_fmt: Annotated[str | None, typer.Option("--from", "-f", help="Input format.")] = None,
-    to_fmt: Annotated[str | None, typer.Option("--to", "-t", help="Output format (default: from -o, else jsonl).")] = None,
+    to_fmt: Annotated[str | None, typer.Option("--to", "-t", help="Output format (default: from -o).")] = None,
     split: Annotated[str | None, typer.Option(help="FrameNet: train, dev or test (needs --splits).")] = None,
     splits: Annotated[Path | None, typer.Option(help="FrameNet: the document split JSON file.")] = None,
     exemplars: Annotated[bool, typer.Option("--exemplars", help="FrameNet: LU exemplar sentences.")] = False,
     scheme: Annotated[str | None, typer.Option(help="bio: auto, iob1, iob2 or iobes (strict).")] = None,
-    trim_punct: Annotated[bool, typer.Option("--trim-punct", help="conllu-srl/conll2009: trim edge punctuation.")] = False,
+    trim_punct: Annotated[bool, typer.Option("--trim-punct", help="conllu-srl, conll2009: trim punctuation.")] = False,
     limit: Annotated[int | None, typer.Option(help="Stop after this many sentences.")] = None,
     progress: Annotated[bool, typer.Option(help="Show a progress display on stderr.")] = True,
 ) -> None:
@@ -149,7 +149,7 @@ def stats(
     splits: Annotated[Path | None, typer.Option(help="FrameNet: the document split JSON file.")] = None,
     exemplars: Annotated[bool, typer.Option("--exemplars", help="FrameNet: LU exemplar sentences.")] = False,
     scheme: Annotated[str | None, typer.Option(help="bio: auto, iob1, iob2 or iobes (strict).")] = None,
-    trim_punct: Annotated[bool, typer.Option("--trim-punct", help="conllu-srl/conll2009: trim edge punctuation.")] = False,
+    trim_punct: Annotated[bool, typer.Option("--trim-punct", help="conllu-srl, conll2009: trim punctuation.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON for machines.")] = False,
     top: Annotated[int, typer.Option(help="How many labels to list per kind.")] = 10,
 ) -> None:
