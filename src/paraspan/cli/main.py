@@ -279,6 +279,25 @@ evaluate_app.command("alignment")(evaluate_alignment_cmd)
 from paraspan.cli.relations import relabel_cmd, train_nli_cmd  # noqa: E402
 app.command("relabel")(relabel_cmd)
 app.command("train-nli")(train_nli_cmd)
+from paraspan.cli.infill import infill_cmd, train_fe_classifier_cmd  # noqa: E402
+app.command("infill")(infill_cmd)
+app.command("train-fe-classifier")(train_fe_classifier_cmd)
+from paraspan.cli.downstream import downstream_cmd  # noqa: E402
+evaluate_app.command("downstream")(downstream_cmd)
+from paraspan.cli.rewrite import learn_rules_cmd, refine_rules_cmd, rewrite_cmd, rules_app, rules_list_cmd  # noqa: E402
+app.command("rewrite")(rewrite_cmd)
+app.command("refine-rules")(refine_rules_cmd)
+app.command("learn-rules")(learn_rules_cmd)
+rules_app.command("list")(rules_list_cmd)
+app.add_typer(rules_app, name="rules")
+from paraspan.cli.augment import augment_cmd, export_cmd, train_filter_cmd  # noqa: E402
+app.command("augment")(augment_cmd)
+app.command("export")(export_cmd)
+app.command("train-filter")(train_filter_cmd)
+from paraspan.cli.report import judgments_cmd, report_cmd, review_cmd  # noqa: E402
+app.command("report")(report_cmd)
+app.command("review")(review_cmd)
+app.command("judgments")(judgments_cmd)
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:  # type: ignore[no-untyped-def]

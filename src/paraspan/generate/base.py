@@ -72,3 +72,7 @@ class Generator(Protocol):
 generators: Registry[Any] = Registry("generators")
 generators.register("paraphrase", "paraspan.generate.paraphrase:Paraphraser",
                     "LLM paraphrases under negative/positive lexical constraints (ParaBank 2 style)")
+generators.register("rewrite", "paraspan.generate.rewrite.generator:Rewriter",
+                    "rewrite rules over dependency parses with a token mapping (Woodsend & Lapata 2014)")
+generators.register("infill", "paraspan.generate.infill:Infiller",
+                    "sister-LU replacement + FE-span infilling + FE-type filter (Cui & Swayamdipta 2024)")

@@ -234,6 +234,8 @@ class Paraphraser:
             return GenerationResult(request, [], note=reason, stats=stats)
 
         ban_texts = [request.span_text(s).strip() for s in request.ban]
+        # Words banned that the text no longer contains (earlier iterations' anchors, Culkin et al. 2021).
+        ban_texts += [str(t).strip() for t in request.meta.get("ban_texts", ()) if str(t).strip()]
         keep_spans = [(request.span_text(s).strip(), not text[:s[0]].strip()) for s in request.keep]
         hard = expand_bans(ban_texts)
         for kept, _ in keep_spans:

@@ -1,0 +1,324 @@
+"""Benchmark of iterative paraphrastic augmentation (issue 5; Culkin et al. 2021 §6.1).
+
+Two parts, each writing its section of ``benchmarks/results/augment.json``:
+
+``fulltext``  FrameNet 1.5 train full-text sentences: outputs per input sentence per iteration,
+              the share of outputs with every argument placed, new (frame, trigger lemma)
+              pairs, sentences/minute with 1 and 2 workers (wall clock and CPU time), peak memory.
+``throughput`` sentences/minute with 1 and 2 worker processes on the same small set.
+``scratch``   "FrameNet (almost) from scratch": the 20 earliest-created frames × their 3 earliest
+              LUs × 3 earliest annotation sets (FrameNet's ``cDate``) are the seed corpus; after K
+              iterations, precision/recall of the generated (frame, LU) pairs against the held-back
+              LUs of those frames (paper: 128 TP, 1,188 FP, 112 FN; P 9.7%, R 53.3%).
+
+The paper's configuration is ``--part scratch --annotations 3 --iterations 10 --samples 10
+--constraint-sets 3 --candidates 20`` (hours with the default model on 2 cores). The defaults
+here are scaled down to fit ~15 minutes of one core; the results JSON records exactly what ran.
+
+    .venv/bin/python benchmarks/augment.py --part fulltext --sentences 6 --iterations 2
+    .venv/bin/python benchmarks/augment.py --part scratch --annotations 1 --lus 1 --iterations 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import sys
+import tempfile
+import time
+from collections import Counter
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import cpu_name, load_average, machine  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+RESULTS = REPO / "benchmarks" / "results" / "augment.json"
+
+
+def _cdate(value: str) -> datetime:
+    """FrameNet's "10/25/2001 07:44:04 PDT Thu" (the zone is dropped: all are US Pacific)."""
+    try:
+        return datetime.strptime(value[:19], "%m/%d/%Y %H:%M:%S")
+    except ValueError:
+        return datetime.max
+
+
+def _peak_mb() -> dict[str, float]:
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    return {"self_mb": round(own, 1), "largest_child_mb": round(children, 1)}
+
+
+def _cpu() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def _config(args: argparse.Namespace, **over: Any) -> Any:
+    from paraspan.pipeline import AugmentConfig
+
+    return AugmentConfig(iterations=args.iterations, model=args.model, samples=args.samples,
+                         constraint_sets=args.constraint_sets, candidates=args.candidates,
+                         rescore_top=args.rescore_top or None, seed=args.seed, threads=1, kinds=("frame",),
+                         require_args=False, **over)  # partial outputs kept: the share with all args is measured
+
+
+def _run(sentences: list[Any], config: Any, workers: int, augmenter: Any = None) -> dict[str, Any]:
+    from paraspan.pipeline import open_store, run_augment
+
+    with tempfile.TemporaryDirectory() as tmp:
+        store = open_store(Path(tmp) / "run.db", config, resume=False)
+        load = cpu0 = 0.0
+        start = time.perf_counter()
+        cpu0 = _cpu()
+        def tick(result: Any) -> None:  # one line per committed input: the log shows progress
+            print(f"[{workers} worker(s)] {result.input_id}: {len(result.outputs)} outputs, "
+                  f"{time.perf_counter() - start:.0f}s wall, {_cpu() - cpu0:.0f}s cpu", file=sys.stderr, flush=True)
+
+        summary = run_augment(sentences, store, config, workers=workers, progress=False, augmenter=augmenter,
+                              on_commit=tick)
+        wall = time.perf_counter() - start
+        cpu = _cpu() - cpu0
+        outputs = list(store.iter_outputs())
+        cands = store.conn.execute("SELECT COUNT(*), SUM(placed) FROM candidates").fetchone()
+        store.close()
+    structures = sum(1 for s in sentences for st in s.structures if st.kind == "frame" and st.anchor is not None)
+    per_iter = Counter(o.iteration for o in outputs)
+    full = [o for o in outputs if o.sentence.provenance["args_placed"] == o.sentence.provenance["args"]]
+    return {
+        "workers": workers, "sentences": len(sentences), "structures": structures,
+        "wall_seconds": round(wall, 1), "model_load_seconds": round(load, 1), "cpu_seconds": round(cpu, 1),
+        "sentences_per_minute_wall": round(len(sentences) / wall * 60, 3),
+        "structures_per_minute_wall": round(structures / wall * 60, 3),
+        "sentences_per_minute_cpu": round(len(sentences) / cpu * 60, 3) if cpu else None,
+        "outputs": len(outputs),
+        "outputs_per_sentence_per_iteration": {it: round(n / len(sentences), 3) for it, n in sorted(per_iter.items())},
+        "outputs_per_structure_per_iteration": {it: round(n / structures, 3) for it, n in sorted(per_iter.items())},
+        "share_all_args_placed": round(len(full) / len(outputs), 3) if outputs else None,
+        "candidates": int(cands[0] or 0), "candidates_placed": int(cands[1] or 0),
+        "new_frame_lemma_pairs": summary.new_pairs, "kept_per_filter": summary.kept_per_filter,
+        "stopped": summary.notes, "peak_memory": _peak_mb(), "load_average_end": load_average(),
+        "examples": [{"source": o.sentence.provenance["source_anchor"]["text"], "frame": o.frame,
+                      "iteration": o.iteration, "text": o.sentence.text, "anchor": o.anchor_text,
+                      "aligner": o.scores["aligner"], "nll": -o.scores["forward"]} for o in outputs[:12]],
+    }
+
+
+def part_fulltext(args: argparse.Namespace) -> dict[str, Any]:
+    from paraspan.corpus.formats import read_corpus
+    from paraspan.pipeline import Augmenter
+
+    fn = Path(args.framenet)
+    picked = []
+    for sentence in read_corpus(fn, "framenet", split="train", splits=args.splits):
+        frames = [s for s in sentence.structures if s.kind == "frame" and s.anchor is not None]
+        # a bounded set: sentences with 1–3 frame structures (full-text sentences average ~6)
+        if 1 <= len(frames) <= args.max_structures and len(sentence.text) < 160:
+            picked.append(sentence)
+        if len(picked) >= args.sentences:
+            break
+    config = _config(args)
+    t0 = time.perf_counter()
+    augmenter = Augmenter.build(config, worker="main")
+    load = time.perf_counter() - t0
+    one = _run(picked, config, 1, augmenter)
+    one["model_load_seconds"] = round(load, 1)
+    del augmenter
+    result = {"selection": f"the first {len(picked)} FrameNet 1.5 train full-text sentences with 1-"
+                           f"{args.max_structures} frame structures and < 160 characters",
+              "one_worker": one, "two_workers": None}
+    _save(args, result)  # the 1-worker numbers survive a 2-worker run cut short
+    if args.workers2:
+        result["two_workers"] = _run(picked, config, 2)
+    return result
+
+
+def part_throughput(args: argparse.Namespace) -> dict[str, Any]:
+    """Sentences/minute with 1 and 2 local worker processes on the same small set (model loading included)."""
+    from paraspan.corpus.formats import read_corpus
+
+    picked = []
+    for sentence in read_corpus(Path(args.framenet), "framenet", split="train", splits=args.splits):
+        frames = [s for s in sentence.structures if s.kind == "frame" and s.anchor is not None]
+        if 1 <= len(frames) <= args.max_structures and len(sentence.text) < 160:
+            picked.append(sentence)
+        if len(picked) >= args.sentences:
+            break
+    config = _config(args)
+    result: dict[str, Any] = {"selection": f"the first {len(picked)} FrameNet 1.5 train full-text sentences with 1-"
+                                           f"{args.max_structures} frame structures", "runs": []}
+    for workers in (1, 2):
+        run = _run(picked, config, workers)
+        run.pop("examples", None)
+        result["runs"].append(run)
+        _save(args, result)
+    return result
+
+
+def _seed_corpus(args: argparse.Namespace) -> tuple[list[Any], set[tuple[str, str]], set[tuple[str, str]], dict]:
+    """Seeds (sentences), seed (frame, lemma.pos) pairs, held-back gold pairs, selection facts."""
+    from paraspan.corpus.frame_index import FrameIndex
+    from paraspan.corpus.framenet import Release, _Counter, _lu_file, namespace_of, parse_xml
+
+    index = FrameIndex.load(args.framenet)
+    frames = sorted(index, key=lambda f: (_cdate(f.cdate), f.id))[: args.frames]
+    seed_lus, gold = [], set()
+    for frame in frames:
+        lus = sorted(frame.lus.values(), key=lambda lu: (_cdate(lu.cdate), lu.id))
+        seed_lus += lus[: args.seed_lus]
+        gold |= {(frame.name, lu.name.lower()) for lu in lus[args.seed_lus:]}
+    seeds_pairs = {(lu.frame, lu.name.lower()) for lu in seed_lus}
+    release = Release.open(args.framenet)
+    wanted = {f"lu/lu{lu.id}.xml": lu for lu in seed_lus}
+    sentences = []
+    counter = _Counter()
+    for rel, data in release.members(files=tuple(wanted)):
+        if rel not in wanted:
+            continue
+        root = parse_xml(data, release.display(rel))
+        ns = namespace_of(root)
+        dates = {}
+        for aset in root.iter(f"{ns}annotationSet"):
+            if any(layer.get("name") == "Target" for layer in aset.iterchildren(f"{ns}layer")):
+                dates[aset.get("ID")] = _cdate(aset.get("cDate") or "")
+        per_sentence = []
+        for sentence in _lu_file(data, release.display(rel), release, counter):
+            for st in sentence.structures:
+                aid = str(st.extra.get("annoset_id"))
+                if st.anchor is not None and aid in dates and st.label == wanted[rel].frame:
+                    per_sentence.append((dates[aid], aid, sentence, st))
+        per_sentence.sort(key=lambda x: (x[0], int(x[1])))
+        for _, _, sentence, st in per_sentence[: args.annotations]:
+            # one structure per seed: the annotation set of this LU (others in the sentence stay out)
+            sentence.structures = [st]
+            sentence.id = f"{sentence.id}:{st.extra.get('annoset_id')}"
+            sentences.append(sentence)
+    facts = {"frames": [f.name for f in frames], "seed_lus": [lu.name for lu in seed_lus],
+             "gold_lus": len(gold), "seed_sentences": len(sentences)}
+    return sentences, seeds_pairs, gold, facts
+
+
+def part_scratch(args: argparse.Namespace) -> dict[str, Any]:
+    from paraspan.pipeline import Augmenter
+
+    sentences, seed_pairs, gold, facts = _seed_corpus(args)
+    if args.seed_limit:
+        # spread a smaller seed set over all frames: round-robin by frame
+        by_frame: dict[str, list[Any]] = {}
+        for s in sentences:
+            by_frame.setdefault(s.structures[0].label, []).append(s)
+        spread = []
+        while len(spread) < args.seed_limit and any(by_frame.values()):
+            for items in by_frame.values():
+                if items and len(spread) < args.seed_limit:
+                    spread.append(items.pop(0))
+        sentences = spread
+    config = _config(args)
+    t0 = time.perf_counter()
+    augmenter = Augmenter.build(config, worker="main")
+    load = time.perf_counter() - t0
+    from paraspan.pipeline import open_store, run_augment
+
+    with tempfile.TemporaryDirectory() as tmp:
+        store = open_store(Path(tmp) / "run.db", config, resume=False)
+        start = time.perf_counter()
+        cpu0 = _cpu()
+        def tick(result: Any) -> None:
+            print(f"{result.input_id}: {len(result.outputs)} outputs, {time.perf_counter() - start:.0f}s wall, "
+                  f"{_cpu() - cpu0:.0f}s cpu", file=sys.stderr, flush=True)
+
+        run_augment(sentences, store, config, progress=False, augmenter=augmenter, on_commit=tick)
+        wall, cpu = time.perf_counter() - start, _cpu() - cpu0
+        outputs = list(store.iter_outputs())
+        store.close()
+    generated: set[tuple[str, str]] = set()
+    generated_all_args: set[tuple[str, str]] = set()
+    for o in outputs:
+        label = o.sentence.structures[0].anchor.label or ""
+        pair = (o.frame, label.lower())
+        if pair in seed_pairs:
+            continue  # a seed LU is neither right nor wrong: it was given
+        generated.add(pair)
+        prov = o.sentence.provenance
+        if prov["args_placed"] == prov["args"]:
+            generated_all_args.add(pair)
+
+    def score(pairs: set[tuple[str, str]]) -> dict[str, Any]:
+        tp = len(pairs & gold)
+        fp = len(pairs - gold)
+        fn = len(gold - pairs)
+        return {"tp": tp, "fp": fp, "fn": fn, "precision": round(tp / (tp + fp), 4) if tp + fp else 0.0,
+                "recall": round(tp / (tp + fn), 4) if tp + fn else 0.0}
+
+    lemma_gold = {(f, lu.rsplit(".", 1)[0]) for f, lu in gold}
+    lemma_gen = {(f, lu.rsplit(".", 1)[0]) for f, lu in generated}
+    tp_l = len(lemma_gen & lemma_gold)
+    return {
+        "selection": facts, "seeds_used": len(sentences), "model_load_seconds": round(load, 1),
+        "wall_seconds": round(wall, 1), "cpu_seconds": round(cpu, 1), "outputs": len(outputs),
+        "outputs_per_iteration": dict(sorted(Counter(o.iteration for o in outputs).items())),
+        "frame_lu_pairs": score(generated),
+        "frame_lu_pairs_all_args_placed": score(generated_all_args),
+        "frame_lemma_pairs_ignoring_pos": {"tp": tp_l, "generated": len(lemma_gen),
+                                           "precision": round(tp_l / len(lemma_gen), 4) if lemma_gen else 0.0,
+                                           "recall": round(tp_l / len(lemma_gold), 4) if lemma_gold else 0.0},
+        "true_positives": sorted(f"{f}:{lu}" for f, lu in generated & gold),
+        "sample_false_positives": sorted(f"{f}:{lu}" for f, lu in generated - gold)[:40],
+        "paper": {"tp": 128, "fp": 1188, "fn": 112, "precision": 0.097, "recall": 0.5333, "seeds": 171,
+                  "iterations": 10},
+        "peak_memory": _peak_mb(), "load_average_end": load_average(),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    shared = REPO.parent / "shared" / "data" / "framenet"
+    ap.add_argument("--part", choices=("fulltext", "throughput", "scratch"), required=True)
+    ap.add_argument("--framenet", default=str(shared / "fndata-1.5.tar.gz"))
+    ap.add_argument("--splits", default=str(shared / "fulltext-splits.json"))
+    ap.add_argument("--model", default="default")
+    ap.add_argument("--iterations", type=int, default=2)
+    ap.add_argument("--samples", type=int, default=4)
+    ap.add_argument("--constraint-sets", type=int, default=2)
+    ap.add_argument("--candidates", type=int, default=4)
+    ap.add_argument("--rescore-top", type=int, default=1, help="0: backward-score every candidate")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--sentences", type=int, default=6, help="fulltext: input sentences")
+    ap.add_argument("--max-structures", type=int, default=3)
+    ap.add_argument("--no-workers2", dest="workers2", action="store_false", help="fulltext: skip the 2-worker run")
+    ap.add_argument("--frames", type=int, default=20, help="scratch: earliest frames")
+    ap.add_argument("--seed-lus", type=int, default=3, help="scratch: earliest LUs per frame (held out of gold)")
+    ap.add_argument("--annotations", type=int, default=3, help="scratch: earliest annotations per LU")
+    ap.add_argument("--seed-limit", type=int, default=0, help="scratch: use only this many seeds, spread over frames")
+    ap.add_argument("--out", default=str(RESULTS))
+    args = ap.parse_args(argv)
+    if not Path(args.framenet).exists():
+        print(f"{args.framenet}: missing (the FrameNet 1.5 release from ../shared)", file=sys.stderr)
+        return 1
+    import torch
+
+    torch.set_num_threads(1)
+    result = {"fulltext": part_fulltext, "throughput": part_throughput, "scratch": part_scratch}[args.part](args)
+    _save(args, result)
+    print(json.dumps({k: v for k, v in result.items() if k not in ("examples",)}, indent=1)[:4000])
+    return 0
+
+
+def _save(args: argparse.Namespace, result: dict[str, Any]) -> None:
+    """Merge this part's results into the results JSON."""
+    result["settings"] = {k: v for k, v in vars(args).items() if k not in ("out",)}
+    result["machine"] = {**machine(), "cpu": cpu_name(), "date": time.strftime("%Y-%m-%d %H:%M")}
+    out = Path(args.out)
+    data = json.loads(out.read_text()) if out.exists() else {}
+    data[args.part] = result
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,185 @@
+"""Downstream learning curves (issue 9): does augmented data improve a tagger?
+
+Runs ``paraspan.evaluate.downstream`` on the corpora of ``../shared`` and merges the results into
+``benchmarks/results/downstream.json`` (one task and a set of percents per call, so the grid can be
+run in pieces under the 15-minute job limit), then redraws ``benchmarks/results/downstream_<task>.png``.
+
+    python benchmarks/downstream.py --task frame_id --percents 10,100 --seeds 3 --augment rewrite
+    python benchmarks/downstream.py --task ner --percents 10 --augment rewrite --seed-list 0   # then 1, then 2
+    python benchmarks/downstream.py --task srl --percents 10,25,50,100 --augment jsonl:ewt-rewrites.jsonl
+    python benchmarks/downstream.py --table          # print the README table from the JSON
+
+Data: FrameNet 1.5 full text (Das & Smith split; train / dev, with ``--fn-test`` also the test
+documents of the release as a second evaluation set), WikiANN-en or WNUT17 train / dev (dev is the reported set;
+their test halves are held out), Universal PropBank EWT dev split by document 70/30 into
+train / test. Hyperparameters are fixed in the code (no tuning on any evaluation set).
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")  # 2 shared cores: spaCy/numpy must not take both
+
+import argparse  # noqa: E402
+import datetime  # noqa: E402
+import json  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from _common import cpu_seconds, load_average, machine, peak_rss_mb  # noqa: E402
+
+RESULTS = HERE / "results" / "downstream.json"
+
+
+def load_task(task: str, shared: Path, ner_set: str, exemplars: bool,
+              fn_test: bool = False) -> tuple[list, dict[str, list], str]:
+    from paraspan.corpus.formats import read_corpus
+    from paraspan.evaluate.downstream.data import split_by_document
+
+    if task == "frame_id":
+        release = shared / "data/framenet/fndata-1.5.tar.gz"
+        splits = shared / "data/framenet/fulltext-splits.json"
+        train = list(read_corpus(release, "framenet", split="train", splits=splits))
+        if exemplars:
+            train += list(read_corpus(release, "framenet", exemplars=True))
+        names = ("dev", "test") if fn_test else ("dev",)
+        evals = {name: list(read_corpus(release, "framenet", split=name, splits=splits)) for name in names}
+        return train, evals, "dev"
+    if task == "ner":
+        if ner_set == "wikiann":
+            folder = shared / "data/ner/wikiann-en"
+            train, dev = folder / "train", folder / "dev"
+        else:
+            folder = shared / "data/ner/wnut17"
+            train, dev = folder / "wnut17train.conll", folder / "emerging.dev.conll"
+        return list(read_corpus(train, "bio")), {"dev": list(read_corpus(dev, "bio"))}, "dev"
+    if task == "srl":
+        gold = list(read_corpus(shared / "data/srl/up-english-ewt/en_ewt-up-dev.conllu", "conllu-srl"))
+        train, test = split_by_document(gold, 0.3)
+        return train, {"test": test}, "test"
+    raise SystemExit(f"unknown task {task!r}")
+
+
+def table(data: dict[str, Any]) -> str:
+    from paraspan.evaluate.downstream.curves import paired_stats
+
+    lines = ["| task | % gold | n gold | + augmented | base F1 | augmented F1 | gain (paired) | lexsub F1 "
+             "| lexsub gain | copy-control F1 | augmented − copy |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+
+    def ms(s: dict[str, Any] | None) -> str:
+        if not s or s.get("mean") is None:
+            return "–"
+        return f"{s['mean']:.1f} ± {s['sd']:.1f}" if s.get("sd") is not None else f"{s['mean']:.1f}"
+
+    def gain(g: dict[str, Any] | None) -> str:
+        if not g or g.get("gain_mean") is None:
+            return "–"
+        text = f"{g['gain_mean']:+.1f}"
+        if g.get("gain_sd") is not None:
+            text += f" ± {g['gain_sd']:.1f}"
+        if g.get("p_value") is not None:
+            text += f" (p={g['p_value']:.3f})"
+        return text
+
+    for task in ("frame_id", "ner", "srl"):
+        meta = data.get("meta", {}).get(task, {})
+        for percent, point in sorted(data.get(task, {}).items(), key=lambda kv: int(kv[0])):
+            summ, gains = point.get("summary", {}), point.get("gain", {})
+            n_aug = point.get("n_augmented")
+            lines.append(
+                f"| {task} ({meta.get('report', '?')}) | {percent} "
+                f"| {round(sum(point['n_train']) / len(point['n_train']))} "
+                f"| {round(sum(n_aug) / len(n_aug)) if n_aug else '–'} | {ms(summ.get('base'))} "
+                f"| {ms(summ.get('augmented'))} | {gain(gains.get('augmented'))} | {ms(summ.get('lexsub'))} "
+                f"| {gain(gains.get('lexsub'))} | {ms(summ.get('copy'))} "
+                f"| {gain(paired_stats(point['copy'], point['augmented']) if 'copy' in point else None)} |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--task", choices=("frame_id", "ner", "srl"))
+    parser.add_argument("--percents", default="10,25,50,100")
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--seed-list", default=None,
+                        help="run only these seeds, e.g. 1,2 (a job per seed stays under the job time limit; "
+                             "results over disjoint seeds are combined in --output)")
+    parser.add_argument("--augment", default="rewrite", help="none, rewrite, or jsonl:PATH (outputs with source_id)")
+    parser.add_argument("--augment-note", default="", help="how the augmented data was made (recorded)")
+    parser.add_argument("--no-lexsub", action="store_true")
+    parser.add_argument("--copy-control", action="store_true",
+                        help="also train on positives-only copies of the augmented sentences' sources (same count)")
+    parser.add_argument("--ner-set", choices=("wikiann", "wnut17"), default="wikiann")
+    parser.add_argument("--exemplars", action="store_true", help="frame_id: add the FrameNet LU exemplars")
+    parser.add_argument("--fn-test", action="store_true", help="frame_id: also score the test documents")
+    parser.add_argument("--shared", type=Path,
+                        default=Path(os.environ.get("PARASPAN_SHARED", HERE.parent.parent / "shared")))
+    parser.add_argument("--cache-dir", type=Path, default=Path("/tmp/paraspan-downstream-cache"))
+    parser.add_argument("--epochs", type=int, default=None)
+    parser.add_argument("--output", type=Path, default=RESULTS)
+    parser.add_argument("--table", action="store_true", help="print the markdown table of --output and exit")
+    args = parser.parse_args()
+    if args.table:
+        print(table(json.loads(args.output.read_text())))
+        return
+    if args.task is None:
+        parser.error("--task is required")
+
+    import torch
+
+    torch.set_num_threads(1)
+    from paraspan.evaluate.downstream.augment import get_augmenter, spacy_pos
+    from paraspan.evaluate.downstream.curves import CurveConfig, run_curve
+    from paraspan.evaluate.downstream.plot import plot_curve
+    from paraspan.evaluate.downstream.runner import check_task_data, make_learner, merge_results
+
+    started = time.perf_counter()
+    train, evals, report = load_task(args.task, args.shared, args.ner_set, args.exemplars, args.fn_test)
+    checks = check_task_data(args.task, train, evals, {})
+    augmenter = get_augmenter(args.augment) if args.augment != "none" else None
+    pos = None
+    if augmenter is not None and not args.no_lexsub:
+        from paraspan.models import load_spacy
+
+        pos = spacy_pos(load_spacy(exclude=("ner", "parser", "lemmatizer")))
+    learner = make_learner(args.task, args.cache_dir, threads=1, epochs=args.epochs)
+    percents = [int(p) for p in args.percents.split(",")]
+    seeds = [int(s) for s in args.seed_list.split(",")] if args.seed_list else list(range(args.seeds))
+    config = CurveConfig(percents=percents, seeds=seeds, report=report,
+                         lexsub=not args.no_lexsub, augment=augmenter is not None, copy_control=args.copy_control)
+    generator = {"rewrite": "paraspan.generate.rewrite.Rewriter (default RuleSet: hand-written + shipped learned "
+                            "rules), at most 2 rewrites per sentence, label projection only (no output filter)"}
+    meta: dict[str, Any] = {
+        "augmenter": args.augment, "augmenter_detail": args.augment_note or generator.get(args.augment, ""),
+        "dataset": {"frame_id": "FrameNet 1.5 full text" + (" + exemplars" if args.exemplars else ""),
+                    "ner": args.ner_set, "srl": "UP EWT dev, 70/30 by document"}[args.task],
+        "machine": machine(), "date": datetime.date.today().isoformat(),
+        "command": "python benchmarks/downstream.py " + " ".join(sys.argv[1:]), **checks}
+    if hasattr(learner, "config"):
+        meta["head"] = vars(learner.config)
+    elif hasattr(learner, "epochs"):
+        meta["spacy"] = {"epochs": learner.epochs, "max_steps": learner.max_steps}
+
+    def save(curve) -> None:
+        run = {"wall_seconds": round(time.perf_counter() - started), "cpu_seconds": round(cpu_seconds()),
+               "peak_rss_mb": round(peak_rss_mb()), "load_average": load_average()}
+        rewriter = getattr(augmenter, "_rewriter", None)
+        if rewriter is not None:  # what the rule-based generator did (rules in use, skips)
+            run["rewrite"] = {"rules": len(rewriter.rules.rules), "counts": dict(sorted(rewriter.counts.items()))}
+        merged = merge_results(args.output, curve, {**meta, **run})
+        plot_curve(args.task, merged[args.task], args.output.parent / f"downstream_{args.task}.png",
+                   title=f"{args.task}: {meta['dataset']} ({report}); augmenter {args.augment.split('/')[-1]}")
+
+    run_curve(learner, train, evals, config, augmenter, pos, on_point=save,
+              progress=lambda m: print(m, file=sys.stderr, flush=True))
+    print(table(json.loads(args.output.read_text())))
+
+
+if __name__ == "__main__":
+    main()

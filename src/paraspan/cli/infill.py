@@ -1,0 +1,185 @@
+"""``paraspan infill`` (sister-LU replacement + FE infilling + FE filter) and ``paraspan train-fe-classifier``.
+
+Heavy imports (torch, transformers, llama.cpp) happen inside the command functions.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from paraspan.errors import ParaspanError
+
+
+def infill_cmd(
+    corpus: Annotated[Path, typer.Argument(help="JSONL corpus with FrameNet frame structures.")],
+    out: Annotated[Path, typer.Option("--output", "-o", help="Output JSONL of new sentences ('-' for stdout).")],
+    frames: Annotated[Path, typer.Option("--frames", help="FrameNet release (folder or .tar.gz) for the frame "
+                                         "index: sister LUs, core FEs, FE inheritance, definitions.")],
+    conditioning: Annotated[str, typer.Option(help="What the model is told: none, fe (FE names) or frame+fe "
+                                              "(frame, LU, FE names and definitions).")] = "frame+fe",
+    candidates: Annotated[int, typer.Option(help="Answers sampled per sentence and target LU (overgenerate).")] = 4,
+    target: Annotated[str, typer.Option(help="Target LUs: all sisters, or only those FrameNet has no "
+                                        "annotations for (unannotated).")] = "all",
+    max_targets: Annotated[int, typer.Option(help="Target LUs tried per frame structure.")] = 1,
+    keep: Annotated[int, typer.Option(help="Outputs kept per structure and target LU (lowest perplexity).")] = 1,
+    model: Annotated[str, typer.Option(help="LLM: default, small, or a .gguf path.")] = "default",
+    classifier: Annotated[Path | None, typer.Option(help="FE classifier head (.npz or folder; default: "
+                                                    "packaged).")] = None,
+    no_filter: Annotated[bool, typer.Option("--no-filter", help="Keep outputs whatever their FE fidelity "
+                                            "(it is still recorded).")] = False,
+    all_candidates: Annotated[Path | None, typer.Option("--all-candidates", help="Also write every parsed "
+                                                        "candidate (kept or not) to this JSONL.")] = None,
+    phrase_types: Annotated[bool, typer.Option(help="Read FrameNet's phrase types (PT layer) from the --frames "
+                                               "release for sentences converted from it (else a parse decides "
+                                               "which spans are PPs).")] = True,
+    shots: Annotated[int, typer.Option(help="Few-shot examples from the corpus in each prompt.")] = 2,
+    seed: Annotated[int, typer.Option(help="Random seed (target choice, sampling).")] = 0,
+    limit: Annotated[int | None, typer.Option(help="Only the first N sentences.")] = None,
+    threads: Annotated[int | None, typer.Option(help="CPU threads for the LLM (default: all cores but one).")]
+    = None,
+    summary_path: Annotated[Path | None, typer.Option("--summary", help="Write the counters as JSON here.")] = None,
+    progress: Annotated[bool, typer.Option(help="Show progress on stderr.")] = True,
+) -> None:
+    """Make new annotated sentences by swapping in a sister LU and regenerating the FE spans that no longer fit.
+
+    Keeps only outputs whose new spans the FE-type classifier labels as the intended FEs (FE fidelity 1.0);
+    provenance records lu_from, lu_to, conditioning, fe_fidelity and perplexity.
+    """
+    from itertools import islice
+
+    from rich.console import Console
+
+    from paraspan.corpus.frame_index import FrameIndex
+    from paraspan.corpus.jsonl import atomic_write, dumps, read_jsonl
+    from paraspan.generate.infill import CONDITIONING, TARGETS, InfillConfig, Infiller
+
+    if conditioning not in CONDITIONING:
+        raise ParaspanError(f"unknown --conditioning {conditioning!r}", f"use one of: {', '.join(CONDITIONING)}",
+                            code="E801")
+    if target not in TARGETS:
+        raise ParaspanError(f"unknown --target {target!r}", f"use one of: {', '.join(TARGETS)}", code="E802")
+    if candidates < 1 or keep < 1 or max_targets < 1:
+        raise ParaspanError("--candidates, --keep and --max-targets must be at least 1", "e.g. --candidates 4",
+                            code="E803")
+    if not corpus.is_file():
+        raise ParaspanError("no such file", "give a JSONL corpus (paraspan convert makes one)", file=str(corpus),
+                            code="E010")
+    # Read (and so check) the corpus and the frame index before loading any model.
+    stream = read_jsonl(corpus)
+    sentences = list(islice(stream, limit) if limit is not None else stream)
+    index = FrameIndex.load(frames)
+    if phrase_types and any("annoset_id" in st.extra for s in sentences for st in s.structures):
+        from paraspan.generate.infill import attach_phrase_types, read_phrase_types
+
+        attach_phrase_types(sentences, read_phrase_types(frames))
+    err = Console(stderr=True, highlight=False)
+    config = InfillConfig(conditioning=conditioning, candidates=candidates, targets=target, max_targets=max_targets,
+                          keep=keep, shots=shots, strict=not no_filter, seed=seed)
+    infiller = Infiller(index, model, classifier, config, examples=sentences, n_threads=threads)
+    totals: Counter[str] = Counter()
+    fidelity: list[float] = []
+    kept_fidelity: list[float] = []
+    ppl: list[float] = []
+    start = time.perf_counter()
+    outputs: list[str] = []
+    every: list[str] = []
+    show = progress and sys.stderr.isatty()
+    for i, sentence in enumerate(sentences, 1):
+        result = infiller.infill(sentence)
+        totals.update(result.stats)
+        for cand in result.candidates:
+            prov = cand.provenance or {}
+            fidelity.append(float(prov.get("fe_fidelity", 0.0)))
+            every.append(dumps(cand))
+        for new in result.outputs:
+            prov = new.provenance or {}
+            kept_fidelity.append(float(prov.get("fe_fidelity", 0.0)))
+            if prov.get("perplexity") is not None:
+                ppl.append(float(prov["perplexity"]))
+            outputs.append(dumps(new))
+        if show:
+            err.print(f"{i:,}/{len(sentences):,} sentences, {len(outputs):,} outputs "
+                      f"({i / (time.perf_counter() - start) * 60:.1f} sentences/min)")
+    _write_lines(out, outputs)
+    if all_candidates is not None:
+        _write_lines(all_candidates, every)
+    seconds = time.perf_counter() - start
+    summary = {"sentences": len(sentences), "outputs": len(outputs), "conditioning": conditioning,
+               "counters": dict(sorted(totals.items())),
+               "fe_fidelity_before_filter": round(sum(fidelity) / len(fidelity), 4) if fidelity else None,
+               "fe_fidelity_kept": round(sum(kept_fidelity) / len(kept_fidelity), 4) if kept_fidelity else None,
+               "mean_perplexity_kept": round(sum(ppl) / len(ppl), 2) if ppl else None,
+               "seconds": round(seconds, 1)}
+    if summary_path is not None:
+        with atomic_write(summary_path) as handle:
+            handle.write(json.dumps(summary, indent=2) + "\n")
+    skipped = ", ".join(f"{v} {k.removeprefix('skipped: ')}" for k, v in sorted(totals.items())
+                        if k.startswith("skipped: "))
+    err.print(f"wrote {len(outputs):,} sentences to {out} from {len(sentences):,} in {seconds:.0f}s; "
+              f"{totals['sampled']} sampled, {totals['unparseable']} unparseable, {totals['parsed']} parsed, "
+              f"{totals['passed_filter']} passed the FE filter; FE fidelity before filtering "
+              f"{summary['fe_fidelity_before_filter']}" + (f"; skipped: {skipped}" if skipped else ""))
+
+
+def _write_lines(path: Path, lines: list[str]) -> None:
+    from paraspan.corpus.jsonl import atomic_write
+
+    if str(path) == "-":
+        for line in lines:
+            sys.stdout.write(line + "\n")
+        return
+    with atomic_write(path) as handle:
+        for line in lines:
+            handle.write(line + "\n")
+
+
+def train_fe_classifier_cmd(
+    frames: Annotated[Path, typer.Option("--frames", help="FrameNet release (folder or .tar.gz), 1.5 or 1.7.")],
+    splits: Annotated[Path, typer.Option("--splits", help="The full-text split JSON (dev/test documents).")],
+    out: Annotated[Path, typer.Option("--output", "-o", help="Folder (or .npz file) for fe-head.npz.")]
+    = Path("out/fe-classifier"),
+    exemplar_every: Annotated[int, typer.Option(help="Train on 1 LU exemplar sentence in N (0: full text "
+                                                "only).")] = 100,
+    none_rate: Annotated[float, typer.Option(help="Random NOT_FE spans per real span.")] = 0.11,
+    hidden: Annotated[int, typer.Option(help="Hidden units of the head.")] = 512,
+    epochs: Annotated[int, typer.Option(help="Passes over the training spans (best dev epoch kept).")] = 12,
+    seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
+    cache: Annotated[Path | None, typer.Option(help="Folder to cache encoder features in (default: a "
+                                               "paraspan folder in the system temp dir).")] = None,
+    threads: Annotated[int, typer.Option(help="torch CPU threads.")] = 1,
+    test: Annotated[bool, typer.Option("--test", help="Also report accuracy on the test split (do not tune on "
+                                       "it).")] = False,
+) -> None:
+    """Train the FE-type classifier head (frozen MiniLM features) on FrameNet train + exemplars; pick the epoch on dev.
+
+    The head shipped with paraspan (paraspan/filter/data/fe-head.npz) was made by this command with its defaults.
+    """
+    import tempfile
+
+    from rich.console import Console
+
+    from paraspan.filter.fe_classifier import FERecipe, evaluate_on_split, train_fe_classifier
+
+    for path in (frames, splits):
+        if not path.exists():
+            raise ParaspanError("no such file or folder", "check the path", file=str(path), code="E010")
+    err = Console(stderr=True, highlight=False)
+    recipe = FERecipe(exemplar_every=exemplar_every, none_rate=none_rate, hidden=hidden, epochs=epochs, seed=seed)
+    cache_dir = cache if cache is not None else Path(tempfile.gettempdir()) / "paraspan-fe-features"
+    report = train_fe_classifier(frames, splits, out, recipe, cache_dir=cache_dir, threads=threads, log=err.print)
+    err.print(f"trained on {report.examples:,} spans ({report.exemplar_examples:,} from exemplars, "
+              f"{report.none_examples:,} NOT_FE) in {report.seconds:.0f}s; dev accuracy "
+              f"{100 * report.dev_accuracy:.1f}% (FE spans {100 * report.dev_fe_accuracy:.1f}%), best epoch "
+              f"{report.best_epoch}; wrote {report.path}")
+    if test:
+        scores = evaluate_on_split(report.path, frames, splits, "test", cache_dir=cache_dir, threads=threads,
+                                   log=err.print)
+        err.print(f"test accuracy {100 * scores['accuracy']:.1f}% (FE spans {100 * scores['fe_accuracy']:.1f}%, "
+                  f"{scores['fe_spans']:,} FE spans)")

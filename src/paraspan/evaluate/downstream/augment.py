@@ -1,0 +1,173 @@
+"""Augmenters for the learning curves: named callables ``(gold subset, seed) -> augmented sentences``.
+
+An augmenter sees only the sampled gold subset, so every curve point is augmented from exactly
+the data it trains on. ``get_augmenter`` takes a registered name (``none``, ``rewrite``, or one
+added through the ``paraspan.augmenters`` entry points) or ``jsonl:PATH``: a pre-made augmented
+corpus whose outputs are kept only when their ``source_id`` is in the subset.
+
+``lexical_substitution`` builds the ablation of Culkin et al. §6.3: the source sentence with only
+its anchor replaced by the aligned anchor of an augmented output, kept when the new word has the
+same part of speech.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from paraspan.corpus.schema import Sentence, Span, Structure
+from paraspan.errors import CorpusError, ParaspanError
+from paraspan.registry import Registry
+
+Augmenter = Callable[[list[Sentence], int], list[Sentence]]
+PosFn = Callable[[list[tuple[str, Span]]], list[str]]
+
+
+def no_augmentation() -> Augmenter:
+    """No augmented sentences (base curves only)."""
+
+    def augment(sentences: list[Sentence], seed: int) -> list[Sentence]:
+        return []
+
+    return augment
+
+
+def rewrite_augmenter() -> Augmenter:
+    """Rule-based rewriting with label projection (``paraspan.generate.rewrite``, issue 7)."""
+    from paraspan.evaluate.downstream.rewrite_adapter import RewriteAugmenter
+
+    return RewriteAugmenter()
+
+
+def augmenters() -> Registry[Callable[[], Augmenter]]:
+    """Augmenter factories by name (each returns a fresh augmenter; heavy models load lazily)."""
+    reg: Registry[Callable[[], Augmenter]] = Registry("augmenters")
+    reg.register("none", "paraspan.evaluate.downstream.augment:no_augmentation", "no augmented sentences")
+    reg.register("rewrite", "paraspan.evaluate.downstream.augment:rewrite_augmenter",
+                 "rule-based rewrites with label projection (paraspan.generate.rewrite)")
+    return reg
+
+
+@dataclass
+class JsonlAugmenter:
+    """Outputs of a pre-made augmented JSONL derived from the subset (matched by ``source_id``)."""
+
+    path: Path
+    outputs: dict[str, list[Sentence]] = field(default_factory=dict)
+    loaded: bool = False
+
+    def _load(self) -> None:
+        from paraspan.corpus.formats import read_corpus
+
+        if not self.path.is_file():
+            raise CorpusError("no such file", "give a JSONL of augmented sentences (jsonl:PATH)",
+                              file=str(self.path), code="E901")
+        for n, sentence in enumerate(read_corpus(self.path, "jsonl"), start=1):
+            if sentence.source_id is None:
+                raise CorpusError(f"sentence {sentence.id!r} has no 'source_id'",
+                                  "augmented outputs must name the gold sentence they were made from",
+                                  file=str(self.path), line=n, code="E902")
+            self.outputs.setdefault(sentence.source_id, []).append(sentence)
+        self.loaded = True
+
+    def __call__(self, sentences: list[Sentence], seed: int) -> list[Sentence]:
+        if not self.loaded:
+            self._load()
+        return [out for s in sentences for out in self.outputs.get(s.id, [])]
+
+
+def get_augmenter(spec: str) -> Augmenter:
+    """``none``, ``rewrite``, another registered name, or ``jsonl:PATH``."""
+    if spec.startswith("jsonl:"):
+        return JsonlAugmenter(Path(spec[len("jsonl:"):]))
+    return augmenters().get(spec)()
+
+
+def keep_derived(outputs: Sequence[Sentence], subset: Sequence[Sentence]) -> tuple[list[Sentence], int]:
+    """The outputs whose ``source_id`` is a sentence of the subset, and how many were dropped."""
+    ids = {s.id for s in subset}
+    kept = [o for o in outputs if o.source_id in ids]
+    return kept, len(outputs) - len(kept)
+
+
+def check_augmented(outputs: Sequence[Sentence], where: str) -> None:
+    """Augmented sentences must be valid and name their source."""
+    for sentence in outputs:
+        if sentence.source_id is None:
+            raise ParaspanError(f"{where}: augmented sentence {sentence.id!r} has no source_id",
+                                "an augmenter must set source_id to the gold sentence it rewrote", code="E903")
+        sentence.validate()
+
+
+# --------------------------------------------------------------------------- lexical substitution
+
+
+def spacy_pos(nlp: Any) -> PosFn:
+    """Coarse POS of the last word of each (text, span), tagged in context by a spaCy pipeline."""
+
+    def pos(items: list[tuple[str, Span]]) -> list[str]:
+        out = []
+        for doc, (_, span) in zip(nlp.pipe([t for t, _ in items], batch_size=64), items, strict=True):
+            words = [t for t in doc if t.idx < span.end and t.idx + len(t) > span.start]
+            out.append(words[-1].pos_ if words else "")
+        return out
+
+    return pos
+
+
+def _shift(arg: Span, anchor: Span, delta: int) -> Span | None:
+    if arg.end <= anchor.start:
+        return Span(arg.start, arg.end, arg.label)
+    if arg.start >= anchor.end:
+        return Span(arg.start + delta, arg.end + delta, arg.label)
+    if arg.start <= anchor.start and arg.end >= anchor.end:
+        return Span(arg.start, arg.end + delta, arg.label)
+    return None  # cuts through the replaced words
+
+
+def lexical_substitution(subset: Sequence[Sentence], augmented: Sequence[Sentence], pos: PosFn) -> list[Sentence]:
+    """For each augmented output, its source with only the anchor of each structure swapped for the
+    output's aligned anchor (paired by kind and label, in order); same-POS swaps only, no duplicates."""
+    sources = {s.id: s for s in subset}
+    candidates: list[tuple[Sentence, Sentence, Structure, Structure]] = []
+    for out in augmented:
+        src = sources.get(out.source_id or "")
+        if src is None:
+            continue
+        used: set[int] = set()
+        for structure in out.structures:
+            if structure.anchor is None:
+                continue
+            for i, original in enumerate(src.structures):
+                if i in used or original.anchor is None or (original.kind, original.label) != (
+                        structure.kind, structure.label):
+                    continue
+                used.add(i)
+                new = structure.anchor.text_in(out.text)
+                if new.strip() and new.lower() != original.anchor.text_in(src.text).lower():
+                    candidates.append((src, out, original, structure))
+                break
+    built: list[tuple[Sentence, Span, Span]] = []
+    seen: set[tuple[str, str]] = set()
+    for src, out, original, structure in candidates:
+        anchor = original.anchor
+        assert anchor is not None and structure.anchor is not None
+        new = structure.anchor.text_in(out.text)
+        text = src.text[: anchor.start] + new + src.text[anchor.end :]
+        if (text, original.label) in seen:
+            continue
+        seen.add((text, original.label))
+        delta = len(new) - (anchor.end - anchor.start)
+        new_anchor = Span(anchor.start, anchor.start + len(new), structure.anchor.label)
+        args = [a for a in (_shift(arg, anchor, delta) for arg in original.args) if a is not None]
+        sentence = Sentence(f"{out.id}:lexsub{len(built)}", text,
+                            [Structure(original.kind, original.label, new_anchor, args)], {}, src.id,
+                            {"method": "lexsub", "from": out.id})
+        built.append((sentence, anchor, new_anchor))
+    if not built:
+        return []
+    tags = pos([(s.text, a) for s, _, a in built] + [(sources[s.source_id or ""].text, a) for s, a, _ in built])
+    half = len(built)
+    return [s for n, (s, _, _) in enumerate(built) if tags[n] and tags[n] == tags[half + n]]

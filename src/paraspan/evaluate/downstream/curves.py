@@ -1,0 +1,200 @@
+"""Learning curves: train on {10, 25, 50, 100}% of the gold data, with and without the augmented
+sentences derived from exactly that subset (and the lexical-substitution ablation), over seeds.
+
+Each seed resamples the subset; base, augmented and lexsub runs of one seed share the subset and
+the model seed, so their differences are paired.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from paraspan.corpus.schema import Sentence
+from paraspan.evaluate.downstream.augment import (
+    Augmenter,
+    PosFn,
+    check_augmented,
+    keep_derived,
+    lexical_substitution,
+)
+from paraspan.evaluate.downstream.data import sample_subset
+from paraspan.evaluate.downstream.learners import Learner, RunResult
+
+CONDITIONS = ("base", "augmented", "lexsub", "copy")
+
+
+def paired_stats(base: Sequence[float | None], other: Sequence[float | None]) -> dict[str, Any]:
+    """Mean and sd of the per-seed gains (seeds where both ran), and a paired t-test p-value."""
+    gains = [o - b for b, o in zip(base, other, strict=False) if b is not None and o is not None]
+    out: dict[str, Any] = {"n": len(gains), "gain_mean": None, "gain_sd": None, "p_value": None}
+    if not gains:
+        return out
+    out["gain_mean"] = round(statistics.fmean(gains), 2)
+    if len(gains) >= 2:
+        sd = statistics.stdev(gains)
+        out["gain_sd"] = round(sd, 2)
+        if sd > 0:
+            t = statistics.fmean(gains) / (sd / math.sqrt(len(gains)))
+            from scipy import stats
+
+            out["p_value"] = round(float(2 * stats.t.sf(abs(t), len(gains) - 1)), 4)
+    return out
+
+
+def summary(values: Sequence[float | None]) -> dict[str, float | None]:
+    done = [v for v in values if v is not None]
+    return {"mean": round(statistics.fmean(done), 2) if done else None,
+            "sd": round(statistics.stdev(done), 2) if len(done) >= 2 else None}
+
+
+def finalize(point: dict[str, Any]) -> dict[str, Any]:
+    """(Re)compute a point's per-condition summaries and paired gains from its per-seed lists."""
+    point["summary"] = {c: summary(point[c]) for c in CONDITIONS if c in point}
+    point["gain"] = {c: paired_stats(point["base"], point[c]) for c in CONDITIONS[1:] if c in point and "base" in point}
+    if "copy" in point and "augmented" in point:
+        point["gain"]["augmented_over_copy"] = paired_stats(point["copy"], point["augmented"])
+    return point
+
+
+def combine_points(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """One point from two runs of the same percent over disjoint seeds (jobs split by seed).
+
+    Per-seed lists are concatenated in seed order; a run over seeds already present replaces ``old``.
+    """
+    if not old.get("seeds") or not new.get("seeds") or set(old["seeds"]) & set(new["seeds"]):
+        return new
+    out: dict[str, Any] = {}
+    order = sorted(range(len(old["seeds"]) + len(new["seeds"])), key=lambda i: (old["seeds"] + new["seeds"])[i])
+
+    def concat(a: list[Any] | None, b: list[Any] | None, n_a: int, n_b: int) -> list[Any]:
+        both = (a if a is not None else [None] * n_a) + (b if b is not None else [None] * n_b)
+        return [both[i] for i in order]
+
+    n_old, n_new = len(old["seeds"]), len(new["seeds"])
+    per_seed = ("seeds", "n_train", *CONDITIONS, "n_augmented", "augment_seconds", "n_lexsub", "total_seconds")
+    for key in per_seed:
+        if key in old or key in new:
+            out[key] = concat(old.get(key), new.get(key), n_old, n_new)
+    for key in ("notes", "diverged", "dropped_not_from_subset"):
+        if key in old or key in new:
+            out[key] = old.get(key, []) + new.get(key, [])
+    if "seconds" in old or "seconds" in new:
+        conditions = set(old.get("seconds", {})) | set(new.get("seconds", {}))
+        out["seconds"] = {c: concat(old.get("seconds", {}).get(c), new.get("seconds", {}).get(c), n_old, n_new)
+                          for c in sorted(conditions)}
+    if "other" in old or "other" in new:
+        out["other"] = {}
+        for name in sorted(set(old.get("other", {})) | set(new.get("other", {}))):
+            a, b = old.get("other", {}).get(name, {}), new.get("other", {}).get(name, {})
+            out["other"][name] = {c: concat(a.get(c), b.get(c), n_old, n_new) for c in sorted(set(a) | set(b))}
+    return finalize(out)
+
+
+@dataclass
+class CurveConfig:
+    percents: Sequence[int] = (10, 25, 50, 100)
+    seeds: Sequence[int] = (0, 1, 2)
+    report: str = "dev"  # the evaluation set whose F1 fills base/augmented/lexsub
+    lexsub: bool = True
+    augment: bool = True
+    # Control: the augmented outputs' source sentences again, as positives-only copies (same count),
+    # to tell paraphrase diversity apart from merely up-weighting the annotated spans.
+    copy_control: bool = False
+
+
+@dataclass
+class Curve:
+    """Results by percent, in the shape of ``downstream.json``."""
+
+    task: str
+    points: dict[str, dict[str, Any]] = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+def _record(point: dict[str, Any], condition: str, result: RunResult, report: str, evals: Sequence[str]) -> None:
+    point.setdefault(condition, []).append(result.f1(report))
+    for name in evals:
+        if name != report:
+            point.setdefault("other", {}).setdefault(name, {}).setdefault(condition, []).append(result.f1(name))
+    point.setdefault("seconds", {}).setdefault(condition, []).append(round(result.seconds, 1))
+    if result.diverged is not None:
+        point.setdefault("diverged", []).append({"condition": condition, "reason": result.diverged})
+
+
+def run_curve(
+    learner: Learner,
+    train: Sequence[Sentence],
+    evals: dict[str, Sequence[Sentence]],
+    config: CurveConfig,
+    augmenter: Augmenter | None = None,
+    pos: PosFn | None = None,
+    on_point: Callable[[Curve], None] | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> Curve:
+    """Run the grid; ``on_point`` is called after each percent (to save partial results)."""
+    if config.report not in evals:
+        raise ValueError(f"report set {config.report!r} is not among the evaluation sets {sorted(evals)}")
+    curve = Curve(learner.name, meta={"train_sentences": len(train),
+                                      "eval_sentences": {k: len(v) for k, v in evals.items()},
+                                      "report": config.report, "seeds": list(config.seeds),
+                                      "percents": list(config.percents)})
+    say = progress or (lambda message: None)
+    for percent in config.percents:
+        point: dict[str, Any] = {}
+        for seed in config.seeds:
+            subset = sample_subset(train, percent, seed)
+            point.setdefault("seeds", []).append(seed)
+            point.setdefault("n_train", []).append(len(subset))
+            started = time.perf_counter()
+            base = learner.run(subset, evals, seed)
+            _record(point, "base", base, config.report, list(evals))
+            diverged = f" DIVERGED: {base.diverged}" if base.diverged else ""
+            say(f"{learner.name} {percent}% seed {seed}: base F1 {base.f1(config.report)} "
+                f"({len(subset)} sentences, {base.seconds:.0f}s){diverged}")
+            if not config.augment or augmenter is None:
+                continue
+            aug_started = time.perf_counter()
+            outputs, dropped = keep_derived(augmenter(list(subset), seed), subset)
+            check_augmented(outputs, f"augmenter output for {percent}% seed {seed}")
+            point.setdefault("n_augmented", []).append(len(outputs))
+            point.setdefault("augment_seconds", []).append(round(time.perf_counter() - aug_started, 1))
+            if dropped:
+                point.setdefault("dropped_not_from_subset", []).append(dropped)
+            if not outputs:
+                # Nothing to add: the augmented run would repeat the base run; say so instead.
+                point.setdefault("augmented", []).append(None)
+                point.setdefault("notes", []).append(f"seed {seed}: empty augmentation set")
+            else:
+                result = learner.run(list(subset) + outputs, evals, seed)
+                _record(point, "augmented", result, config.report, list(evals))
+                say(f"{learner.name} {percent}% seed {seed}: augmented F1 {result.f1(config.report)} "
+                    f"(+{len(outputs)} sentences)")
+            if config.copy_control and outputs:
+                sources = {s.id: s for s in subset}
+                copies = [Sentence(f"{o.id}:copy", sources[o.source_id or ""].text,
+                                   sources[o.source_id or ""].structures, dict(sources[o.source_id or ""].meta),
+                                   o.source_id, {"method": "copy"}) for o in outputs]
+                result = learner.run(list(subset) + copies, evals, seed)
+                _record(point, "copy", result, config.report, list(evals))
+                say(f"{learner.name} {percent}% seed {seed}: copy-control F1 {result.f1(config.report)}")
+            if config.lexsub and pos is not None:
+                lex = lexical_substitution(subset, outputs, pos) if outputs else []
+                point.setdefault("n_lexsub", []).append(len(lex))
+                if not lex:
+                    point.setdefault("lexsub", []).append(None)
+                    point.setdefault("notes", []).append(f"seed {seed}: empty lexical-substitution set")
+                else:
+                    result = learner.run(list(subset) + lex, evals, seed)
+                    _record(point, "lexsub", result, config.report, list(evals))
+                    say(f"{learner.name} {percent}% seed {seed}: lexsub F1 {result.f1(config.report)} "
+                        f"(+{len(lex)} sentences)")
+            point.setdefault("total_seconds", []).append(round(time.perf_counter() - started, 1))
+        curve.points[str(percent)] = finalize(point)
+        if on_point is not None:
+            on_point(curve)
+    return curve

@@ -1,0 +1,166 @@
+"""What every downstream learner returns, the learner registry, and the small MLP trainer the
+frozen-feature learners (frame identification, SRL) share."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from paraspan.corpus.schema import Sentence
+from paraspan.registry import Registry
+
+
+@dataclass
+class Score:
+    """Micro precision / recall / F1 (in percent) over exact (span, label) matches."""
+
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+
+    @property
+    def precision(self) -> float:
+        return 100.0 * self.tp / (self.tp + self.fp) if self.tp + self.fp else 0.0
+
+    @property
+    def recall(self) -> float:
+        return 100.0 * self.tp / (self.tp + self.fn) if self.tp + self.fn else 0.0
+
+    @property
+    def f1(self) -> float:
+        p, r = self.precision, self.recall
+        return 2 * p * r / (p + r) if p + r else 0.0
+
+    def add(self, gold: set[Any], predicted: set[Any]) -> None:
+        self.tp += len(gold & predicted)
+        self.fp += len(predicted - gold)
+        self.fn += len(gold - predicted)
+
+    def to_dict(self) -> dict[str, float | int]:
+        return {"f1": round(self.f1, 2), "precision": round(self.precision, 2), "recall": round(self.recall, 2),
+                "tp": self.tp, "fp": self.fp, "fn": self.fn}
+
+
+@dataclass
+class RunResult:
+    """One training run: scores per evaluation set, or ``diverged`` with the reason."""
+
+    scores: dict[str, dict[str, float | int]] = field(default_factory=dict)
+    diverged: str | None = None
+    seconds: float = 0.0
+    info: dict[str, Any] = field(default_factory=dict)
+
+    def f1(self, name: str) -> float | None:
+        if self.diverged is not None or name not in self.scores:
+            return None
+        return float(self.scores[name]["f1"])
+
+
+class Learner(Protocol):
+    """Train on ``train`` with ``seed`` and score on each named evaluation set."""
+
+    name: str
+
+    def run(self, train: Sequence[Sentence], evals: dict[str, Sequence[Sentence]], seed: int) -> RunResult: ...
+
+
+def learners() -> Registry[Callable[..., Learner]]:
+    reg: Registry[Callable[..., Learner]] = Registry("downstream_learners")
+    reg.register("frame_id", "paraspan.evaluate.downstream.frame_id:FrameIdLearner",
+                 "FrameNet trigger spans (≤3 tokens) + frame: span classifier over frozen encoder features")
+    reg.register("srl", "paraspan.evaluate.downstream.srl:SrlLearner",
+                 "argument spans + roles given the predicate: BIO token classifier over frozen encoder features")
+    reg.register("ner", "paraspan.evaluate.downstream.ner:SpacyNerLearner",
+                 "named entities: spaCy's trainable ner from a generated CPU config")
+    return reg
+
+
+# --------------------------------------------------------------------------- the MLP head
+
+
+@dataclass
+class HeadConfig:
+    hidden: int = 256
+    dropout: float = 0.2
+    lr: float = 2e-3
+    batch_size: int = 1024
+    epochs: int = 6
+    min_steps: int = 200  # small subsets still get enough updates
+    max_steps: int = 4000
+
+
+def train_head(
+    make_input: Callable[[Any], Any],
+    labels: np.ndarray,
+    smoothing: np.ndarray,
+    n_classes: int,
+    in_dim: int,
+    seed: int,
+    config: HeadConfig,
+) -> tuple[Any, str | None, list[float]]:
+    """Train an MLP on examples ``0..len(labels)-1`` (``make_input(index tensor) -> features``).
+
+    ``smoothing[i]`` is example i's label-smoothing factor. Returns the model, the reason it
+    diverged (non-finite loss) or None, and the mean loss per epoch.
+    """
+    import torch
+    from torch import nn
+
+    torch.manual_seed(seed)
+    generator = torch.Generator().manual_seed(seed)
+    model = nn.Sequential(nn.Linear(in_dim, config.hidden), nn.ReLU(), nn.Dropout(config.dropout),
+                          nn.Linear(config.hidden, n_classes))
+    optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
+    y = torch.as_tensor(labels, dtype=torch.long)
+    eps = torch.as_tensor(smoothing, dtype=torch.float32)
+    n = len(labels)
+    if n == 0:
+        return model, "no training examples", []
+    steps_per_epoch = math.ceil(n / config.batch_size)
+    steps = min(config.max_steps, max(config.min_steps, config.epochs * steps_per_epoch))
+    losses: list[float] = []
+    step = 0
+    model.train()
+    while step < steps:
+        order = torch.randperm(n, generator=generator)
+        total, count = 0.0, 0
+        for start in range(0, n, config.batch_size):
+            idx = order[start : start + config.batch_size]
+            logp = torch.log_softmax(model(make_input(idx)), dim=-1)
+            nll = -logp.gather(1, y[idx, None]).squeeze(1)
+            e = eps[idx]
+            loss = ((1 - e) * nll - e * logp.mean(dim=-1)).mean()
+            if not torch.isfinite(loss):
+                return model, f"non-finite loss at step {step}", losses
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            total += float(loss.detach()) * len(idx)
+            count += len(idx)
+            step += 1
+            if step >= steps:
+                break
+        losses.append(total / max(count, 1))
+    model.eval()
+    return model, None, losses
+
+
+def predict_head(model: Any, make_input: Callable[[Any], Any], n: int, batch_size: int = 4096) -> tuple[Any, Any]:
+    """Best class and its probability for examples ``0..n-1``."""
+    import torch
+
+    best, prob = [], []
+    with torch.inference_mode():
+        for start in range(0, n, batch_size):
+            idx = torch.arange(start, min(n, start + batch_size))
+            p = torch.softmax(model(make_input(idx)), dim=-1)
+            value, arg = p.max(dim=-1)
+            best.append(arg)
+            prob.append(value)
+    if not best:
+        return torch.zeros(0, dtype=torch.long), torch.zeros(0)
+    return torch.cat(best), torch.cat(prob)

@@ -1,0 +1,141 @@
+"""Threshold filters over an output's iteration, paraphrase score and aligner score (Culkin et al.
+2021, Table 4), composable by name.
+
+Each augmented sentence carries ``provenance`` with ``iteration``, ``paraphrase`` scores and
+``aligner`` scores. The named presets are the paper's rows:
+
+=============  ==============================================  ===========
+name           rule                                             Table 4 row
+=============  ==============================================  ===========
+``all``        keep everything                                  Unfiltered
+``iter1``      iteration = 1                                    2
+``iter3``      iteration ≤ 3                                    3
+``para0.6``    paraphrase NLL ≤ 0.6                             4
+``para0.8``    paraphrase NLL ≤ 0.8                             5
+``align0.99``  aligner score ≥ 0.99                             6
+``align0.95``  aligner score ≥ 0.95                             7
+``lax``        iter3 & para0.8 & align0.95                      "lax"
+``strict``     iter1 & para0.6 & align0.99                      "strict"
+=============  ==============================================  ===========
+
+"Paraphrase NLL" is the forward score negated: the mean per-token negative log-likelihood of
+the paraphrase under the generator (the paper's paraphrase-model score, lower is better). The
+aligner score is the anchor's (the trigger's) alignment score. Note that the numbers depend on
+the models: the paper's thresholds were set for its Sockeye paraphraser and BERT aligner.
+
+Besides names, a rule can be written inline: ``"iteration<=2&aligner>=0.9"`` with the fields
+``iteration``, ``nll`` (forward NLL), ``score`` (forward + backward log-probability),
+``backward``, ``aligner`` (anchor) and ``min_span`` (lowest span score), the operators
+``<= < >= > =`` and ``&`` for "and". Names and inline rules mix: ``"lax&min_span>=0.5"``.
+"""
+
+from __future__ import annotations
+
+import operator
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from paraspan.corpus.schema import Sentence
+from paraspan.errors import ParaspanError
+from paraspan.filter.base import FilterDecision
+
+PRESETS: dict[str, str] = {
+    "all": "",
+    "iter1": "iteration<=1",
+    "iter3": "iteration<=3",
+    "para0.6": "nll<=0.6",
+    "para0.8": "nll<=0.8",
+    "align0.99": "aligner>=0.99",
+    "align0.95": "aligner>=0.95",
+    "lax": "iter3&para0.8&align0.95",
+    "strict": "iter1&para0.6&align0.99",
+}
+
+#: The presets every run records a decision for (the paper's Table 4, upper section).
+TABLE4 = ("all", "iter1", "iter3", "para0.6", "para0.8", "align0.99", "align0.95", "lax", "strict")
+
+_OPS: dict[str, Callable[[float, float], bool]] = {
+    "<=": operator.le, ">=": operator.ge, "<": operator.lt, ">": operator.gt, "=": operator.eq, "==": operator.eq,
+}
+_CLAUSE = re.compile(r"^\s*([a-z_]+)\s*(<=|>=|==|<|>|=)\s*(-?[0-9.]+(?:e-?[0-9]+)?)\s*$")
+FIELDS = ("iteration", "nll", "score", "forward", "backward", "aligner", "min_span")
+
+
+def features(provenance: Mapping[str, Any] | None) -> dict[str, float | None]:
+    """The numbers a rule can test, read from an output's ``provenance``."""
+    prov = provenance or {}
+    para = prov.get("paraphrase") or {}
+    align = prov.get("aligner") or {}
+    forward = para.get("forward")
+    spans = [s.get("score") for s in align.get("spans", []) if s.get("score") is not None]
+    return {
+        "iteration": prov.get("iteration"),
+        "forward": forward,
+        "nll": -forward if forward is not None else None,
+        "backward": para.get("backward"),
+        "score": para.get("score"),
+        "aligner": align.get("anchor"),
+        "min_span": min(spans) if spans else align.get("anchor"),
+    }
+
+
+@dataclass(frozen=True)
+class Clause:
+    field: str
+    op: str
+    value: float
+
+    def test(self, feats: Mapping[str, float | None]) -> bool:
+        got = feats.get(self.field)
+        return got is not None and _OPS[self.op](float(got), self.value)
+
+    def __str__(self) -> str:
+        return f"{self.field}{self.op}{self.value:g}"
+
+
+@dataclass(frozen=True)
+class ThresholdFilter:
+    """A conjunction of threshold clauses; a :class:`~paraspan.filter.base.Filter`."""
+
+    name: str
+    clauses: tuple[Clause, ...]
+
+    def keep(self, provenance: Mapping[str, Any] | None) -> tuple[bool, str]:
+        feats = features(provenance)
+        for clause in self.clauses:
+            if not clause.test(feats):
+                got = feats.get(clause.field)
+                shown = "missing" if got is None else f"{float(got):.3g}"
+                return False, f"{clause.field} {shown} fails {clause}"
+        return True, "passes " + ("&".join(map(str, self.clauses)) or "everything")
+
+    def __call__(self, source: Sentence, outputs: list[Sentence]) -> list[FilterDecision]:
+        decisions = []
+        for out in outputs:
+            ok, reason = self.keep(out.provenance)
+            decisions.append(FilterDecision(ok, reason, {k: v for k, v in features(out.provenance).items()
+                                                         if v is not None}))
+        return decisions
+
+
+def parse_rule(spec: str, name: str | None = None, *, _depth: int = 0) -> ThresholdFilter:
+    """A filter from a preset name, an inline rule, or a ``&`` of both (see the module doc)."""
+    if _depth > 8:
+        raise ParaspanError(f"filter {spec!r} refers to itself", "check the preset definitions", code="E710")
+    clauses: list[Clause] = []
+    for part in (p.strip() for p in spec.split("&")):
+        if not part:
+            continue
+        if part in PRESETS:
+            clauses.extend(parse_rule(PRESETS[part], part, _depth=_depth + 1).clauses)
+            continue
+        match = _CLAUSE.match(part)
+        if match is None or match.group(1) not in FIELDS:
+            raise ParaspanError(
+                f"cannot read the filter {part!r}",
+                f"use a preset ({', '.join(PRESETS)}) or FIELD OP NUMBER with FIELD one of {', '.join(FIELDS)} "
+                "and OP one of <= < >= > =, joined by &", code="E711")
+        clauses.append(Clause(match.group(1), match.group(2), float(match.group(3))))
+    return ThresholdFilter(name or spec, tuple(clauses))

@@ -1,0 +1,686 @@
+"""Structure-conditioned generation (Cui & Swayamdipta 2024): sister-LU replacement + FE infilling.
+
+For each FrameNet ``frame`` structure of a sentence whose target is a verb:
+
+1. **Sister-LU replacement** (§2, after Pancholy et al. 2021). Pick target LUs of the same frame
+   and part of speech (``targets="all"``, or only LUs FrameNet has no annotated sentences for:
+   ``"unannotated"``), inflect each to the form of the original token (LemmInflect; a
+   multiword LU inflects its first word: "took place" → "happened"), and move every span.
+2. **Candidate FEs** (§3.1). An FE span is regenerated when the FE is core and either has no
+   ``Agent`` or ``Self_mover`` among itself and its ancestors (FE inheritance), or is a
+   prepositional phrase — the phrase type comes from FrameNet's PT layer when the span carries
+   one (``extra["pt"]``), else from a spaCy parse (the span opens with a preposition).
+3. **Infilling** (§3.2) with a local LLM: the sentence with candidate spans replaced by
+   ``<mask>``, conditioned on nothing, on the FE names (``fe``) or on the frame, the LU and the
+   definitions of the frame and FEs (``frame+fe``), after few-shot examples of the same frame
+   taken from the corpus being augmented. ``candidates`` answers are sampled per target LU
+   (overgenerate), each parsed strictly (``span | span``, one per blank); an answer that does
+   not parse is dropped and counted. New spans are placed by offset.
+4. **Filter** (§3.3). The FE-type classifier (:mod:`paraspan.filter.fe_classifier`) labels each
+   generated span; FE fidelity is the share labelled as the FE it was meant to fill, and the
+   strict filter keeps fidelity 1.0. The perplexity of each output under the same LLM is
+   recorded, and the best ``keep`` outputs (lowest perplexity) per target LU are returned.
+
+Each output is a new :class:`~paraspan.corpus.schema.Sentence` annotated for the one new LU
+(a lexicographic instance, as in the paper), with ``source_id`` and ``provenance``
+(``lu_from``, ``lu_to``, ``conditioning``, ``fe_fidelity``, ``perplexity`` …).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import zlib
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from paraspan.corpus.schema import Sentence, Span, Structure
+from paraspan.errors import ParaspanError
+from paraspan.generate.base import Candidate, GenerationRequest
+
+if TYPE_CHECKING:
+    from paraspan.corpus.frame_index import FrameIndex, LexUnit
+    from paraspan.filter.fe_classifier import FEClassifier
+    from paraspan.generate.backend import Backend, Prompt
+
+__all__ = ["CONDITIONING", "InfillConfig", "InfillResult", "Infiller", "attach_phrase_types", "candidate_fes",
+           "inflect_like", "parse_answer", "read_phrase_types", "replace_lu"]
+
+CONDITIONING = ("none", "fe", "frame+fe")
+TARGETS = ("all", "unannotated")
+MASK = "<mask>"
+#: FEs (and FEs inheriting from them) that describe a participant independent of the verb.
+AGENTIVE = frozenset({"Agent", "Self_mover"})
+#: Words before a verb that make an ambiguous -ed form a participle (VBN) rather than a past (VBD).
+_PARTICIPLE_CUES = frozenset({"have", "has", "had", "having", "'ve", "'s", "'d", "be", "is", "are", "was", "were",
+                              "been", "being", "am", "'re", "'m", "get", "gets", "got", "gotten", "getting"})
+_WORD = re.compile(r"[\w'’-]+")
+_LU_NAME = re.compile(r"^[\w ]+\.(?:v|n|a|adv|prep)$")  # the model echoed an LU name ("relinquish.v")
+
+SYSTEM_PROMPT = "You are a careful annotator who completes English sentences for FrameNet."
+INSTRUCTION = (
+    "Fill in the blanks (<mask>) of the sentence so that it is fluent and makes sense with its verb. "
+    "Generate the phrases that fill the blanks ONLY, in order, separated by \" | \". Do NOT repeat the "
+    "sentence or words around the blanks. Answer on one line."
+)
+_INSTRUCTION_FE = " Each phrase must be of the frame element (FE) type listed for its blank."
+_INSTRUCTION_FRAME = (" Each phrase must be of the frame element (FE) type listed for its blank, as the frame "
+                      "and FE definitions describe.")
+#: The prompt is cached up to here: what comes before is the same for every sentence.
+SPLIT_MARK = "Example 1"
+#: Used when the corpus has no example to show (a sentence written for paraspan, not FrameNet data).
+_FALLBACK_EXAMPLE = {
+    "frame": "Giving", "lu": "give.v", "text": "Every winter <mask> gives <mask> to the shelter.",
+    "fes": [("Donor", "The person that begins in possession of the Theme and causes it to be in the "
+             "possession of the Recipient."), ("Theme", "The object that changes ownership.")],
+    "frame_def": "A Donor transfers a Theme from a Donor to a Recipient.",
+    "answer": "my neighbour | a box of warm blankets",
+}
+
+
+@dataclass(frozen=True)
+class InfillConfig:
+    """Settings of :class:`Infiller`."""
+
+    conditioning: str = "frame+fe"  # none | fe | frame+fe
+    candidates: int = 4  # answers sampled per (structure, target LU): overgenerate
+    targets: str = "all"  # all | unannotated
+    max_targets: int = 1  # target LUs per structure (chosen at random, seeded by the text)
+    keep: int = 1  # outputs kept per (structure, target LU), lowest perplexity first
+    shots: int = 2  # few-shot examples in the prompt
+    top_k: int = 20
+    temperature: float = 0.8
+    strict: bool = True  # keep only outputs of FE fidelity 1.0 (False: keep all, fidelity recorded)
+    perplexity: bool = True
+    definition_chars: int = 200  # definitions are cut to this length in the prompt
+    seed: int = 0
+
+
+@dataclass
+class InfillResult:
+    """Outputs kept for one sentence, every parsed candidate (kept or not), and counters."""
+
+    source: Sentence
+    outputs: list[Sentence] = field(default_factory=list)
+    candidates: list[Sentence] = field(default_factory=list)
+    stats: Counter[str] = field(default_factory=Counter)
+    notes: list[str] = field(default_factory=list)
+
+
+# ----------------------------------------------------------------------------- sister LUs
+
+
+def _lemma_words(lu: LexUnit | str) -> list[str]:
+    name = lu if isinstance(lu, str) else lu.name
+    return name.rsplit(".", 1)[0].split()
+
+
+def _verb_tag(word: str, lemma: str, before: str) -> str | None:
+    """The Penn tag of ``word`` as a form of verb ``lemma`` (None: it is not one)."""
+    from paraspan.models.inflect import inflections
+
+    low = word.lower()
+    tags = [tag for tag, forms in inflections(lemma, "VERB").items() if low in (f.lower() for f in forms)]
+    if not tags and low == lemma.lower():
+        tags = ["VB"]
+    if not tags:
+        return None
+    if "VBD" in tags and "VBN" in tags:
+        return "VBN" if before.lower() in _PARTICIPLE_CUES else "VBD"
+    for tag in ("VBG", "VBZ", "VBD", "VBN", "VBP", "VB"):  # the most specific reading first
+        if tag in tags:
+            return tag
+    return tags[0]
+
+
+def inflect_like(anchor_text: str, lu_from: str, lu_to: str, before: str = "") -> str | None:
+    """``lu_to`` in the form ``anchor_text`` has as ``lu_from`` ("sold", sell.v, trade.v → "traded").
+
+    Multiword LUs inflect their first word and keep the rest. None when the anchor is not a form of
+    ``lu_from`` that LemmInflect knows.
+    """
+    from paraspan.models.inflect import inflect
+
+    src, dst = _lemma_words(lu_from), _lemma_words(lu_to)
+    words = anchor_text.split()
+    if not src or not dst or not words:
+        return None
+    tag = _verb_tag(words[0], src[0], before)
+    if tag is None:
+        return None
+    head = dst[0] if tag == "VB" else inflect(dst[0], tag)
+    if head is None:
+        return None
+    if dst[0] == "be" and tag == "VBP":  # LemmInflect's VBP of "be" is "am"; "are" is the common one
+        head = "are" if before.lower() not in ("i",) else "am"
+    out = " ".join([head, *dst[1:]])
+    if anchor_text[:1].isupper():
+        out = out[:1].upper() + out[1:]
+    return out
+
+
+def _splice(text: str, spans: Sequence[Span], edits: Sequence[tuple[Span, str]]) -> tuple[str, list[Span]]:
+    """Replace each edited span's text; every span gets its new offsets (edits must not overlap)."""
+    edited = {id(span): new for span, new in edits}
+    order = sorted(edits, key=lambda e: e[0].start)
+    pieces: list[str] = []
+    pos = 0
+    new_bounds: dict[int, tuple[int, int]] = {}
+    shifts: list[tuple[int, int]] = []  # (old position, cumulative delta after it)
+    delta = 0
+    for span, new in order:
+        pieces.append(text[pos:span.start])
+        start = span.start + delta
+        pieces.append(new)
+        new_bounds[id(span)] = (start, start + len(new))
+        delta += len(new) - (span.end - span.start)
+        shifts.append((span.end, delta))
+        pos = span.end
+    pieces.append(text[pos:])
+
+    def moved(offset: int) -> int:
+        d = 0
+        for at, after in shifts:
+            if offset >= at:
+                d = after
+        return offset + d
+
+    out = []
+    for span in spans:
+        if id(span) in edited:
+            s, e = new_bounds[id(span)]
+        else:
+            s, e = moved(span.start), moved(span.end)
+        out.append(Span(s, e, span.label, dict(span.extra)))
+    return "".join(pieces), out
+
+
+def replace_lu(text: str, structure: Structure, lu_to: LexUnit, form: str) -> tuple[str, Structure]:
+    """The text with the target replaced by ``form`` and the structure relabelled for ``lu_to``."""
+    assert structure.anchor is not None
+    spans = [structure.anchor, *structure.args]
+    new_text, moved = _splice(text, spans, [(structure.anchor, form)])
+    anchor = moved[0]
+    anchor.label = lu_to.name
+    extra = {k: v for k, v in structure.extra.items() if k in ("frame_id", "status")}
+    extra["lu_id"] = lu_to.id
+    return new_text, Structure("frame", structure.label, anchor, moved[1:], extra)
+
+
+# ----------------------------------------------------------------------------- candidate FEs
+
+
+def _is_pp(span: Span, text: str, nlp: Any | None, docs: dict[str, Any]) -> bool:
+    pt = span.extra.get("pt")
+    if isinstance(pt, str) and pt:
+        return pt.upper().startswith("PP")
+    if nlp is None:
+        return False
+    doc = docs.get(text)
+    if doc is None:
+        doc = docs[text] = nlp(text)
+    tokens = [t for t in doc if t.idx >= span.start and t.idx + len(t.text) <= span.end]
+    return len(tokens) > 1 and tokens[0].pos_ == "ADP" and tokens[0].dep_ in ("prep", "agent", "dative", "ROOT")
+
+
+def candidate_fes(structure: Structure, frames: FrameIndex, text: str, nlp: Any | None = None) -> list[Span]:
+    """The FE spans to regenerate (§3.1): core, and non-agentive or a prepositional phrase.
+
+    Spans that overlap the target or another FE span are never chosen (they could not be moved).
+    """
+    frame = frames.frames.get(structure.label)
+    if frame is None:
+        return []
+    out = []
+    docs: dict[str, Any] = {}  # one parse per call, however many spans need it
+    for arg in structure.args:
+        fe = frame.fes.get(arg.label or "")
+        if fe is None or not fe.is_core:
+            continue
+        if structure.anchor is not None and arg.overlaps(structure.anchor):
+            continue
+        if any(other is not arg and other.overlaps(arg) for other in structure.args):
+            continue
+        names = {fe.name} | {name for _, name in frames.fe_ancestors(frame.name, fe.name)}
+        if names & AGENTIVE and not _is_pp(arg, text, nlp, docs):
+            continue
+        out.append(arg)
+    return out
+
+
+def read_phrase_types(release: str | Path) -> dict[int, dict[tuple[int, int], str]]:
+    """FrameNet's phrase types (the PT layer) of every full-text annotation set: id → {(start, end): PT}.
+
+    The corpus reader keeps FE spans but not their PT layer; this reads it from the same release so
+    that :func:`attach_phrase_types` can put it on the spans of sentences converted from it.
+    """
+    from paraspan.corpus.framenet import Release, namespace_of, parse_xml
+
+    found = Release.open(release)
+    table: dict[int, dict[tuple[int, int], str]] = {}
+    for rel, data in found.members(folders=("fulltext",)):
+        root = parse_xml(data, found.display(rel))
+        ns = namespace_of(root)
+        for aset in root.iter(f"{ns}annotationSet"):
+            set_id = aset.get("ID")
+            if aset.get("frameName") is None or set_id is None or not set_id.isdigit():
+                continue
+            for layer in aset.iterchildren(f"{ns}layer"):
+                if layer.get("name") != "PT" or layer.get("rank", "1") != "1":
+                    continue
+                labels = {}
+                for label in layer.iterchildren(f"{ns}label"):
+                    start, end, name = label.get("start"), label.get("end"), label.get("name")
+                    if start and end and name and start.isdigit() and end.isdigit():
+                        labels[(int(start), int(end) + 1)] = name  # FrameNet ends are inclusive
+                if labels:
+                    table[int(set_id)] = labels
+    return table
+
+
+def attach_phrase_types(sentences: Iterable[Sentence], table: dict[int, dict[tuple[int, int], str]]) -> int:
+    """Set ``extra["pt"]`` on FE spans whose annotation set (``extra["annoset_id"]``) has a PT label there."""
+    count = 0
+    for sentence in sentences:
+        for structure in sentence.structures:
+            labels = table.get(structure.extra.get("annoset_id"))  # type: ignore[arg-type]
+            if not labels:
+                continue
+            for arg in structure.args:
+                pt = labels.get((arg.start, arg.end))
+                if pt is not None:
+                    arg.extra["pt"] = pt
+                    count += 1
+    return count
+
+
+# ----------------------------------------------------------------------------- answers
+
+
+def parse_answer(answer: str, blanks: int) -> list[str] | None:
+    """The phrases of a model answer, one per blank, or None when it does not parse.
+
+    Strict: exactly ``blanks`` non-empty phrases separated by ``|``, no mask left, no line break,
+    nothing that repeats the prompt's scaffolding ("Sentence:", "Answer:" inside).
+    """
+    text = answer.strip()
+    text = re.sub(r"^(?:answer|output)\s*:\s*", "", text, flags=re.IGNORECASE)
+    if not text or "\n" in text:
+        return None
+    parts = [p.strip() for p in text.split("|")]
+    if len(parts) != blanks:
+        return None
+    out = []
+    for part in parts:
+        part = part.strip().strip('"“”').strip()
+        if len(part) >= 2 and part[0] == part[-1] == "'":
+            part = part[1:-1].strip()
+        if not part or "<" in part or ">" in part or re.search(r"\b(?:sentence|answer|fe type)\s*:", part, re.I):
+            return None
+        if not any(c.isalnum() for c in part) or _LU_NAME.match(part):
+            return None
+        out.append(part)
+    return out
+
+
+# ----------------------------------------------------------------------------- the infiller
+
+
+@dataclass
+class _Job:
+    """One (structure, target LU) to infill."""
+
+    structure: Structure  # after the LU replacement, in `text`
+    text: str
+    lu_from: str
+    lu_to: LexUnit
+    masked: list[int]  # indices into structure.args
+
+
+class Infiller:
+    """Sister-LU replacement + FE infilling + FE-type filter (a :class:`Generator`, registered as "infill").
+
+    ``frames``: the FrameNet frame index (or the path of a release to load it from).
+    ``backend``: a :class:`~paraspan.generate.backend.Backend`, or a model name / ``.gguf`` path
+    for a :class:`~paraspan.generate.llama_backend.LlamaBackend`. ``classifier``: the FE-type
+    classifier (default: the packaged head). ``examples``: annotated sentences to draw few-shot
+    examples from (usually the corpus being augmented).
+    """
+
+    def __init__(self, frames: FrameIndex | str | Path | None = None, backend: Backend | str | None = "default",
+                 classifier: FEClassifier | str | Path | None = None, config: InfillConfig | None = None,
+                 examples: Iterable[Sentence] = (), n_threads: int | None = None, **overrides: Any) -> None:
+        self.config = replace(config or InfillConfig(), **overrides)
+        if self.config.conditioning not in CONDITIONING:
+            raise ParaspanError(f"unknown conditioning {self.config.conditioning!r}",
+                                f"use one of: {', '.join(CONDITIONING)}", code="E801")
+        if self.config.targets not in TARGETS:
+            raise ParaspanError(f"unknown target selection {self.config.targets!r}",
+                                f"use one of: {', '.join(TARGETS)}", code="E802")
+        if self.config.candidates < 1:
+            raise ParaspanError(f"--candidates must be at least 1, got {self.config.candidates}",
+                                "use e.g. --candidates 4", code="E803")
+        if frames is None:
+            raise ParaspanError("infilling needs the FrameNet frame index",
+                                "pass the FrameNet release with --frames (folder or .tar.gz)", code="E800")
+        if not hasattr(frames, "frames"):
+            from paraspan.corpus.frame_index import FrameIndex
+
+            frames = FrameIndex.load(frames)  # type: ignore[arg-type]
+        self.frames: FrameIndex = frames  # type: ignore[assignment]
+        if backend is None or isinstance(backend, (str, Path)):
+            from paraspan.generate.llama_backend import LlamaBackend
+
+            backend = LlamaBackend.load(str(backend or "default"), n_threads=n_threads)
+        self.backend: Backend = backend
+        if classifier is None or isinstance(classifier, (str, Path)):
+            from paraspan.filter.fe_classifier import FEClassifier
+
+            classifier = FEClassifier.load(classifier)
+        self.classifier: FEClassifier = classifier
+        self._examples: dict[str, list[tuple[Sentence, Structure]]] = {}
+        self.add_examples(examples)
+        self._nlp: Any | None = None
+
+    # -- Generator contract
+    def generate(self, request: GenerationRequest) -> list[Candidate]:
+        """Candidates for ``request.meta["sentence"]`` (a Sentence or its dict); plain text has none."""
+        sentence = request.meta.get("sentence")
+        if sentence is None:
+            return []
+        if isinstance(sentence, dict):
+            sentence = Sentence.from_dict(sentence)
+        result = self.infill(sentence)
+        out = []
+        for new in result.outputs[: request.n] if request.n is not None else result.outputs:
+            prov = new.provenance or {}
+            ppl = prov.get("perplexity")
+            out.append(Candidate(text=new.text, scores={
+                "fe_fidelity": float(prov.get("fe_fidelity", 0.0)),
+                "perplexity": float(ppl) if ppl is not None else float("nan"),
+                "score": -math.log(ppl) if ppl else 0.0}, meta={"sentence": new.to_dict(), "provenance": prov}))
+        return out
+
+    # -- examples
+    def add_examples(self, sentences: Iterable[Sentence]) -> None:
+        for sentence in sentences:
+            if len(sentence.text.split()) > 40:  # long examples cost prompt time and teach nothing more
+                continue
+            for structure in sentence.structures:
+                if (structure.kind == "frame" and structure.anchor is not None and structure.args
+                        and (structure.anchor.label or "").endswith(".v")):
+                    self._examples.setdefault(structure.label, []).append((sentence, structure))
+
+    def _nlp_model(self) -> Any:
+        if self._nlp is None:
+            from paraspan.models import load_spacy
+
+            self._nlp = load_spacy(exclude=("ner", "lemmatizer"))
+        return self._nlp
+
+    # -- the method
+    def infill(self, sentence: Sentence) -> InfillResult:
+        """New sentences for every verb frame structure of ``sentence`` (see the module docstring)."""
+        result = InfillResult(sentence)
+        for k, structure in enumerate(sentence.structures):
+            if structure.kind != "frame":
+                continue
+            result.stats["structures"] += 1
+            jobs, reason = self._jobs(sentence, structure)
+            if reason is not None:
+                result.stats[f"skipped: {reason}"] += 1
+                result.notes.append(f"{structure.label} ({structure.anchor.label if structure.anchor else '?'}): "
+                                    f"{reason}")
+                continue
+            for job in jobs:
+                self._run(sentence, k, job, result)
+        return result
+
+    def _jobs(self, sentence: Sentence, structure: Structure) -> tuple[list[_Job], str | None]:
+        cfg = self.config
+        anchor = structure.anchor
+        if anchor is None or not anchor.label:
+            return [], "no target"
+        lu_name = anchor.label
+        if not lu_name.lower().endswith(".v"):
+            return [], "not a verb LU"
+        if structure.extra.get("anchor_rest"):
+            return [], "multiword LU with a discontinuous target"
+        frame = self.frames.frames.get(structure.label)
+        if frame is None:
+            return [], f"frame {structure.label!r} is not in the frame index"
+        if not any(fe.is_core for fe in frame.fes.values()):
+            return [], "the frame has no core FEs"
+        if not structure.args:
+            return [], "no frame elements annotated"
+        sisters = [lu for lu in self.frames.sister_lus(lu_name, frame=structure.label, pos="V")
+                   if _lemma_words(lu) != _lemma_words(lu_name) and not re.search(r"[()\[\]_]", lu.name)]
+        if cfg.targets == "unannotated":
+            sisters = [lu for lu in sisters if lu.annotated == 0]
+        if not sisters:
+            return [], "no sister LU" + (" without annotations" if cfg.targets == "unannotated" else "")
+        # the parse is only needed for a span without a FrameNet phrase type
+        nlp = self._nlp_model() if any("pt" not in a.extra for a in structure.args) else None
+        chosen = candidate_fes(structure, self.frames, sentence.text, nlp)
+        if not chosen:
+            return [], "no candidate FE (core FEs are agentive, or none annotated)"
+        rng = np.random.default_rng([cfg.seed & 0xFFFFFFFF, zlib.crc32(f"{sentence.text}\x1f{lu_name}".encode())])
+        order = rng.permutation(len(sisters))[: max(1, cfg.max_targets)]
+        before_words = _WORD.findall(sentence.text[: anchor.start])
+        before = before_words[-1] if before_words else ""
+        jobs = []
+        for i in order:
+            lu_to = sisters[int(i)]
+            form = inflect_like(anchor.text_in(sentence.text), lu_name, lu_to.name, before)
+            if form is None:
+                return [], f"cannot tell the verb form of {anchor.text_in(sentence.text)!r} as {lu_name}"
+            text, moved = replace_lu(sentence.text, structure, lu_to, form)
+            masked = [structure.args.index(span) for span in chosen]
+            jobs.append(_Job(moved, text, lu_name, lu_to, masked))
+        return jobs, None
+
+    # -- prompts
+    def _render(self, text: str, structure: Structure, masked: Sequence[int], lu: str) -> str:
+        """One task block: the masked sentence and, by conditioning, frame/LU/FE lines."""
+        cfg = self.config
+        blanks = [structure.args[i] for i in masked]
+        edits = [(span, MASK) for span in blanks]
+        masked_text, _ = _splice(text, [], edits)
+        lines = []
+        if cfg.conditioning == "frame+fe":
+            frame = self.frames.frames.get(structure.label)
+            definition = _cut(frame.definition if frame else "", cfg.definition_chars)
+            lines.append(f"Frame: {structure.label}. {definition}".strip())
+            lines.append(f"Lexical Unit: {lu}.")
+        lines.append(f"Sentence ({len(blanks)} blank{'s' if len(blanks) > 1 else ''}): {masked_text}")
+        if cfg.conditioning in ("fe", "frame+fe"):
+            names = [s.label or "" for s in sorted(blanks, key=lambda s: s.start)]
+            lines.append(f"FE Type: {', '.join(names)}.")
+            if cfg.conditioning == "frame+fe":
+                frame = self.frames.frames.get(structure.label)
+                for name in dict.fromkeys(names):
+                    fe = frame.fes.get(name) if frame else None
+                    if fe is not None and fe.definition:
+                        lines.append(f"{name}: {_cut(fe.definition, cfg.definition_chars)}")
+        return "\n".join(lines)
+
+    def _example_blocks(self, sentence: Sentence, frame: str) -> list[str]:
+        cfg = self.config
+        if cfg.shots <= 0:
+            return []
+        pool = [(s, st) for s, st in self._examples.get(frame, []) if s.text != sentence.text]
+        if len(pool) < cfg.shots:  # top up from other frames: the format matters more than the frame
+            rng = np.random.default_rng(zlib.crc32(frame.encode()))
+            others = [key for key in self._examples if key != frame]
+            for j in rng.permutation(len(others))[:8] if others else []:
+                pool.extend((s, st) for s, st in self._examples[others[int(j)]][:1] if s.text != sentence.text)
+        blocks = []
+        rng = np.random.default_rng(zlib.crc32(sentence.text.encode()))
+        for j in rng.permutation(len(pool)) if pool else []:
+            ex_sentence, ex_structure = pool[int(j)]
+            if ex_structure.anchor is None:
+                continue
+            chosen = candidate_fes(ex_structure, self.frames, ex_sentence.text, None)
+            if not chosen:
+                continue
+            masked = [ex_structure.args.index(c) for c in chosen]
+            answer = " | ".join(c.text_in(ex_sentence.text) for c in sorted(chosen, key=lambda s: s.start))
+            block = self._render(ex_sentence.text, ex_structure, masked, ex_structure.anchor.label or "")
+            blocks.append(f"{block}\nAnswer: {answer}")
+            if len(blocks) == cfg.shots:
+                break
+        if not blocks:
+            blocks.append(self._fallback_block())
+        return blocks
+
+    def _fallback_block(self) -> str:
+        ex = _FALLBACK_EXAMPLE
+        cfg = self.config
+        lines = []
+        if cfg.conditioning == "frame+fe":
+            lines += [f"Frame: {ex['frame']}. {ex['frame_def']}", f"Lexical Unit: {ex['lu']}."]
+        lines.append(f"Sentence (2 blanks): {ex['text']}")
+        if cfg.conditioning in ("fe", "frame+fe"):
+            lines.append(f"FE Type: {', '.join(n for n, _ in ex['fes'])}.")
+            if cfg.conditioning == "frame+fe":
+                lines += [f"{n}: {d}" for n, d in ex["fes"]]
+        return "\n".join(lines) + f"\nAnswer: {ex['answer']}"
+
+    def prompt(self, sentence: Sentence, job: _Job) -> Prompt:
+        cfg = self.config
+        instruction = INSTRUCTION + {"none": "", "fe": _INSTRUCTION_FE, "frame+fe": _INSTRUCTION_FRAME}[
+            cfg.conditioning]
+        blocks = self._example_blocks(sentence, job.structure.label)
+        parts = [instruction]
+        for i, block in enumerate(blocks, 1):
+            parts.append(f"Example {i}:\n{block}")
+        parts.append("Now the task:\n" + self._render(job.text, job.structure, job.masked, job.lu_to.name)
+                     + "\nAnswer:")
+        return self.backend.chat_prompt(SYSTEM_PROMPT, "\n\n".join(parts), split_at=SPLIT_MARK)
+
+    # -- one job
+    def _run(self, sentence: Sentence, k: int, job: _Job, result: InfillResult) -> None:
+        from paraspan.generate.backend import SampleGroup
+
+        cfg = self.config
+        stats = result.stats
+        stats["jobs"] += 1
+        blanks = sorted(job.masked, key=lambda i: job.structure.args[i].start)
+        original = [job.structure.args[i].text_in(job.text) for i in blanks]
+        max_tokens = sum(len(self.backend.tokenize(" " + o)) for o in original) * 2 + 8 * len(blanks) + 8
+        prompt = self.prompt(sentence, job)
+        seed = zlib.crc32(f"{cfg.seed}\x1f{job.text}\x1f{job.lu_to.name}".encode())
+        samples = self.backend.sample_groups(prompt, [SampleGroup(cfg.candidates, seed)], top_k=cfg.top_k,
+                                             max_tokens=max_tokens, temperature=cfg.temperature)
+        stats["sampled"] += len(samples)
+        made: dict[str, tuple[str, Structure, list[int]]] = {}
+        for sample in samples:
+            if sample.finish in ("length", "blocked"):
+                stats["unparseable"] += 1
+                continue
+            phrases = parse_answer(sample.text, len(blanks))
+            if phrases is None:
+                stats["unparseable"] += 1
+                continue
+            phrases = [_fit_punctuation(p, job.text, job.structure.args[i]) for p, i in zip(phrases, blanks,
+                                                                                               strict=True)]
+            if all(p == o for p, o in zip(phrases, original, strict=True)):
+                stats["unchanged"] += 1  # the model copied the original spans back
+            spans = [job.structure.anchor, *job.structure.args]
+            assert job.structure.anchor is not None
+            edits = [(job.structure.args[i], p) for i, p in zip(blanks, phrases, strict=True)]
+            text, moved = _splice(job.text, spans, edits)
+            for i in blanks:  # a regenerated span's FrameNet phrase type no longer applies
+                moved[1 + i].extra.pop("pt", None)
+            if text in made:
+                stats["duplicate"] += 1
+                continue
+            made[text] = (text, Structure("frame", job.structure.label, moved[0], moved[1:],
+                                          dict(job.structure.extra)), blanks)
+        stats["parsed"] += len(made)
+        if not made:
+            return
+        texts = list(made)
+        fidelity, predictions = self._fidelity([made[t] for t in texts])
+        ppl = self._perplexities(texts) if cfg.perplexity else [None] * len(texts)
+        new_sentences: list[tuple[float, Sentence, bool]] = []
+        for j, text in enumerate(texts):
+            _, structure, masked = made[text]
+            keep = fidelity[j] >= 1.0 or not cfg.strict
+            prov = {"method": "infill", "lu_from": job.lu_from, "lu_to": job.lu_to.name,
+                    "conditioning": cfg.conditioning, "fe_fidelity": round(fidelity[j], 4),
+                    "perplexity": round(ppl[j], 3) if ppl[j] is not None else None,
+                    "masked": [structure.args[i].label for i in masked],
+                    "predicted": predictions[j], "model": getattr(self.backend, "model_name", None)
+                    or getattr(self.backend, "name", "?"), "kept": keep}
+            meta = {key: v for key, v in sentence.meta.items() if key not in ("tokens", "dropped_spans")}
+            new = Sentence(f"{sentence.id}:infill:{k}:{job.lu_to.name}:{j}", text, [structure], meta,
+                           source_id=sentence.id, provenance=prov)
+            result.candidates.append(new)
+            new_sentences.append((ppl[j] if ppl[j] is not None else 0.0, new, keep))
+        kept = sorted([(p, s) for p, s, ok in new_sentences if ok], key=lambda x: x[0])[: max(1, cfg.keep)]
+        stats["passed_filter"] += sum(1 for _, _, ok in new_sentences if ok)
+        stats["kept"] += len(kept)
+        result.outputs.extend(s for _, s in kept)
+
+    def _fidelity(self, items: Sequence[tuple[str, Structure, list[int]]]) -> tuple[list[float], list[list[str]]]:
+        from paraspan.filter.fe_classifier import FEInstance
+
+        instances = []
+        owners = []
+        for j, (text, structure, masked) in enumerate(items):
+            assert structure.anchor is not None
+            lu = (structure.anchor.start, structure.anchor.end)
+            for i in masked:
+                arg = structure.args[i]
+                instances.append(FEInstance(text, lu, (arg.start, arg.end), structure.label, arg.label))
+                owners.append(j)
+        preds = self.classifier.predict(instances, self.frames)
+        right = [0] * len(items)
+        total = [0] * len(items)
+        labels: list[list[str]] = [[] for _ in items]
+        for inst, owner, (label, _) in zip(instances, owners, preds, strict=True):
+            total[owner] += 1
+            right[owner] += int(label == inst.label)
+            labels[owner].append(label)
+        return [r / t if t else 0.0 for r, t in zip(right, total, strict=True)], labels
+
+    def _perplexities(self, texts: Sequence[str]) -> list[float | None]:
+        """exp(−mean log-probability) of each text after the model's begin-of-text token."""
+        start = _start_tokens(self.backend)
+        items = []
+        for text in texts:
+            tokens = self.backend.tokenize(text)
+            items.append((start, tokens))
+        values = self.backend.logprobs(items)
+        return [math.exp(-v) if v == v else None for v in values]
+
+
+def _start_tokens(backend: Any) -> list[int]:
+    model = getattr(backend, "_model", None)
+    if model is not None:
+        for token in (model.token_bos(), model.token_eos()):
+            if token >= 0:
+                return [int(token)]
+    return backend.tokenize("\n")
+
+
+def _cut(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[:limit].rsplit(" ", 1)[0]
+    return cut.rstrip(",;:") + " …"
+
+
+def _fit_punctuation(phrase: str, text: str, span: Span) -> str:
+    """Drop a final period the model added when the sentence goes on with its own punctuation."""
+    after = text[span.end:].lstrip()
+    if phrase.endswith((".", ",", ";")) and (not after or after[0] in ".,;:!?"):
+        return phrase[:-1].rstrip()
+    return phrase

@@ -1,0 +1,191 @@
+"""Building blocks of a rewrite: output pieces, rules, rendering to text.
+
+A rule reads a spaCy ``Doc`` and returns zero or more rewrites, each a list of :class:`Piece`.
+A piece is one output token: either a source token carried over (``src`` = its index; its form
+may be re-inflected) or an inserted word (``src`` = ``None``). Every source token appears at most
+once as ``src``, so the pieces define a one-to-one (partial) mapping from source to output
+tokens; source tokens that appear nowhere were deleted. An inserted piece may be ``attach``-ed to
+a source token (e.g. the copied noun phrase that replaces a relative pronoun): a projected span
+that holds that source token also takes the attached pieces.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc, Token
+
+#: Rule families (the paper's transformation categories, plus the learned grammar).
+FAMILIES = ("voice", "extraction", "split", "reorder", "genitive", "compression", "insertion", "lexical", "learned")
+
+_NO_SPACE_BEFORE = {",", ".", ";", ":", "!", "?", "%", ")", "]", "}", "...", "'s", "'", "n't", "'re", "'ve", "'ll",
+                    "'d", "'m"}
+_NO_SPACE_AFTER = {"(", "[", "{", "$", "#"}
+_FINAL = {".", "!", "?"}
+
+
+@dataclass(slots=True)
+class Piece:
+    """One output token. ``changed``: the word was replaced by a different lemma (not just
+    re-inflected), so a structure anchored on it no longer has the same predicate/LU."""
+
+    text: str
+    src: int | None = None
+    attach: int | None = None
+    changed: bool = False
+
+
+@dataclass
+class RuleContext:
+    """What a rule may consult besides the parse. ``protected``: source tokens a lexical rule
+    must not replace (structure anchors). ``wordnet``/``inflect`` are loaded lazily by the caller."""
+
+    protected: frozenset[int] = frozenset()
+    wordnet: Callable[[], Any] | None = None
+    inflect: Callable[[str, str], str | None] | None = None
+    max_lexical: int = 3
+
+
+RuleFn = Callable[["Doc", RuleContext], list[list[Piece]]]
+
+
+@dataclass
+class Rule:
+    """A named, versioned transformation function."""
+
+    name: str
+    family: str
+    kind: str  # "hand" or "learned"
+    fn: RuleFn
+    version: str = "1"
+    description: str = ""
+    example: str = ""
+    count: int | None = None  # learned rules: how many aligned pairs it was extracted from
+    pattern: dict[str, Any] | None = field(default=None, repr=False)
+
+    def apply(self, doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
+        return self.fn(doc, ctx)
+
+
+# --------------------------------------------------------------------------- token helpers
+
+
+def subtree(token: Token) -> list[int]:
+    return sorted(t.i for t in token.subtree)
+
+
+def contiguous(ids: Sequence[int]) -> bool:
+    return bool(ids) and max(ids) - min(ids) + 1 == len(set(ids))
+
+
+def sent_range(token: Token) -> range:
+    sent = token.sent
+    return range(sent.start, sent.end)
+
+
+def final_punct(token: Token) -> int | None:
+    """Index of the sentence-final ``.``/``!``/``?`` of ``token``'s sentence, if it has one."""
+    last = token.sent.end - 1
+    return last if token.doc[last].text in _FINAL else None
+
+
+def keep(doc: Doc, ids: Iterable[int]) -> list[Piece]:
+    return [Piece(doc[i].text, i) for i in ids]
+
+
+def rest_of_doc(doc: Doc, sent_pieces: list[Piece], token: Token) -> list[Piece]:
+    """The whole document with ``token``'s sentence replaced by ``sent_pieces``."""
+    sent = token.sent
+    return keep(doc, range(0, sent.start)) + sent_pieces + keep(doc, range(sent.end, len(doc)))
+
+
+def tidy(doc: Doc, pieces: list[Piece]) -> list[Piece]:
+    """Fix what moving words around breaks: doubled or leading commas, a comma before the final
+    stop, capitals (a sentence-initial word moved inside is lower-cased unless it is a name or "I";
+    the new first word of each sentence is capitalised)."""
+    out: list[Piece] = []
+    for piece in pieces:
+        is_comma = piece.text in {",", ";"}
+        prev = out[-1].text if out else None
+        if is_comma and (prev is None or prev in {",", ";"} or prev in _FINAL):
+            continue
+        if piece.text in _FINAL and prev in {",", ";"}:
+            out.pop()
+        out.append(piece)
+    start = True
+    for piece in out:
+        if start:
+            piece.text = piece.text[:1].upper() + piece.text[1:]
+        elif piece.src is not None and doc[piece.src].is_sent_start and _lowerable(doc[piece.src]):
+            piece.text = piece.text[:1].lower() + piece.text[1:]
+        start = piece.text in _FINAL
+    return out
+
+
+_NAMES = {"PERSON", "NORP", "FAC", "ORG", "GPE", "LOC", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW", "LANGUAGE"}
+
+
+def _lowerable(token: Token) -> bool:
+    return token.pos_ != "PROPN" and token.text != "I" and not token.text.isupper() and token.ent_type_ not in _NAMES
+
+
+def lower_first(doc: Doc, pieces: list[Piece]) -> list[Piece]:
+    """Lower-case the first piece if it is a common word that started a sentence (tidy re-capitalises)."""
+    if pieces and pieces[0].src is not None and _lowerable(doc[pieces[0].src]):
+        pieces[0].text = pieces[0].text[:1].lower() + pieces[0].text[1:]
+    return pieces
+
+
+def render(doc: Doc, pieces: Sequence[Piece]) -> tuple[str, list[tuple[int, int]]]:
+    """Join pieces into text, keeping the source spacing between tokens that stay neighbours."""
+    parts: list[str] = []
+    offsets: list[tuple[int, int]] = []
+    pos = 0
+    for j, piece in enumerate(pieces):
+        if j > 0:
+            prev = pieces[j - 1]
+            if prev.src is not None and piece.src is not None and piece.src == prev.src + 1:
+                space = doc[prev.src].whitespace_
+            else:
+                space = "" if piece.text in _NO_SPACE_BEFORE or prev.text in _NO_SPACE_AFTER else " "
+            parts.append(space)
+            pos += len(space)
+        parts.append(piece.text)
+        offsets.append((pos, pos + len(piece.text)))
+        pos += len(piece.text)
+    return "".join(parts), offsets
+
+
+# --------------------------------------------------------------------------- English morphology
+
+SUBJ_TO_OBJ = {"i": "me", "he": "him", "she": "her", "we": "us", "they": "them", "who": "whom"}
+OBJ_TO_SUBJ = {v: k for k, v in SUBJ_TO_OBJ.items()}
+_PLURAL_PRON = {"we", "they", "you", "these", "those", "us", "them"}
+
+
+def recase_pronoun(text: str, table: dict[str, str]) -> str:
+    new = table.get(text.lower())
+    if new is None:
+        return text
+    if new == "i":
+        return "I"
+    return new
+
+
+def is_plural(token: Token) -> bool:
+    if token.tag_ in {"NNS", "NNPS"}:
+        return True
+    if token.lower_ in _PLURAL_PRON:
+        return True
+    return any(c.dep_ == "conj" for c in token.children)
+
+
+def be_form(past: bool, plural: bool, first_person: bool = False) -> str:
+    if past:
+        return "were" if plural else "was"
+    if first_person:
+        return "am"
+    return "are" if plural else "is"

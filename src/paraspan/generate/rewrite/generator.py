@@ -1,0 +1,198 @@
+"""The rewrite generator: apply rules to a parsed sentence, render, project the labels.
+
+Two entry points:
+
+- :class:`Rewriter` follows the :mod:`paraspan.generate.base` contract (registered as
+  ``"rewrite"`` in ``generators``): ``generate(request)`` → :class:`Candidate` list, each with
+  ``mapping`` (source spaCy token → output token) and token character offsets in ``meta``.
+- :meth:`Rewriter.rewrite_sentence` turns a corpus :class:`Sentence` into projected rewritten
+  ``Sentence``s with ``source_id`` and ``provenance``.
+
+Bad input never raises: sentences spaCy cannot parse into two or more words, rules that would
+produce an empty sentence or the same text, and rewrites that lose every structure are skipped
+and counted in :attr:`Rewriter.counts`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from paraspan.corpus.schema import Sentence
+from paraspan.generate.base import Candidate, GenerationRequest
+from paraspan.generate.rewrite.core import Piece, RuleContext, render
+from paraspan.generate.rewrite.project import project, span_tokens
+from paraspan.generate.rewrite.rules import RuleSet
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+    from spacy.tokens import Doc
+
+
+@dataclass
+class RawRewrite:
+    """One rule's output before projection."""
+
+    rule: str
+    pieces: list[Piece]
+    text: str
+    offsets: list[tuple[int, int]]
+
+    @property
+    def mapping(self) -> list[tuple[int, int]]:
+        return [(p.src, j) for j, p in enumerate(self.pieces) if p.src is not None]
+
+
+class Rewriter:
+    """Rewrite sentences with a :class:`RuleSet` (default: every hand-written + learned rule)."""
+
+    def __init__(self, rules: RuleSet | str | None = None, *, max_per_sentence: int | None = None,
+                 nlp: Language | None = None, max_lexical: int = 3, n: int | None = None) -> None:
+        if isinstance(rules, str):
+            rules = RuleSet.from_file(rules)
+        self.rules = rules if rules is not None else RuleSet.default()
+        self.max_per_sentence = max_per_sentence if max_per_sentence is not None else n
+        self.max_lexical = max_lexical
+        self._nlp = nlp
+        self._wordnet: Any = None
+        self.counts: Counter = Counter()
+
+    # -- models, loaded on first use
+    @property
+    def nlp(self) -> Language:
+        if self._nlp is None:
+            from paraspan.models import load_spacy
+
+            self._nlp = load_spacy()
+        return self._nlp
+
+    def wordnet(self) -> Any:
+        if self._wordnet is None:
+            from paraspan.models import load_wordnet
+
+            self._wordnet = load_wordnet()
+        return self._wordnet
+
+    def _context(self, protected: Iterable[int]) -> RuleContext:
+        from paraspan.models.inflect import inflect
+
+        return RuleContext(frozenset(protected), self.wordnet, inflect, self.max_lexical)
+
+    # -- core
+    def raw_rewrites(self, doc: Doc, protected: Iterable[int] = ()) -> list[RawRewrite]:
+        """Every rule's rewrites of ``doc``: distinct, non-empty, different from the source."""
+        if sum(1 for t in doc if not t.is_punct and not t.is_space) < 2:
+            self.counts["skipped_too_short"] += 1
+            return []
+        ctx = self._context(protected)
+        seen = {doc.text.strip()}
+        found: list[RawRewrite] = []
+        for rule in self.rules.rules:
+            try:
+                outputs = rule.apply(doc, ctx)
+            except Exception as exc:  # noqa: BLE001 — one rule failing on an odd parse must not stop a corpus run;
+                # it is counted (tests assert the count stays 0 on their sentences)
+                self.counts[f"rule_error:{rule.name}:{type(exc).__name__}"] += 1
+                continue
+            for pieces in outputs:
+                if not any(p.text.strip() and any(ch.isalnum() for ch in p.text) for p in pieces):
+                    self.counts["skipped_empty"] += 1
+                    continue
+                text, offsets = render(doc, pieces)
+                if text.strip() in seen:
+                    self.counts["skipped_identical"] += 1
+                    continue
+                seen.add(text.strip())
+                found.append(RawRewrite(rule.name, pieces, text, offsets))
+        return found
+
+    def _select(self, items: list[Any], rule_of, key: str) -> list[Any]:
+        """At most ``max_per_sentence``: one per rule in turn, the rules in an order that is
+        pseudo-random per sentence (hash of ``key`` and the rule name), so that no rule — and no
+        position in the rule list — crowds out the rest, and runs are reproducible."""
+        if self.max_per_sentence is None or len(items) <= self.max_per_sentence:
+            return items
+        by_rule: dict[str, list[Any]] = {}
+        for item in items:
+            by_rule.setdefault(rule_of(item), []).append(item)
+        order = sorted(by_rule, key=lambda n: hashlib.sha1(f"{key}\t{n}".encode()).digest())
+        queues = [by_rule[name] for name in order]
+        chosen: list[Any] = []
+        while len(chosen) < self.max_per_sentence:
+            for queue in queues:
+                if queue and len(chosen) < self.max_per_sentence:
+                    chosen.append(queue.pop(0))
+        return chosen
+
+    def generate(self, request: GenerationRequest) -> list[Candidate]:
+        """Rewrites of ``request.text``. ``keep`` spans are protected from lexical substitution and
+        rewrites that change their text are dropped; ``ban`` does not apply (rules keep the words)."""
+        doc = self.nlp(request.text)
+        protected = {i for s, e in request.keep for i in span_tokens(doc, s, e)}
+        found = []
+        for raw in self.raw_rewrites(doc, protected):
+            if any(request.span_text(k) not in raw.text for k in request.keep):
+                self.counts["skipped_keep"] += 1
+                continue
+            found.append(raw)
+        limit = request.n or self.max_per_sentence
+        saved, self.max_per_sentence = self.max_per_sentence, limit
+        try:
+            found = self._select(found, lambda r: r.rule, request.text)
+        finally:
+            self.max_per_sentence = saved
+        source_tokens = [[t.idx, t.idx + len(t.text)] for t in doc]
+        return [Candidate(raw.text, {}, raw.mapping, {"rules": [raw.rule], "tokens": [list(o) for o in raw.offsets],
+                                                      "source_tokens": source_tokens}) for raw in found]
+
+    def rewrite_sentence(self, sentence: Sentence, doc: Doc | None = None) -> list[Sentence]:
+        """Projected rewrites of a corpus sentence (ids ``<id>~rw<k>``)."""
+        self.counts["sentences"] += 1
+        if doc is None:
+            doc = self.nlp(sentence.text)
+        protected = {i for s in sentence.structures for sp in ([s.anchor] if s.anchor else [])
+                     for i in span_tokens(doc, sp.start, sp.end)}
+        self.counts["structures_in"] += len(sentence.structures)
+        out: list[Sentence] = []
+        for raw in self.raw_rewrites(doc, protected):
+            projection = project(sentence, doc, raw.pieces, raw.offsets)
+            self.counts.update(projection.counts)  # over every candidate, emitted or not
+            if sentence.structures and not projection.structures:
+                self.counts["skipped_all_structures_lost"] += 1
+                continue
+            provenance = {"method": "rewrite", "rules": [raw.rule],
+                          "rule_versions": {raw.rule: self.rules.get(raw.rule).version},
+                          "mapping": [list(m) for m in raw.mapping],
+                          "structures_kept": len(projection.structures),
+                          "structures_from": projection.sources,
+                          "structures_source": len(sentence.structures)}
+            out.append(Sentence(sentence.id, raw.text, projection.structures,
+                                {"tokens": [list(o) for o in raw.offsets]}, sentence.id, provenance))
+        out = self._select(out, lambda s: s.provenance["rules"][0], sentence.id)
+        for k, s in enumerate(out):
+            s.id = f"{sentence.id}~rw{k}"
+        self.counts["rewrites"] += len(out)
+        return out
+
+    def rewrite_corpus(self, sentences: Iterable[Sentence], *, batch_size: int = 64) -> Iterator[Sentence]:
+        """Rewrites of every sentence, parsing in batches with ``nlp.pipe``."""
+        batch: list[Sentence] = []
+        for sentence in sentences:
+            batch.append(sentence)
+            if len(batch) >= batch_size:
+                yield from self._batch(batch)
+                batch = []
+        if batch:
+            yield from self._batch(batch)
+
+    def _batch(self, batch: list[Sentence]) -> Iterator[Sentence]:
+        for sentence, doc in zip(batch, self.nlp.pipe([s.text for s in batch]), strict=True):
+            yield from self.rewrite_sentence(sentence, doc)
+
+
+def rewrite_sentence(sentence: Sentence, rules: RuleSet | None = None, **options: Any) -> list[Sentence]:
+    """Convenience: projected rewrites of one sentence with a fresh :class:`Rewriter`."""
+    return Rewriter(rules, **options).rewrite_sentence(sentence)

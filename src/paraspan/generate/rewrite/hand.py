@@ -1,0 +1,663 @@
+"""Hand-written rewrite rules over spaCy (ClearNLP-style) dependency parses.
+
+The paper's manual transformations (§3.1.3, Table 1, after Heilman & Smith 2010): voice change,
+extraction of appositives / non-restrictive relative clauses / participial phrases into their own
+sentence, splitting conjoined clauses and verb phrases, moving a leading adverbial to the end and
+a trailing one to the front, PP ↔ genitive, compression (deleting non-core modifiers), "It is"
+insertion, and WordNet synonym substitution. Each rule returns every rewrite it can make (one per
+site), as :class:`~paraspan.generate.rewrite.core.Piece` lists over the whole document.
+
+Rules decline (return nothing) whenever the configuration is not the simple one they know: the
+refinement step (:mod:`paraspan.generate.rewrite.refine`) judges the rest.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from paraspan.generate.rewrite.core import (
+    OBJ_TO_SUBJ,
+    SUBJ_TO_OBJ,
+    Piece,
+    Rule,
+    RuleContext,
+    be_form,
+    contiguous,
+    final_punct,
+    is_plural,
+    keep,
+    lower_first,
+    recase_pronoun,
+    rest_of_doc,
+    sent_range,
+    subtree,
+    tidy,
+)
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc, Token
+
+_SUBJ = {"nsubj", "nsubjpass", "csubj", "expl"}
+_MOVABLE_PREPS = {"in", "on", "at", "during", "after", "before", "since", "until", "despite", "through",
+                  "throughout", "within", "over", "last", "under"}
+_MARKS = {"because", "when", "if", "although", "though", "while", "after", "before", "since", "unless", "once",
+          "whenever", "as"}
+_NO_DELETE_ADV = {"not", "n't", "never", "no", "so", "as", "too", "very", "how", "why", "when", "where", "only",
+                  "even", "more", "most", "less", "least", "there", "here", "then", "now", "ago", "else", "further"}
+
+
+def _verb_inflect(ctx: RuleContext, lemma: str, tag: str) -> str | None:
+    return ctx.inflect(lemma, tag) if ctx.inflect is not None else None
+
+
+def _child(token: Token, *deps: str) -> Token | None:
+    for c in token.children:
+        if c.dep_ in deps:
+            return c
+    return None
+
+
+def _children(token: Token, *deps: str) -> list[Token]:
+    return [c for c in token.children if c.dep_ in deps]
+
+
+def _sent_ids(token: Token, drop: set[int] | None = None) -> list[int]:
+    drop = drop or set()
+    return [i for i in sent_range(token) if i not in drop]
+
+
+# --------------------------------------------------------------------------- voice
+
+
+def passive_to_active(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
+    """"The cake was eaten by the dog." → "The dog ate the cake." """
+    out = []
+    for v in doc:
+        if v.tag_ != "VBN":
+            continue
+        subj, agent = _child(v, "nsubjpass"), _child(v, "agent")
+        auxpass = _children(v, "auxpass")
+        if subj is None or agent is None or len(auxpass) != 1 or _child(agent, "pobj") is None:
+            continue
+        ag, bep = _child(agent, "pobj"), auxpass[0]
+        if ag is None or subj.tag_ in {"WP", "WDT"} or not (subj.i < bep.i < v.i < agent.i):
+            continue
+        other_aux = _children(v, "aux")
+        s_ids, a_ids = subtree(subj), subtree(agent)
+        if not contiguous(s_ids) or not contiguous(a_ids):
+            continue
+        aux_pieces: list[Piece] = []
+        form: str | None
+        if other_aux:
+            if any(a.tag_ == "MD" for a in other_aux) and bep.lower_ == "be":
+                form = _verb_inflect(ctx, v.lemma_, "VB")
+                aux_pieces = [Piece(a.text, a.i) for a in other_aux]
+            elif len(other_aux) == 1 and other_aux[0].lemma_ == "have" and bep.lower_ == "been":
+                form = v.text
+                have = other_aux[0]
+                new_have = have.text if have.tag_ == "VBD" else ("have" if is_plural(ag) else "has")
+                aux_pieces = [Piece(new_have, have.i)]
+            else:
+                continue
+        elif bep.tag_ == "VBD":
+            form = _verb_inflect(ctx, v.lemma_, "VBD")
+        elif bep.tag_ in {"VBZ", "VBP"}:
+            third = not is_plural(ag) and ag.lower_ not in {"i", "you", "me"}
+            form = _verb_inflect(ctx, v.lemma_, "VBZ" if third else "VBP")
+        else:
+            continue
+        if not form:
+            continue
+        group = set(s_ids) | set(a_ids) | {bep.i, v.i} | {a.i for a in other_aux}
+        lo, hi = min(s_ids), max(a_ids)
+        middle = [i for i in range(lo, v.i) if i not in group]
+        post = [i for i in range(v.i + 1, hi + 1) if i not in group]
+        new_subj = [Piece(recase_pronoun(doc[i].text, OBJ_TO_SUBJ) if i == ag.i else doc[i].text, i)
+                    for i in a_ids if i != agent.i]
+        new_obj = [Piece(recase_pronoun(doc[i].text, SUBJ_TO_OBJ) if i == subj.i else doc[i].text, i)
+                   for i in s_ids]
+        body = (keep(doc, range(v.sent.start, lo)) + lower_first(doc, new_subj) + aux_pieces + keep(doc, middle)
+                + [Piece(form, v.i)] + lower_first(doc, new_obj) + keep(doc, post)
+                + keep(doc, range(hi + 1, v.sent.end)))
+        out.append(tidy(doc, rest_of_doc(doc, body, v)))
+    return out
+
+
+def active_to_passive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
+    """"The dog ate the cake." → "The cake was eaten by the dog." The inserted "by" is attached to the
+    subject's head, so the agent argument becomes "by the dog", as PropBank/UD spans mark passive agents."""
+    out = []
+    for v in doc:
+        if v.pos_ != "VERB" or v.tag_ not in {"VBD", "VBZ", "VBP"} or v.lemma_ in {"be", "have"}:
+            continue
+        subj, obj = _child(v, "nsubj"), _child(v, "dobj")
+        if subj is None or obj is None or _children(v, "aux", "auxpass", "neg", "dative", "ccomp", "xcomp"):
+            continue
+        if subj.tag_ in {"WP", "WDT", "EX"} or obj.tag_ in {"WP", "WDT"} or obj.lower_.endswith("self"):
+            continue
+        s_ids, o_ids = subtree(subj), subtree(obj)
+        if not (contiguous(s_ids) and contiguous(o_ids) and max(s_ids) < v.i < min(o_ids)):
+            continue
+        between = [i for i in range(v.i + 1, min(o_ids)) if doc[i].dep_ != "prt"]
+        if between:
+            continue
+        vbn = _verb_inflect(ctx, v.lemma_, "VBN")
+        if not vbn:
+            continue
+        prt = [i for i in range(v.i + 1, min(o_ids))]
+        middle = [i for i in range(max(s_ids) + 1, v.i)]
+        if any(doc[i].dep_ not in {"advmod"} for i in middle):
+            continue
+        be = be_form(v.tag_ == "VBD", is_plural(obj), obj.lower_ in {"me", "i"})
+        new_subj = [Piece(recase_pronoun(doc[i].text, OBJ_TO_SUBJ) if i == obj.i else doc[i].text, i) for i in o_ids]
+        new_ag = [Piece(recase_pronoun(doc[i].text, SUBJ_TO_OBJ) if i == subj.i else doc[i].text, i) for i in s_ids]
+        body = (keep(doc, range(v.sent.start, min(s_ids))) + lower_first(doc, new_subj) + [Piece(be)]
+                + keep(doc, middle) + [Piece(vbn, v.i)] + keep(doc, prt) + [Piece("by", attach=subj.i)]
+                + lower_first(doc, new_ag)
+                + keep(doc, range(max(o_ids) + 1, v.sent.end)))
+        out.append(tidy(doc, rest_of_doc(doc, body, v)))
+    return out
+
+
+# --------------------------------------------------------------------------- extraction and deletion
+
+
+def _strip_stop(doc: Doc, ids: list[int]) -> list[int]:
+    """A subtree without the sentence-final stop that the parser may have hung inside it."""
+    while ids and doc[ids[-1]].text in {".", "!", "?"} and doc[ids[-1]].i == doc[ids[-1]].sent.end - 1:
+        ids = ids[:-1]
+    return ids
+
+
+def _comma_offset(doc: Doc, ids: list[int]) -> tuple[int, int | None] | None:
+    """(comma before, comma after or None when the phrase ends the sentence) around ``ids``."""
+    if not ids:
+        return None
+    lo, hi = min(ids), max(ids)
+    if lo == 0 or doc[lo - 1].text != ",":
+        return None
+    if hi + 1 < len(doc) and doc[hi + 1].text == ",":
+        return lo - 1, hi + 1
+    if hi + 1 < len(doc) and doc[hi + 1].text in {".", "!", "?"} or hi + 1 == len(doc):
+        return lo - 1, None
+    return None
+
+
+def _np_copy(doc: Doc, noun: Token, cut: set[int], attach: int | None = None) -> list[Piece]:
+    """Inserted copy of the noun phrase headed by ``noun`` without the tokens in ``cut``."""
+    ids = [i for i in subtree(noun) if i not in cut and i <= noun.i]
+    return [Piece(doc[i].text, None, attach) for i in ids]
+
+
+def _main_past(token: Token) -> bool:
+    root = token.sent.root
+    return root.tag_ == "VBD" or any(c.dep_ in {"aux", "auxpass"} and c.tag_ == "VBD" for c in root.children)
+
+
+def _noun_modifiers(doc: Doc, deps: set[str], test) -> list[tuple[Token, Token, list[int], tuple[int, int | None]]]:
+    found = []
+    for n in doc:
+        if n.pos_ not in {"NOUN", "PROPN"}:
+            continue
+        for m in n.children:
+            if m.dep_ not in deps or m.i < n.i or not test(m):
+                continue
+            ids = _strip_stop(doc, subtree(m))
+            commas = _comma_offset(doc, ids) if contiguous(ids) else None
+            if commas is not None:
+                found.append((n, m, ids, commas))
+    return found
+
+
+def _extract(doc: Doc, n: Token, ids: list[int], commas: tuple[int, int | None], second: list[Piece]) -> list[Piece]:
+    drop = set(ids) | {commas[0]} | ({commas[1]} if commas[1] is not None else set())
+    first = _sent_ids(n, drop)
+    stop = final_punct(n)
+    if stop is None or stop in drop:
+        return []
+    first_pieces = keep(doc, [i for i in first if i != stop]) + [Piece(doc[stop].text, stop)]
+    return tidy(doc, rest_of_doc(doc, first_pieces + second + [Piece(".")], n))
+
+
+def _delete(doc: Doc, anchor: Token, ids: list[int], commas: tuple[int, int | None]) -> list[Piece]:
+    drop = set(ids) | {commas[0]} | ({commas[1]} if commas[1] is not None else set())
+    return tidy(doc, rest_of_doc(doc, keep(doc, _sent_ids(anchor, drop)), anchor))
+
+
+def extract_appositive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
+    """"Mexico City, the biggest city in the world, has many sites." →
+    "Mexico City has many sites. Mexico City is the biggest city in the world." """
+    out = []
+    for n, _m, ids, commas in _noun_modifiers(doc, {"appos"}, lambda m: m.pos_ in {"NOUN", "PROPN"}):
+        be = be_form(_main_past(n), is_plural(n))
+        second = _np_copy(doc, n, set(ids) | {commas[0]}) + [Piece(be)] + keep(doc, ids)
+        rewrite = _extract(doc, n, ids, commas, second)
+        if rewrite:
+            out.append(rewrite)
+    return out
+
+
+def _nonrestrictive_relcl(m: Token) -> bool:
+    first = m.doc[min(t.i for t in m.subtree)]
+    return first.lower_ in {"who", "which"} and first.dep_ in {"nsubj", "nsubjpass"} and first.head == m
+
+
+def extract_relative_clause(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
+    """"The examiner, who was kind, let the student go." → "The examiner let the student go. The examiner was kind."
+    The copied noun phrase stands in for the relative pronoun (which maps to its head)."""
+    out = []
+    for n, _m, ids, commas in _noun_modifiers(doc, {"relcl"}, _nonrestrictive_relcl):
+        pron = ids[0]
+        copy = _np_copy(doc, n, set(ids) | {commas[0]}, attach=pron)
+        for piece in copy:
+            if piece.text == n.text:
+                piece.src, piece.attach = pron, None
+                break
+        second = lower_first(doc, copy) + keep(doc, ids[1:])
+        rewrite = _extract(doc, n, ids, commas, second)
+        if rewrite:
+            out.append(rewrite)
+    return out
+
+
+def _participials(doc: Doc) -> list[tuple[Token, list[int], set[int]]]:
+    """Participial phrases set off by commas right after the main subject, or leading the sentence
+    (the parser hangs them in several places): (subject, phrase tokens, tokens to drop)."""
+    found = []
+    for m in doc:
+        if m.tag_ not in {"VBG", "VBN"} or _child(m, "nsubj", "nsubjpass", "mark", "aux", "auxpass") is not None:
+            continue
+        ids = _strip_stop(doc, subtree(m))
+        if not contiguous(ids) or ids[0] != m.i or m.dep_ in {"ROOT", "conj", "xcomp", "ccomp", "pcomp", "pobj"}:
+            continue
+        v = m.sent.root
+        n = _child(v, "nsubj", "nsubjpass")
+        if n is None or n.pos_ not in {"NOUN", "PROPN"} or m.i == v.i:
+            continue
+        n_ids = [i for i in subtree(n) if i not in ids]
+        commas = _comma_offset(doc, ids)
+        if commas is not None and commas[1] is not None and n_ids and max(n_ids) == commas[0] - 1 \
+                and min(n_ids) >= m.sent.start:
+            found.append((n, ids, set(ids) | {commas[0], commas[1]}))
+        elif ids[0] == m.sent.start and ids[-1] + 1 < len(doc) and doc[ids[-1] + 1].text == "," \
+                and n_ids and min(n_ids) == ids[-1] + 2:
+            found.append((n, ids, set(ids) | {ids[-1] + 1}))
+    return found
+
+
+def extract_participial(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
+    """"The man, wearing a hat, left." → "The man left. The man was wearing a hat." """
+    out = []
+    for n, ids, drop in _participials(doc):
+        be = be_form(_main_past(n), is_plural(n))
+        copy = [Piece(doc[i].text) for i in subtree(n) if i not in drop and i <= n.i]
+        second = lower_first(doc, copy) + [Piece(be)] + lower_first(doc, keep(doc, ids))
+        first = _sent_ids(n, drop)
+        stop = final_punct(n)
+        if stop is None or stop in drop:
+            continue
+        body = keep(doc, [i for i in first if i != stop]) + [Piece(doc[stop].text, stop)] + second + [Piece(".")]
+        out.append(tidy(doc, rest_of_doc(doc, body, n)))
+    return out
+
+
+def delete_appositive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
+    """"Mexico City, the biggest city in the world, has many sites." → "Mexico City has many sites." """
+    return [_delete(doc, n, ids, c) for n, m, ids, c in _noun_modifiers(
+        doc, {"appos"}, lambda m: m.pos_ in {"NOUN", "PROPN"})]
+
+
+def delete_relative_clause(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
+    """"The examiner, who was kind, let him go." → "The examiner let him go." """
+    return [_delete(doc, n, ids, c) for n, m, ids, c in _noun_modifiers(doc, {"relcl"}, _nonrestrictive_relcl)]
+
+
+def delete_comma_modifier(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
+    """A verb modifier set off by commas goes: "He left, after a while, for home." → "He left for home." """
+    out = []
+    for v in doc:
+        if v.pos_ not in {"VERB", "AUX"}:
+            continue
+        for m in v.children:
+            if m.dep_ not in {"advcl", "prep", "npadvmod"} or m.i < v.i:
+                continue
+            ids = _strip_stop(doc, subtree(m))
+            if not contiguous(ids):
+                continue
+            commas = _comma_offset(doc, ids)
+            if commas is not None:
+                out.append(_delete(doc, v, ids, commas))
+    return out
+
+
+def _leading(doc: Doc) -> list[tuple[Token, Token, list[int], int]]:
+    """Leading modifiers of a main clause: (verb, modifier, its tokens, the comma after it)."""
+    found = []
+    for sent in doc.sents:
+        v = sent.root
+        for m in v.children:
+            if m.dep_ not in {"prep", "advcl", "npadvmod"}:
+                continue
+            ids = subtree(m)
+            if not contiguous(ids) or ids[0] != sent.start:
+                continue
+            comma = ids[-1] + 1
+            subj = _child(v, *_SUBJ)
+            if comma < sent.end and doc[comma].text == "," and subj is not None and subj.i > comma:
+                if m.dep_ == "prep" and m.lower_ not in _MOVABLE_PREPS:
+                    continue
+                if m.dep_ == "advcl" and not any(c.dep_ == "mark" and c.lower_ in _MARKS for c in m.children):
+                    continue
+                found.append((v, m, ids, comma))
+    return found
+
+
+def move_leading_adverbial(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
+    """"Because she didn't know the rules, she died." → "She died, because she didn't know the rules." """
+    out = []
+    for v, m, ids, comma in _leading(doc):
+        stop = final_punct(v)
+        if stop is None:
+            continue
+        rest = [i for i in range(comma + 1, stop)]
+        mid = [Piece(",")] if m.dep_ == "advcl" else []
+        body = keep(doc, rest) + mid + lower_first(doc, keep(doc, ids)) + keep(doc, range(stop, v.sent.end))
+        out.append(tidy(doc, rest_of_doc(doc, body, v)))
+    return out
+
+
+def delete_leading_modifier(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
+    """"In 1998, he sold it." → "He sold it." """
+    return [tidy(doc, rest_of_doc(doc, keep(doc, range(comma + 1, v.sent.end)), v))
+            for v, _m, _ids, comma in _leading(doc)]
+
+
+def front_trailing_adverbial(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
+    """"He sold the farm in 1998." → "In 1998, he sold the farm." """
+    out = []
+    for sent in doc.sents:
+        v = sent.root
+        stop = final_punct(v)
+        subj = _child(v, "nsubj", "nsubjpass")
+        if stop is None or subj is None or subj.i > v.i:
+            continue
+        for m in v.children:
+            if m.i < v.i or m.dep_ not in {"prep", "advcl"}:
+                continue
+            ids = subtree(m)
+            if not contiguous(ids) or ids[-1] != stop - 1:
+                continue
+            if m.dep_ == "prep" and (m.lower_ not in _MOVABLE_PREPS or _child(m, "pobj") is None):
+                continue
+            if m.dep_ == "advcl" and not any(c.dep_ == "mark" and c.lower_ in _MARKS for c in m.children):
+                continue
+            drop = set(ids) | ({ids[0] - 1} if doc[ids[0] - 1].text == "," else set())
+            rest = [i for i in range(sent.start, stop) if i not in drop]
+            body = keep(doc, ids) + [Piece(",")] + lower_first(doc, keep(doc, rest)) + [Piece(doc[stop].text, stop)]
+            out.append(tidy(doc, rest_of_doc(doc, body, v)))
+    return out
+
+
+# --------------------------------------------------------------------------- splitting
+
+
+def split_conjoined_clauses(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
+    """"He came home, and she stayed." → "He came home. She stayed." """
+    out = []
+    for sent in doc.sents:
+        v = sent.root
+        stop = final_punct(v)
+        for c in v.children:
+            if c.dep_ != "conj" or c.pos_ not in {"VERB", "AUX"} or _child(c, "nsubj", "nsubjpass", "expl") is None:
+                continue
+            cc = [t for t in v.children if t.dep_ == "cc" and t.i < c.i and t.lower_ in {"and", "but"}]
+            if not cc or stop is None:
+                continue
+            cc_i = cc[-1].i
+            c_ids = [i for i in subtree(c) if i != stop]
+            if not contiguous(c_ids) or c_ids[0] != cc_i + 1:
+                continue
+            first = [i for i in range(sent.start, cc_i) if not (i == cc_i - 1 and doc[i].text == ",")]
+            if not first or any(i > c_ids[-1] for i in range(c_ids[-1] + 1, stop)):
+                continue
+            body = keep(doc, first) + [Piece(".")] + lower_first(doc, keep(doc, c_ids)) + keep(
+                doc, range(c_ids[-1] + 1, sent.end))
+            out.append(tidy(doc, rest_of_doc(doc, body, v)))
+    return out
+
+
+def split_conjoined_vp(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
+    """"He came and saw the city." → "He came. He saw the city." (the subject is copied)"""
+    out = []
+    for sent in doc.sents:
+        v = sent.root
+        subj = _child(v, "nsubj", "nsubjpass")
+        stop = final_punct(v)
+        if subj is None or stop is None or subj.i > v.i:
+            continue
+        for c in v.children:
+            if c.dep_ != "conj" or c.pos_ != "VERB" or _child(c, "nsubj", "nsubjpass", "expl") is not None:
+                continue
+            cc = [t for t in v.children if t.dep_ == "cc" and t.i < c.i and t.lower_ == "and"]
+            c_ids = [i for i in subtree(c) if i != stop]
+            if not cc or not contiguous(c_ids) or c_ids[0] != cc[-1].i + 1 or c_ids[-1] != stop - 1:
+                continue
+            s_ids = subtree(subj)
+            first = [i for i in range(sent.start, cc[-1].i) if not (i == cc[-1].i - 1 and doc[i].text == ",")]
+            copy = [Piece(doc[i].text) for i in s_ids]
+            body = (keep(doc, first) + [Piece(".")] + lower_first(doc, copy) + keep(doc, c_ids)
+                    + [Piece(doc[stop].text, stop)])
+            out.append(tidy(doc, rest_of_doc(doc, body, v)))
+    return out
+
+
+# --------------------------------------------------------------------------- genitive
+
+
+def pp_to_genitive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
+    """"the arrival of the train" → "the train's arrival" """
+    out = []
+    for n in doc:
+        if n.pos_ != "NOUN":
+            continue
+        det = _child(n, "det")
+        of = _child(n, "prep")
+        if det is None or det.lower_ != "the" or of is None or of.lower_ != "of" or of.i != n.i + 1:
+            continue
+        o = _child(of, "pobj")
+        if o is None or o.pos_ not in {"NOUN", "PROPN"} or len(list(of.children)) != 1:
+            continue
+        o_ids = subtree(o)
+        n_ids = subtree(n)
+        if len(o_ids) > 4 or any(t.dep_ in {"prep", "relcl", "acl", "appos", "conj", "cc"} for t in o.subtree):
+            continue
+        if o.pos_ == "NOUN" and _child(o, "det") is None:
+            continue
+        if not contiguous(n_ids) or n_ids[-1] != o_ids[-1] or n_ids[0] != det.i:
+            continue
+        pre = [i for i in range(det.i + 1, n.i)]
+        if any(doc[i].dep_ not in {"amod", "compound"} for i in pre):
+            continue
+        clitic = "'" if o.tag_ in {"NNS", "NNPS"} and o.text.endswith("s") else "'s"
+        np = keep(doc, o_ids) + [Piece(clitic)] + keep(doc, pre) + [Piece(n.text, n.i)]
+        if det.i == det.sent.start:
+            np = lower_first(doc, np)
+        body = keep(doc, range(n.sent.start, det.i)) + np + keep(doc, range(n_ids[-1] + 1, n.sent.end))
+        out.append(tidy(doc, rest_of_doc(doc, body, n)))
+    return out
+
+
+def genitive_to_pp(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
+    """"the train's arrival" → "the arrival of the train" """
+    out = []
+    for n in doc:
+        if n.pos_ != "NOUN":
+            continue
+        p = _child(n, "poss")
+        if p is None or p.pos_ not in {"NOUN", "PROPN"}:
+            continue
+        case = _child(p, "case")
+        p_ids = subtree(p)
+        if case is None or case.i != p_ids[-1] or not contiguous(p_ids):
+            continue
+        pre = [i for i in range(p_ids[-1] + 1, n.i)]
+        if any(doc[i].dep_ not in {"amod", "compound"} for i in pre) or any(
+                c.i > n.i for c in n.children if c.dep_ not in {"punct"}):
+            continue
+        owner = [i for i in p_ids if i != case.i]
+        if len(owner) > 4:
+            continue
+        np = [Piece("the")] + keep(doc, pre) + [Piece(n.text, n.i), Piece("of")] + lower_first(doc, keep(doc, owner))
+        body = keep(doc, range(n.sent.start, p_ids[0])) + np + keep(doc, range(n.i + 1, n.sent.end))
+        out.append(tidy(doc, rest_of_doc(doc, body, n)))
+    return out
+
+
+# --------------------------------------------------------------------------- compression of single words
+
+
+def delete_adverb(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
+    """"He also sold it quickly." → "He sold it quickly." (one adverb at a time)"""
+    out = []
+    for t in doc:
+        if (t.dep_ == "advmod" and t.pos_ == "ADV" and t.head.pos_ in {"VERB", "AUX"} and t.lower_ not in _NO_DELETE_ADV
+                and t.tag_ == "RB" and not list(t.children) and (t.i < t.head.i or t.lower_.endswith("ly"))):
+            out.append(tidy(doc, [Piece(d.text, d.i) for d in doc if d.i != t.i]))
+    return out
+
+
+def delete_adjective(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
+    """"his old tractor" → "his tractor" (one adjective at a time)"""
+    out = []
+    for t in doc:
+        if t.dep_ == "amod" and t.pos_ == "ADJ" and t.tag_ == "JJ" and t.i < t.head.i and not list(t.children) \
+                and t.head.pos_ == "NOUN" and t.ent_type_ == "":
+            out.append(tidy(doc, [Piece(d.text, d.i) for d in doc if d.i != t.i]))
+    return out
+
+
+# --------------------------------------------------------------------------- insertion and lexical
+
+
+def it_cleft(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
+    """"The farmer sold the tractor." → "It was the farmer who sold the tractor." """
+    out = []
+    for sent in doc.sents:
+        v = sent.root
+        subj = _child(v, "nsubj")
+        if v.pos_ != "VERB" or v.tag_ not in {"VBD", "VBZ", "VBP"} or subj is None:
+            continue
+        if subj.pos_ not in {"NOUN", "PROPN"}:
+            continue
+        s_ids = subtree(subj)
+        if s_ids[0] != sent.start or not contiguous(s_ids) or final_punct(v) is None:
+            continue
+        rel = "who" if subj.ent_type_ == "PERSON" else "that"
+        body = ([Piece("It"), Piece("was" if v.tag_ == "VBD" else "is")] + lower_first(doc, keep(doc, s_ids))
+                + [Piece(rel)] + keep(doc, range(s_ids[-1] + 1, sent.end)))
+        out.append(tidy(doc, rest_of_doc(doc, body, v)))
+    return out
+
+
+_WN_POS = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
+
+
+def synonym(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
+    """One content word → its most frequent WordNet synonym, inflected to the same tag
+    ("He bought an automobile." → "He purchased an automobile."). Anchors are never replaced."""
+    if ctx.wordnet is None or ctx.inflect is None:
+        return []
+    wn = ctx.wordnet()
+    out = []
+    for t in doc:
+        if len(out) >= ctx.max_lexical:
+            break
+        if t.i in ctx.protected or t.pos_ not in _WN_POS or t.is_stop or not t.is_alpha or len(t.text) < 3:
+            continue
+        if t.dep_ in {"aux", "auxpass", "neg", "compound"} or t.ent_type_:
+            continue
+        synsets = wn.synsets(t.lemma_.lower(), pos=_WN_POS[t.pos_])
+        if not synsets:
+            continue
+        lemma = t.lemma_.lower()
+        # attested synonyms only (SemCor count > 0): zero-count lemmas are mostly rare words
+        names = [(ln.count(), -k, ln.name()) for k, ln in enumerate(synsets[0].lemmas())
+                 if ln.name().lower() != lemma and "_" not in ln.name() and ln.name().isalpha() and ln.count() > 0]
+        if not names:
+            continue
+        new_lemma = max(names)[2]
+        form = new_lemma if t.tag_ in {"NN", "VB", "JJ", "RB", "NNP"} else ctx.inflect(new_lemma, t.tag_)
+        if not form:
+            continue
+        if t.text[:1].isupper():
+            form = form[:1].upper() + form[1:]
+        out.append([Piece(form, d.i, changed=True) if d.i == t.i else Piece(d.text, d.i) for d in doc])
+    return out
+
+
+# --------------------------------------------------------------------------- the rule objects
+
+PASSIVE_TO_ACTIVE = Rule("passive-to-active", "voice", "hand", passive_to_active,
+                         description="passive clause with a by-agent → active",
+                         example="The cake was eaten by the dog. → The dog ate the cake.")
+ACTIVE_TO_PASSIVE = Rule("active-to-passive", "voice", "hand", active_to_passive,
+                         description="active transitive clause → passive with a by-agent",
+                         example="The dog ate the cake. → The cake was eaten by the dog.")
+EXTRACT_APPOSITIVE = Rule("extract-appositive", "extraction", "hand", extract_appositive,
+                          description="appositive → its own copular sentence",
+                          example="Rome, the capital, is old. → Rome is old. Rome is the capital.")
+EXTRACT_RELATIVE_CLAUSE = Rule("extract-relative-clause", "extraction", "hand", extract_relative_clause,
+                               description="non-restrictive who/which clause → its own sentence",
+                               example="The examiner, who was kind, left. → The examiner left. The examiner was kind.")
+EXTRACT_PARTICIPIAL = Rule("extract-participial", "extraction", "hand", extract_participial,
+                           description="participial phrase set off by commas → its own sentence",
+                           example="The man, wearing a hat, left. → The man left. The man was wearing a hat.")
+SPLIT_CONJOINED_CLAUSES = Rule("split-conjoined-clauses", "split", "hand", split_conjoined_clauses,
+                               description="clauses joined by and/but → two sentences",
+                               example="He came home, and she stayed. → He came home. She stayed.")
+SPLIT_CONJOINED_VP = Rule("split-conjoined-vp", "split", "hand", split_conjoined_vp,
+                          description="conjoined verb phrases → two sentences, subject copied",
+                          example="He came and saw the city. → He came. He saw the city.")
+MOVE_LEADING_ADVERBIAL = Rule("move-leading-adverbial", "reorder", "hand", move_leading_adverbial,
+                              description="sentence-initial PP/adverbial clause → end of the clause",
+                              example="In 1998, he sold it. → He sold it in 1998.")
+FRONT_TRAILING_ADVERBIAL = Rule("front-trailing-adverbial", "reorder", "hand", front_trailing_adverbial,
+                                description="clause-final temporal/locative PP or adverbial clause → front",
+                                example="He sold it in 1998. → In 1998, he sold it.")
+PP_TO_GENITIVE = Rule("pp-to-genitive", "genitive", "hand", pp_to_genitive,
+                      description="the N of the M → the M's N",
+                      example="The arrival of the train was late. → The train's arrival was late.")
+GENITIVE_TO_PP = Rule("genitive-to-pp", "genitive", "hand", genitive_to_pp,
+                      description="the M's N → the N of the M",
+                      example="The train's arrival was late. → The arrival of the train was late.")
+DELETE_APPOSITIVE = Rule("delete-appositive", "compression", "hand", delete_appositive,
+                         description="delete an appositive set off by commas",
+                         example="Rome, the capital, is old. → Rome is old.")
+DELETE_RELATIVE_CLAUSE = Rule("delete-relative-clause", "compression", "hand", delete_relative_clause,
+                              description="delete a non-restrictive relative clause",
+                              example="The examiner, who was kind, left. → The examiner left.")
+DELETE_COMMA_MODIFIER = Rule("delete-comma-modifier", "compression", "hand", delete_comma_modifier,
+                             description="delete a verb modifier set off by commas",
+                             example="He left, after a while, for home. → He left for home.")
+DELETE_LEADING_MODIFIER = Rule("delete-leading-modifier", "compression", "hand", delete_leading_modifier,
+                               description="delete the modifier before the subject of the main clause",
+                               example="In 1998, he sold it. → He sold it.")
+DELETE_ADVERB = Rule("delete-adverb", "compression", "hand", delete_adverb,
+                     description="delete one adverb modifying a verb",
+                     example="He also sold it. → He sold it.")
+DELETE_ADJECTIVE = Rule("delete-adjective", "compression", "hand", delete_adjective,
+                        description="delete one attributive adjective",
+                        example="He sold his old tractor. → He sold his tractor.")
+IT_CLEFT = Rule("it-cleft", "insertion", "hand", it_cleft,
+                description='"It is" insertion: cleft the subject',
+                example="The farmer sold it. → It was the farmer that sold it.")
+SYNONYM = Rule("synonym", "lexical", "hand", synonym,
+               description="replace a content word by its commonest WordNet synonym, inflected (lemminflect)",
+               example="He bought a car. → He purchased a car.")
+
+HAND_RULES: tuple[Rule, ...] = (
+    PASSIVE_TO_ACTIVE, ACTIVE_TO_PASSIVE, EXTRACT_APPOSITIVE, EXTRACT_RELATIVE_CLAUSE, EXTRACT_PARTICIPIAL,
+    SPLIT_CONJOINED_CLAUSES, SPLIT_CONJOINED_VP, MOVE_LEADING_ADVERBIAL, FRONT_TRAILING_ADVERBIAL, PP_TO_GENITIVE,
+    GENITIVE_TO_PP, DELETE_APPOSITIVE, DELETE_RELATIVE_CLAUSE, DELETE_COMMA_MODIFIER, DELETE_LEADING_MODIFIER,
+    DELETE_ADVERB, DELETE_ADJECTIVE, IT_CLEFT, SYNONYM,
+)

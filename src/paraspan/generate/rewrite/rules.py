@@ -1,0 +1,116 @@
+"""The rule registry and rule sets.
+
+Hand-written rules are registered by name in :data:`rewrite_rules` (``"module:attr"`` strings,
+so listing names imports nothing). Learned rules come from JSON files: the one shipped in
+``data/learned-rules.json`` (extracted by ``paraspan learn-rules`` from MultiMWA train and MRPC
+positive pairs), or any other. A *refined* rules file (``paraspan refine-rules``) holds every
+candidate rule with its SVM weight and whether it was kept; ``RuleSet.from_file`` reads either.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from importlib.resources import as_file, files
+from pathlib import Path
+from typing import Any
+
+from paraspan.errors import CorpusError
+from paraspan.generate.rewrite.core import Rule
+from paraspan.registry import Registry
+
+rewrite_rules: Registry[Rule] = Registry("rewrite_rules")
+for _name, _attr in (
+    ("passive-to-active", "PASSIVE_TO_ACTIVE"), ("active-to-passive", "ACTIVE_TO_PASSIVE"),
+    ("extract-appositive", "EXTRACT_APPOSITIVE"), ("extract-relative-clause", "EXTRACT_RELATIVE_CLAUSE"),
+    ("extract-participial", "EXTRACT_PARTICIPIAL"), ("split-conjoined-clauses", "SPLIT_CONJOINED_CLAUSES"),
+    ("split-conjoined-vp", "SPLIT_CONJOINED_VP"), ("move-leading-adverbial", "MOVE_LEADING_ADVERBIAL"),
+    ("front-trailing-adverbial", "FRONT_TRAILING_ADVERBIAL"), ("pp-to-genitive", "PP_TO_GENITIVE"),
+    ("genitive-to-pp", "GENITIVE_TO_PP"), ("delete-appositive", "DELETE_APPOSITIVE"),
+    ("delete-relative-clause", "DELETE_RELATIVE_CLAUSE"), ("delete-comma-modifier", "DELETE_COMMA_MODIFIER"),
+    ("delete-leading-modifier", "DELETE_LEADING_MODIFIER"), ("delete-adverb", "DELETE_ADVERB"),
+    ("delete-adjective", "DELETE_ADJECTIVE"), ("it-cleft", "IT_CLEFT"), ("synonym", "SYNONYM"),
+):
+    rewrite_rules.register(_name, f"paraspan.generate.rewrite.hand:{_attr}")
+
+SHIPPED_LEARNED = "learned-rules.json"
+
+
+def shipped(name: str) -> Path | None:
+    resource = files("paraspan.generate.rewrite") / "data" / name
+    with as_file(resource) as path:
+        return Path(path) if Path(path).is_file() else None
+
+
+def hand_rules() -> list[Rule]:
+    return [rewrite_rules.get(name) for name in rewrite_rules.names()]
+
+
+@dataclass
+class RuleSet:
+    """The rules a rewriter applies, in a fixed order, with per-rule refinement info if any."""
+
+    rules: list[Rule]
+    info: dict[str, dict[str, Any]] = field(default_factory=dict)  # name → weight, kept, counts
+    source: str = "default"
+
+    def __post_init__(self) -> None:
+        names = [r.name for r in self.rules]
+        if len(set(names)) != len(names):
+            raise ValueError("rule names must be unique")
+
+    def __len__(self) -> int:
+        return len(self.rules)
+
+    def names(self) -> list[str]:
+        return [r.name for r in self.rules]
+
+    def get(self, name: str) -> Rule:
+        for rule in self.rules:
+            if rule.name == name:
+                return rule
+        raise KeyError(name)
+
+    @classmethod
+    def default(cls, learned: str | Path | None = None) -> RuleSet:
+        """Every hand-written rule plus the learned rules (shipped file unless ``learned``)."""
+        from paraspan.generate.rewrite.learned import load_learned
+
+        path = Path(learned) if learned is not None else shipped(SHIPPED_LEARNED)
+        rules = hand_rules() + (load_learned(path) if path is not None else [])
+        return cls(rules, source=str(path) if path else "hand")
+
+    @classmethod
+    def from_file(cls, path: str | Path, *, kept_only: bool = True) -> RuleSet:
+        """A refined rules file (kept rules only, unless ``kept_only`` is false) or a learned one."""
+        from paraspan.generate.rewrite.learned import Pattern, load_learned, make_rule
+
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise CorpusError(f"cannot read rules file: {exc}"[:300],
+                              "pass a file written by `paraspan refine-rules` or `paraspan learn-rules`",
+                              file=str(path), code="E783") from None
+        if data.get("format") == "paraspan-learned-rules":
+            return cls(hand_rules() + load_learned(path), source=str(path))
+        if data.get("format") != "paraspan-refined-rules" or not isinstance(data.get("rules"), list):
+            raise CorpusError("not a paraspan rules file (no 'format' key)",
+                              "pass a file written by `paraspan refine-rules` or `paraspan learn-rules`",
+                              file=str(path), code="E784")
+        known = {r.name: r for r in hand_rules()}
+        rules: list[Rule] = []
+        info: dict[str, dict[str, Any]] = {}
+        for entry in data["rules"]:
+            name = entry.get("name")
+            if kept_only and not entry.get("kept"):
+                continue
+            if entry.get("kind") == "learned":
+                rule = make_rule(Pattern.from_dict(entry["pattern"]), int(entry.get("count", 0)))
+            elif name in known:
+                rule = known[name]
+            else:
+                raise CorpusError(f"unknown hand-written rule {name!r}", "see `paraspan rules list`", file=str(path),
+                                  code="E785")
+            rules.append(rule)
+            info[rule.name] = {k: v for k, v in entry.items() if k not in {"pattern"}}
+        return cls(rules, info, source=str(path))

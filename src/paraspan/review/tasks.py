@@ -1,0 +1,457 @@
+"""Review tasks, their assignment to annotators, and the responses, kept in the run store.
+
+The protocol is that of Culkin et al. 2021 §6.1. A *task* shows the definition of the expected
+frame (the source's frame: paraphrasing is meant to keep it) and two or three gold example
+sentences, then three *candidates* in random order, each with its highlighted trigger and a 0–100
+rating of how well the trigger evokes the frame in context:
+
+1. the system output (frame *a*, its lexical unit *b*),
+2. a gold in-frame sentence (frame *a*, another LU),
+3. a gold out-of-frame sentence (another frame; the output's own trigger word in another frame
+   when the gold sentences have one, so that the control is not trivially easy).
+
+The annotator never sees the source sentence (it is neither a control nor an example), nor which
+candidate is which: the page gets opaque slots ``c0..c2``. Example triggers are kept disjoint from
+the candidates' triggers (the paper's footnote 19). For SRL and entity runs the same protocol
+asks whether the highlighted span has the structure's label (predicate sense, entity type).
+
+Tables (created on the store's own SQLite file, next to the store's tables, ``review_`` prefix):
+
+``review_tasks(id, output_id UNIQUE, rank, kind, label, definition, question, examples, items, created)``
+    one per judged output; ``items`` (JSON) holds the candidates in display order with what the
+    page must not see (which is the output, the gold sentence ids); ``rank`` is a seeded random
+    order so that annotators sample the whole run, not its first inputs.
+``review_assignments(task_id, annotator, assigned)``
+    who was given which task, when.
+``review_responses(task_id, annotator, item_id, kind, score, time, seconds, judgment_id)``
+    one rating per candidate; the primary key (task, annotator, item) makes a double submission
+    impossible. A rating of the system output is also written to the store's ``judgments`` table
+    (``judgment_id``), which is what ``paraspan train-filter`` learns from.
+
+Assignment: an annotator gets back their unfinished task if they have one; otherwise the task
+with the fewest (finished + currently assigned) annotators, never one they already had, and
+never one that has ``redundancy`` ratings. So concurrent annotators get different tasks until
+every task has been handed out, and only then start a second round.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import random
+import sqlite3
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from paraspan.corpus.schema import Sentence
+from paraspan.errors import ParaspanError
+from paraspan.report.highlight import Palette, highlight_html, structure_spans
+from paraspan.store import RunStore
+
+SYSTEM, GOLD_IN, GOLD_OUT = "system", "gold-in", "gold-out"
+SLOTS = ("c0", "c1", "c2")
+MAX_NAME = 64
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS review_tasks (
+    id INTEGER PRIMARY KEY, output_id TEXT NOT NULL UNIQUE, rank INTEGER NOT NULL, kind TEXT NOT NULL,
+    label TEXT NOT NULL, definition TEXT, question TEXT NOT NULL, examples TEXT NOT NULL, items TEXT NOT NULL,
+    created TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS review_tasks_rank ON review_tasks(rank);
+CREATE TABLE IF NOT EXISTS review_assignments (
+    task_id INTEGER NOT NULL, annotator TEXT NOT NULL, assigned REAL NOT NULL, PRIMARY KEY (task_id, annotator));
+CREATE TABLE IF NOT EXISTS review_responses (
+    task_id INTEGER NOT NULL, annotator TEXT NOT NULL, item_id TEXT NOT NULL, kind TEXT NOT NULL,
+    score REAL NOT NULL CHECK (score >= 0 AND score <= 100), time TEXT NOT NULL, seconds REAL,
+    judgment_id INTEGER, PRIMARY KEY (task_id, annotator, item_id));
+CREATE INDEX IF NOT EXISTS review_responses_annotator ON review_responses(annotator);
+"""
+
+QUESTIONS = {
+    "frame": "How well does the highlighted phrase evoke the frame {label} in its sentence?",
+    "srl": "How well does the highlighted word express the predicate sense {label} in its sentence?",
+    "entity": "How well is the highlighted phrase a mention of a {label} entity in its sentence?",
+    "event": "How well does the highlighted phrase trigger an event of type {label} in its sentence?",
+}
+
+
+class ReviewError(ParaspanError):
+    """A review request that cannot be served; ``status`` is the HTTP status to answer with."""
+
+    def __init__(self, message: str, hint: str = "", status: int = 400, code: str = "E760") -> None:
+        super().__init__(message, hint, code=code)
+        self.status = status
+        self.message = message
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S%z")
+
+
+def ensure_tables(conn: sqlite3.Connection) -> None:
+    for statement in _SCHEMA.strip().split(";"):
+        if statement.strip():
+            conn.execute(statement)
+
+
+# ---------------------------------------------------------------------------------------- gold pool
+
+
+@dataclass(frozen=True)
+class GoldEntry:
+    """One gold structure with an anchor: a control or an example candidate."""
+
+    sentence_id: str
+    structure: int
+    kind: str
+    label: str
+    lu: str  # the anchor's label (FrameNet LU) or, without one, its lowercased text
+    text: str
+    start: int
+    end: int
+    html: str  # the sentence with anchor and arguments highlighted (examples show them)
+    trigger: str  # the anchor's text, lowercased
+
+    @property
+    def item_id(self) -> str:
+        return f"gold:{self.sentence_id}#{self.structure}"
+
+
+@dataclass
+class GoldPool:
+    """Gold structures by (kind, label)."""
+
+    by_label: dict[tuple[str, str], list[GoldEntry]] = field(default_factory=lambda: defaultdict(list))
+    by_kind: dict[str, list[GoldEntry]] = field(default_factory=lambda: defaultdict(list))
+    by_trigger: dict[str, list[GoldEntry]] = field(default_factory=lambda: defaultdict(list))
+    palette: Palette = field(default_factory=Palette)
+    seen: set[str] = field(default_factory=set)
+
+    def add(self, sentences: Iterable[Sentence]) -> int:
+        added = 0
+        for sentence in sentences:
+            if sentence.is_augmented or sentence.id in self.seen:
+                continue
+            self.seen.add(sentence.id)
+            for index, structure in enumerate(sentence.structures):
+                anchor = structure.anchor
+                if anchor is None or not 0 <= anchor.start < anchor.end <= len(sentence.text):
+                    continue
+                lu = anchor.label or anchor.text_in(sentence.text).lower()
+                entry = GoldEntry(sentence.id, index, structure.kind, structure.label, lu, sentence.text,
+                                  anchor.start, anchor.end,
+                                  highlight_html(sentence.text, structure_spans(structure), self.palette),
+                                  anchor.text_in(sentence.text).lower())
+                self.by_label[(structure.kind, structure.label)].append(entry)
+                self.by_kind[structure.kind].append(entry)
+                self.by_trigger[entry.trigger].append(entry)
+                added += 1
+        return added
+
+    def __len__(self) -> int:
+        return sum(len(v) for v in self.by_label.values())
+
+
+def _rank(seed: int, key: str) -> int:
+    return int(hashlib.sha256(f"{seed}|{key}".encode()).hexdigest()[:12], 16)
+
+
+@dataclass
+class PrepareResult:
+    tasks: int = 0  # new tasks written
+    existing: int = 0  # outputs that already had a task
+    skipped: int = 0  # outputs without an anchor to highlight
+    no_in_frame: int = 0  # tasks without a gold in-frame control
+    same_lu: int = 0  # tasks whose in-frame control has the output's LU (no other LU in the pool)
+    no_out_frame: int = 0
+
+
+def _sample(rng: random.Random, entries: Sequence[GoldEntry], ok: Callable[[GoldEntry], bool],
+            k: int = 1) -> list[GoldEntry]:
+    """Up to ``k`` distinct random entries that pass ``ok``.
+
+    Random draws first (a large pool would make a full scan per task quadratic over a run), then
+    a scan of what is left when draws did not find enough. Deterministic for the ``rng``'s seed.
+    """
+    chosen: list[GoldEntry] = []
+    seen: set[int] = set()
+    if entries:
+        for _ in range(20 * k):
+            index = rng.randrange(len(entries))
+            if index not in seen:
+                seen.add(index)
+                if ok(entries[index]):
+                    chosen.append(entries[index])
+                    if len(chosen) == k:
+                        return chosen
+    rest = [i for i in range(len(entries)) if i not in seen and ok(entries[i])]
+    rng.shuffle(rest)
+    return chosen + [entries[i] for i in rest[:k - len(chosen)]]
+
+
+def build_task(output: Sentence, input_id: str, pool: GoldPool, *, seed: int = 0,
+               definitions: dict[str, str] | None = None) -> tuple[dict[str, Any], PrepareResult] | None:
+    """The task for one output (None when the output has no anchor to highlight)."""
+    stats = PrepareResult()
+    if not output.structures or output.structures[0].anchor is None:
+        return None
+    structure = output.structures[0]
+    anchor = structure.anchor
+    assert anchor is not None
+    rng = random.Random(f"{seed}|{output.id}")
+    trigger = anchor.text_in(output.text).lower()
+    out_lu = anchor.label or trigger
+    same = pool.by_label.get((structure.kind, structure.label), [])
+    # gold in-frame: same frame, another LU (and another trigger word); else any LU of the frame
+    found = _sample(rng, same, lambda e: e.sentence_id != input_id and e.lu != out_lu and e.trigger != trigger)
+    if not found:
+        found = _sample(rng, same, lambda e: e.sentence_id != input_id)
+        if found:
+            stats.same_lu = 1
+        else:
+            stats.no_in_frame = 1
+    gold_in = found[0] if found else None
+    # gold out-of-frame, adversarial where the pool allows: the output's own trigger word evoking
+    # another frame (another sense of the word); else any sentence of another frame
+    def other_frame(e: GoldEntry) -> bool:
+        return e.kind == structure.kind and e.label != structure.label and e.sentence_id != input_id
+
+    found = (_sample(rng, pool.by_trigger.get(trigger, []), other_frame)
+             or _sample(rng, pool.by_kind.get(structure.kind, []), other_frame))
+    gold_out = found[0] if found else None
+    stats.no_out_frame = int(gold_out is None)
+    items: list[dict[str, Any]] = [{"kind": SYSTEM, "ref": output.id, "text": output.text, "start": anchor.start,
+                                    "end": anchor.end}]
+    for kind, entry in ((GOLD_IN, gold_in), (GOLD_OUT, gold_out)):
+        if entry is not None:
+            items.append({"kind": kind, "ref": entry.item_id, "text": entry.text, "start": entry.start,
+                          "end": entry.end, "label": entry.label})
+    rng.shuffle(items)
+    for slot, item in zip(SLOTS, items, strict=False):
+        item["slot"] = slot
+    # examples: the frame's other gold sentences, one per sentence and trigger word, triggers disjoint
+    # from every candidate's trigger; other LUs than the candidates' when there are enough of them
+    triggers = {i["text"][i["start"]:i["end"]].lower() for i in items}
+    lus = {out_lu} | ({gold_in.lu} if gold_in else set())
+    excluded = {input_id, gold_in.sentence_id if gold_in else None}
+    usable = [e for e in same if e.sentence_id not in excluded and e.trigger not in triggers]  # one scan
+    rng.shuffle(usable)
+    chosen: list[GoldEntry] = []
+    for strict in (True, False):
+        for e in usable:
+            if len(chosen) == 3:
+                break
+            if (not strict or e.lu not in lus) and all(c.sentence_id != e.sentence_id and c.trigger != e.trigger
+                                                       for c in chosen):
+                chosen.append(e)
+        if len(chosen) >= 2:
+            break
+    definition = (definitions or {}).get(structure.label, "") if structure.kind == "frame" else ""
+    task = {
+        "output_id": output.id, "rank": _rank(seed, output.id), "kind": structure.kind, "label": structure.label,
+        "definition": definition,
+        "question": QUESTIONS.get(structure.kind, QUESTIONS["frame"]).format(label=structure.label),
+        "examples": [{"html": e.html, "ref": e.item_id} for e in chosen],
+        "items": items,
+    }
+    return task, stats
+
+
+def prepare_tasks(store: RunStore, pool: GoldPool, *, seed: int = 0, definitions: dict[str, str] | None = None,
+                  filter: str | None = None, sample: int | None = None) -> PrepareResult:
+    """Write a task for every output (that ``filter`` kept; a seeded ``sample`` of them) without one.
+
+    Idempotent: outputs that already have a task keep it (answers stay attached to what was shown).
+    """
+    conn = store.conn
+    ensure_tables(conn)
+    existing = {r[0] for r in conn.execute("SELECT output_id FROM review_tasks")}
+    records = list(store.iter_outputs(filter))
+    if sample is not None and sample < len(records):
+        records = sorted(records, key=lambda r: _rank(seed, r.id))[:sample]
+    result = PrepareResult()
+    rows = []
+    for record in records:
+        if record.id in existing:
+            result.existing += 1
+            continue
+        built = build_task(record.sentence, record.input_id, pool, seed=seed, definitions=definitions)
+        if built is None:
+            result.skipped += 1
+            continue
+        task, stats = built
+        result.tasks += 1
+        result.no_in_frame += stats.no_in_frame
+        result.same_lu += stats.same_lu
+        result.no_out_frame += stats.no_out_frame
+        rows.append((task["output_id"], task["rank"], task["kind"], task["label"], task["definition"],
+                     task["question"], json.dumps(task["examples"], ensure_ascii=False),
+                     json.dumps(task["items"], ensure_ascii=False), _now()))
+    conn.execute("BEGIN IMMEDIATE")
+    conn.executemany("INSERT OR IGNORE INTO review_tasks (output_id, rank, kind, label, definition, question, "
+                     "examples, items, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    conn.execute("COMMIT")
+    return result
+
+
+# ---------------------------------------------------------------------------------------- serving
+
+
+def check_annotator(name: str) -> str:
+    name = (name or "").strip()
+    if not name or len(name) > MAX_NAME or any(ord(c) < 32 for c in name):
+        raise ReviewError(f"the annotator name must be 1-{MAX_NAME} printable characters",
+                          "type your name in the box at the top", status=422, code="E761")
+    return name
+
+
+@dataclass(frozen=True)
+class ReviewSettings:
+    redundancy: int = 3  # annotators per task (the paper: 3)
+    lease: float = 1800.0  # seconds a handed-out task stays reserved for its annotator
+
+
+def _public(row: sqlite3.Row | tuple, progress: dict[str, Any]) -> dict[str, Any]:
+    """What the page may see of a task: no output id, no item kinds, no gold ids."""
+    task_id, kind, label, definition, question, examples, items = row
+    return {
+        "task": task_id, "kind": kind, "label": label, "definition": definition, "question": question,
+        "examples": [e["html"] for e in json.loads(examples)],
+        "candidates": [{"slot": i["slot"], "text": i["text"], "start": i["start"], "end": i["end"],
+                        "html": html.escape(i["text"][:i["start"]]) + "<mark class=\"anchor\">"
+                        + html.escape(i["text"][i["start"]:i["end"]]) + "</mark>" + html.escape(i["text"][i["end"]:])}
+                       for i in json.loads(items)],
+        "progress": progress,
+    }
+
+
+def progress(conn: sqlite3.Connection, annotator: str | None, settings: ReviewSettings) -> dict[str, Any]:
+    total = int(conn.execute("SELECT COUNT(*) FROM review_tasks").fetchone()[0])
+    per_task = dict(conn.execute("SELECT task_id, COUNT(DISTINCT annotator) FROM review_responses GROUP BY task_id"))
+    out: dict[str, Any] = {
+        "tasks": total,
+        "tasks_started": len(per_task),
+        "tasks_complete": sum(1 for n in per_task.values() if n >= settings.redundancy),
+        "redundancy": settings.redundancy,
+        "ratings": sum(per_task.values()),
+        "target": total * settings.redundancy,
+        "annotators": int(conn.execute("SELECT COUNT(DISTINCT annotator) FROM review_responses").fetchone()[0]),
+    }
+    if annotator:
+        mine = int(conn.execute("SELECT COUNT(DISTINCT task_id) FROM review_responses WHERE annotator = ?",
+                                (annotator,)).fetchone()[0])
+        held = int(conn.execute("SELECT COUNT(*) FROM review_assignments WHERE annotator = ?",
+                                (annotator,)).fetchone()[0])
+        open_for_me = int(conn.execute(
+            "SELECT COUNT(*) FROM review_tasks t WHERE NOT EXISTS (SELECT 1 FROM review_assignments a "
+            "WHERE a.task_id = t.id AND a.annotator = ?) AND (SELECT COUNT(DISTINCT r.annotator) FROM "
+            "review_responses r WHERE r.task_id = t.id) < ?", (annotator, settings.redundancy)).fetchone()[0])
+        out["done_by_you"] = mine
+        out["left_for_you"] = open_for_me + (held - mine)
+    return out
+
+
+_TASK_COLUMNS = "id, kind, label, definition, question, examples, items"
+
+
+def next_task(conn: sqlite3.Connection, annotator: str, settings: ReviewSettings) -> dict[str, Any] | None:
+    """The task to show ``annotator`` now (reserving it), or None when nothing is left for them."""
+    annotator = check_annotator(annotator)
+    ensure_tables(conn)
+    now = time.time()
+    conn.execute("BEGIN IMMEDIATE")  # one assigner at a time: two annotators never race for one task
+    try:
+        row = conn.execute(
+            f"SELECT {_TASK_COLUMNS} FROM review_tasks WHERE id = (SELECT a.task_id FROM review_assignments a "
+            "WHERE a.annotator = ? AND NOT EXISTS (SELECT 1 FROM review_responses r WHERE r.task_id = a.task_id "
+            "AND r.annotator = a.annotator) ORDER BY a.assigned LIMIT 1)", (annotator,)).fetchone()
+        if row is not None:  # their unfinished task (a reload, a second tab): the same one
+            conn.execute("UPDATE review_assignments SET assigned = ? WHERE task_id = ? AND annotator = ?",
+                         (now, row[0], annotator))
+        else:
+            row = conn.execute(
+                f"""SELECT {_TASK_COLUMNS} FROM (
+                      SELECT t.*,
+                        (SELECT COUNT(DISTINCT r.annotator) FROM review_responses r WHERE r.task_id = t.id) AS done,
+                        (SELECT COUNT(*) FROM review_assignments a WHERE a.task_id = t.id AND a.assigned > ?
+                           AND NOT EXISTS (SELECT 1 FROM review_responses r WHERE r.task_id = a.task_id
+                                           AND r.annotator = a.annotator)) AS active
+                      FROM review_tasks t
+                      WHERE NOT EXISTS (SELECT 1 FROM review_assignments a WHERE a.task_id = t.id
+                                        AND a.annotator = ?))
+                    WHERE done < ? ORDER BY done + active, active, rank, id LIMIT 1""",
+                (now - settings.lease, annotator, settings.redundancy)).fetchone()
+            if row is not None:
+                conn.execute("INSERT INTO review_assignments VALUES (?, ?, ?)", (row[0], annotator, now))
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    if row is None:
+        return None
+    return _public(row, progress(conn, annotator, settings))
+
+
+def submit(store: RunStore, annotator: str, task_id: int, scores: dict[str, float],
+           settings: ReviewSettings) -> dict[str, Any]:
+    """Record one annotator's ratings of one task's candidates, atomically; returns their progress.
+
+    Raises :class:`ReviewError` (with an HTTP status) for an unknown task (404) or candidate (404),
+    a missing candidate or a score outside 0–100 (422), a task not handed to this annotator (409)
+    and a second submission (409). Nothing is written unless everything is valid.
+    """
+    annotator = check_annotator(annotator)
+    conn = store.conn
+    ensure_tables(conn)
+    for slot, score in scores.items():
+        if not isinstance(score, (int, float)) or isinstance(score, bool) or not 0 <= float(score) <= 100:
+            raise ReviewError(f"the score of {slot} must be a number within 0-100, not {score!r}",
+                              "move the slider", status=422, code="E762")
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        row = conn.execute("SELECT output_id, items FROM review_tasks WHERE id = ?", (task_id,)).fetchone()
+        if row is None:
+            raise ReviewError(f"no task {task_id}", "fetch a task with /api/next", status=404, code="E763")
+        items = {i["slot"]: i for i in json.loads(row[1])}
+        unknown = sorted(set(scores) - set(items))
+        if unknown:
+            raise ReviewError(f"task {task_id} has no candidate {', '.join(unknown)}",
+                              f"rate exactly {', '.join(sorted(items))}", status=404, code="E764")
+        missing = sorted(set(items) - set(scores))
+        if missing:
+            raise ReviewError(f"no score for candidate {', '.join(missing)} of task {task_id}",
+                              "rate every candidate", status=422, code="E765")
+        assigned = conn.execute("SELECT assigned FROM review_assignments WHERE task_id = ? AND annotator = ?",
+                                (task_id, annotator)).fetchone()
+        if assigned is None:
+            raise ReviewError(f"task {task_id} was not given to {annotator}", "fetch your task with /api/next",
+                              status=409, code="E766")
+        if conn.execute("SELECT 1 FROM review_responses WHERE task_id = ? AND annotator = ? LIMIT 1",
+                        (task_id, annotator)).fetchone():
+            raise ReviewError(f"{annotator} already rated task {task_id}", "each task is rated once per annotator",
+                              status=409, code="E767")
+        seconds = round(time.time() - float(assigned[0]), 1)
+        stamp = _now()
+        for slot, item in items.items():
+            score = float(scores[slot])
+            judgment_id = None
+            if item["kind"] == SYSTEM:
+                judgment_id = store.add_judgment(item["ref"], score, annotator,
+                                                 note=json.dumps({"review_task": task_id, "seconds": seconds}))
+            conn.execute("INSERT INTO review_responses VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                         (task_id, annotator, item["ref"], item["kind"], score, stamp, seconds, judgment_id))
+        conn.execute("COMMIT")
+    except sqlite3.IntegrityError:  # a concurrent double submission that passed the check above
+        conn.execute("ROLLBACK")
+        raise ReviewError(f"{annotator} already rated task {task_id}", "each task is rated once per annotator",
+                          status=409, code="E767") from None
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    return progress(conn, annotator, settings)

@@ -1,0 +1,168 @@
+"""`paraspan augment`, `export` and `train-filter` end to end, with the fake models (no LLM),
+including a real SIGKILL in the middle of a run and its resumption."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from paraspan.cli.main import main
+from tests.pipeline.conftest import SENTENCES, write_corpus
+
+REPO = Path(__file__).resolve().parents[2]
+FAKE_ARGS = ["--generator", "tests.pipeline.fakes:make_generator", "--aligner", "tests.pipeline.fakes:make_aligner",
+             "--no-progress"]
+
+
+@pytest.fixture
+def corpus(tmp_path) -> Path:
+    return write_corpus(tmp_path / "corpus.jsonl", SENTENCES)
+
+
+def _lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_augment_writes_outputs_summary_and_store(tmp_path, corpus, capsys):
+    out = tmp_path / "out.jsonl"
+    rc = main(["augment", str(corpus), "-o", str(out), "--iterations", "2", "--store", str(tmp_path / "run.db"),
+               *FAKE_ARGS])
+    assert rc == 0
+    rows = _lines(out)
+    assert len(rows) == 6 and all(r["source_id"] in {"a", "c", "d"} for r in rows)
+    assert {r["provenance"]["iteration"] for r in rows} == {1, 2}
+    summary = json.loads((tmp_path / "out.summary.json").read_text())
+    assert summary["inputs"] == 4 and summary["skipped"] == 1 and summary["outputs_per_iteration"] == {"1": 3, "2": 3}
+    assert summary["kept_per_filter"]["iter1"] == 3
+    err = capsys.readouterr().err
+    assert "augmentation run" in err and "new (frame, trigger lemma) pairs" in err
+    # the store exports again, filtered, in other formats
+    assert main(["export", str(tmp_path / "run.db"), "-o", str(tmp_path / "i1.jsonl"), "--filter", "iter1"]) == 0
+    assert len(_lines(tmp_path / "i1.jsonl")) == 3
+    assert main(["export", str(tmp_path / "run.db"), "-o", str(tmp_path / "o.spacy"), "--to", "docbin"]) == 0
+    assert (tmp_path / "o.spacy").stat().st_size > 0
+
+
+def test_filter_chooses_what_is_written(tmp_path, corpus):
+    out = tmp_path / "out.jsonl"
+    assert main(["augment", str(corpus), "-o", str(out), "-k", "3", "--filter", "iteration<=2&aligner>=0.9",
+                 *FAKE_ARGS]) == 0
+    rows = _lines(out)
+    assert len(rows) == 6 and all(r["provenance"]["filters"]["iteration<=2&aligner>=0.9"] for r in rows)
+
+
+def test_bad_input_is_one_line_not_a_traceback(tmp_path, corpus, capsys):
+    assert main(["augment", str(tmp_path / "missing.jsonl"), "-o", str(tmp_path / "o.jsonl"), *FAKE_ARGS]) == 1
+    assert "no such file" in capsys.readouterr().err
+    assert main(["augment", str(corpus), "-o", str(tmp_path / "o.jsonl"), "--filter", "speed>3", *FAKE_ARGS]) == 1
+    assert "cannot read the filter" in capsys.readouterr().err
+    assert main(["augment", str(corpus), "-o", str(tmp_path / "o.jsonl"), "--resume", *FAKE_ARGS]) == 1
+    assert "--resume needs the --store" in capsys.readouterr().err
+    store = tmp_path / "run.db"
+    assert main(["augment", str(corpus), "-o", str(tmp_path / "o.jsonl"), "--store", str(store), *FAKE_ARGS]) == 0
+    capsys.readouterr()
+    assert main(["augment", str(corpus), "-o", str(tmp_path / "o.jsonl"), "--store", str(store), *FAKE_ARGS]) == 1
+    assert "already exists" in capsys.readouterr().err
+    conn = sqlite3.connect(store)
+    conn.execute("UPDATE schema_version SET version = 99")
+    conn.commit()
+    conn.close()
+    assert main(["export", str(store), "-o", str(tmp_path / "e.jsonl")]) == 1
+    err = capsys.readouterr().err
+    assert "schema version 99" in err and "Traceback" not in err
+    bad = write_corpus(tmp_path / "bad.jsonl", SENTENCES[:1])
+    with bad.open("a") as handle:
+        handle.write("{not json\n")
+    assert main(["augment", str(bad), "-o", str(tmp_path / "o2.jsonl"), *FAKE_ARGS]) == 1
+    assert f"{bad}:2:" in capsys.readouterr().err
+    assert not (tmp_path / "o2.jsonl").exists()
+
+
+def test_train_filter_from_judgments(tmp_path, corpus, capsys):
+    store = tmp_path / "run.db"
+    assert main(["augment", str(corpus), "-o", str(tmp_path / "o.jsonl"), "-k", "4", "--store", str(store),
+                 *FAKE_ARGS]) == 0
+    rows = _lines(tmp_path / "o.jsonl")
+    judgments = tmp_path / "j.jsonl"
+    # judges like early iterations
+    with judgments.open("w") as handle:
+        for r in rows:
+            for ann in range(2):
+                handle.write(json.dumps({"output_id": r["id"], "score": max(0, 95 - 30 * r["provenance"]["iteration"] + ann)}) + "\n")
+    model = tmp_path / "f.json"
+    assert main(["train-filter", str(judgments), "--store", str(store), "-o", str(model), "--epochs", "300"]) == 0
+    assert json.loads(model.read_text())["mode"] == "precision"
+    assert main(["export", str(store), "-o", str(tmp_path / "p.jsonl"), "--filter-model", str(model)]) == 0
+    kept = _lines(tmp_path / "p.jsonl")
+    assert 0 < len(kept) < len(rows)
+    assert all(r["provenance"]["iteration"] <= 2 for r in kept)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"output_id": "x", "score": 150}\n')
+    capsys.readouterr()
+    assert main(["train-filter", str(bad), "--store", str(store)]) == 1
+    assert f"{bad}:1:" in capsys.readouterr().err
+
+
+def test_kill_9_then_resume_loses_and_duplicates_nothing(tmp_path):
+    rows = []
+    for i in range(12):
+        for base in SENTENCES:
+            row = json.loads(json.dumps(base))
+            row["id"] = f"{base['id']}{i}"
+            rows.append(row)
+    corpus = write_corpus(tmp_path / "many.jsonl", rows)
+    store, out = tmp_path / "run.db", tmp_path / "out.jsonl"
+    cmd = [sys.executable, "-m", "paraspan", "augment", str(corpus), "-o", str(out), "--store", str(store),
+           "-k", "2", *FAKE_ARGS]
+    env = {**os.environ, "PARASPAN_FAKE_DELAY": "0.15", "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    done = 0
+    deadline = time.time() + 240
+    while time.time() < deadline and proc.poll() is None:
+        time.sleep(0.2)
+        if store.exists():
+            try:
+                with sqlite3.connect(store, timeout=5) as conn:
+                    done = conn.execute("SELECT COUNT(*) FROM inputs WHERE status != 'pending'").fetchone()[0]
+            except sqlite3.OperationalError:
+                continue
+            if done >= 6:
+                break
+    assert proc.poll() is None, f"the run ended before it could be killed: {proc.stderr.read().decode()[-2000:]}"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert not out.exists()  # -o is written atomically at the end: nothing half-written
+    with sqlite3.connect(store) as conn:
+        before = conn.execute("SELECT COUNT(*) FROM inputs WHERE status != 'pending'").fetchone()[0]
+    assert 6 <= before < len(rows)
+    env["PARASPAN_FAKE_DELAY"] = "0"
+    resumed = subprocess.run([*cmd, "--resume"], cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    summary = json.loads((tmp_path / "out.summary.json").read_text())
+    assert summary["processed_now"] == len(rows) - before
+    ids = [r["id"] for r in _lines(out)]
+    assert len(ids) == len(set(ids)) == 12 * 6  # a, c, d: 2 iterations each, no loss, no duplicate
+    with sqlite3.connect(store) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM inputs WHERE status = 'pending'").fetchone()[0] == 0
+        assert conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 2
+        cand = conn.execute("SELECT COUNT(*), COUNT(DISTINCT input_id || structure || iteration || candidate) "
+                            "FROM candidates").fetchone()
+        assert cand[0] == cand[1]
+
+
+def test_demo_runs_on_the_bundled_corpus(tmp_path, capsys):
+    out = tmp_path / "demo" / "demo.augmented.jsonl"
+    assert main(["augment", "--demo", "-o", str(out), *FAKE_ARGS]) == 0
+    summary = json.loads((tmp_path / "demo" / "demo.augmented.summary.json").read_text())
+    assert summary["inputs"] == 12 and summary["outputs"] == len(_lines(out)) > 0
+    assert (tmp_path / "demo" / "demo.run.db").exists()
+    assert main(["augment", "--demo", "-o", str(out), *FAKE_ARGS]) == 0  # runs again, afresh
+    assert main(["augment", str(out), "--demo", *FAKE_ARGS]) == 1

@@ -1,0 +1,53 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from paraspan.cli.main import main
+from tests.evaluate.downstream.toy import frame_corpus
+
+
+def _write(path, sentences):
+    path.write_text("".join(json.dumps(s.to_dict()) + "\n" for s in sentences), encoding="utf-8")
+    return path
+
+
+@pytest.mark.slow
+def test_downstream_frame_id_with_jsonl_augmentation(tmp_path, capsys):
+    train = _write(tmp_path / "train.jsonl", frame_corpus(24))
+    dev = _write(tmp_path / "dev.jsonl", frame_corpus(6, offset=50))
+    aug = []
+    for s in frame_corpus(24):
+        d = s.to_dict()
+        d["id"], d["source_id"], d["text"] = s.id + "~x", s.id, s.text.replace(" yesterday", " today    ")
+        aug.append(d)
+    (tmp_path / "aug.jsonl").write_text("".join(json.dumps(d) + "\n" for d in aug))
+    out = tmp_path / "res.json"
+    code = main(["evaluate", "downstream", "--task", "frame_id", "--train", str(train), "--eval", f"dev={dev}",
+                 "--augment", f"jsonl:{tmp_path / 'aug.jsonl'}", "--no-lexsub", "--percents", "50,100",
+                 "--seeds", "2", "--epochs", "2", "-o", str(out), "--plot", str(tmp_path / "c.png"),
+                 "--cache-dir", str(tmp_path / "cache")])
+    assert code == 0, capsys.readouterr().err
+    data = json.loads(out.read_text())
+    assert set(data["frame_id"]) == {"50", "100"}
+    point = data["frame_id"]["50"]
+    assert len(point["base"]) == 2 and len(point["augmented"]) == 2 and point["n_augmented"] == [12, 12]
+    assert data["meta"]["frame_id"]["augmenter"].startswith("jsonl:")
+    assert (tmp_path / "c.png").stat().st_size > 1000
+
+
+def test_downstream_bad_input_is_one_line_and_exit_1(tmp_path, capsys):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    dev = _write(tmp_path / "dev.jsonl", frame_corpus(2))
+    assert main(["evaluate", "downstream", "--task", "frame_id", "--train", str(empty), "--eval", f"dev={dev}"]) == 1
+    err = capsys.readouterr().err
+    assert "training corpus is empty" in err and "Traceback" not in err
+    assert main(["evaluate", "downstream", "--task", "ner", "--train", str(dev), "--eval", f"dev={dev}"]) == 1
+    assert "no entity structures" in capsys.readouterr().err
+    assert main(["evaluate", "downstream", "--task", "srl", "--train", str(dev)]) == 1
+    assert "no evaluation set" in capsys.readouterr().err
+    assert main(["evaluate", "downstream", "--task", "frame_id", "--train", str(dev), "--eval", f"dev={dev}",
+                 "--percents", "0,200"]) == 1
+    assert "1..100" in capsys.readouterr().err

@@ -1,0 +1,86 @@
+"""`paraspan infill` and `paraspan train-fe-classifier` on the command line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from paraspan.cli.main import main
+from paraspan.corpus.jsonl import read_jsonl
+
+FIXTURE = Path(__file__).resolve().parents[1] / "corpus" / "fixtures" / "framenet"
+RELEASE = FIXTURE / "fndata-0.1"
+
+SENTENCE = {"id": "t1", "text": "Mira sold three baskets to a stranger .", "structures": [
+    {"kind": "frame", "label": "Trading", "anchor": {"start": 5, "end": 9, "label": "sell.v"},
+     "args": [{"start": 0, "end": 4, "label": "Seller"}, {"start": 10, "end": 23, "label": "Goods"},
+              {"start": 24, "end": 37, "label": "Buyer"}]}], "meta": {}}
+NOUN = {"id": "t2", "text": "The sale was quick .", "structures": [
+    {"kind": "frame", "label": "Trading", "anchor": {"start": 4, "end": 8, "label": "sale.n"}, "args": []}],
+    "meta": {}}
+
+
+def corpus(tmp_path: Path) -> Path:
+    path = tmp_path / "in.jsonl"
+    path.write_text(json.dumps(SENTENCE) + "\n" + json.dumps(NOUN) + "\n", encoding="utf-8")
+    return path
+
+
+def test_bad_options_give_one_line_and_exit_1(tmp_path, capsys):
+    src = corpus(tmp_path)
+    assert main(["infill", str(src), "-o", str(tmp_path / "o.jsonl"), "--frames", str(RELEASE),
+                 "--conditioning", "everything"]) == 1
+    assert "unknown --conditioning 'everything'" in capsys.readouterr().err
+    assert main(["infill", str(tmp_path / "nope.jsonl"), "-o", str(tmp_path / "o.jsonl"), "--frames",
+                 str(RELEASE)]) == 1
+    assert "no such file" in capsys.readouterr().err
+    assert main(["infill", str(src), "-o", str(tmp_path / "o.jsonl"), "--frames", str(tmp_path / "nofn")]) == 1
+    assert "no such file or folder" in capsys.readouterr().err
+    assert not (tmp_path / "o.jsonl").exists()
+
+
+def test_bad_corpus_line_names_file_and_line(tmp_path):
+    src = tmp_path / "bad.jsonl"
+    src.write_text(json.dumps(SENTENCE) + "\n{oops\n", encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "paraspan.cli.main", "infill", str(src), "-o",
+                           str(tmp_path / "o.jsonl"), "--frames", str(RELEASE), "--model", "small"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert f"{src}:2:" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_infill_runs_with_the_small_model(tmp_path):
+    src = corpus(tmp_path)
+    out, every, summary = tmp_path / "out.jsonl", tmp_path / "all.jsonl", tmp_path / "summary.json"
+    assert main(["infill", str(src), "-o", str(out), "--frames", str(RELEASE), "--model", "small",
+                 "--candidates", "3", "--all-candidates", str(every), "--summary", str(summary),
+                 "--threads", "1", "--no-progress"]) == 0
+    data = json.loads(summary.read_text())
+    counters = data["counters"]
+    assert data["sentences"] == 2
+    assert counters["structures"] == 2 and counters["skipped: not a verb LU"] == 1
+    assert counters["sampled"] == 3
+    assert counters["unparseable"] + counters["parsed"] + counters.get("duplicate", 0) == 3
+    written = list(read_jsonl(out))
+    assert len(written) == data["outputs"] == counters.get("kept", 0)
+    candidates = list(read_jsonl(every))
+    assert len(candidates) == counters["parsed"]
+    for new in candidates:
+        assert new.source_id == "t1"
+        assert new.provenance["lu_from"] == "sell.v" and new.provenance["lu_to"] in ("trade.v", "vend.v")
+
+
+def test_train_fe_classifier_command(tmp_path):
+    out = tmp_path / "head"
+    assert main(["train-fe-classifier", "--frames", str(RELEASE), "--splits", str(FIXTURE / "splits.json"),
+                 "-o", str(out), "--exemplar-every", "1", "--epochs", "2", "--hidden", "8",
+                 "--cache", str(tmp_path / "cache"), "--test"]) == 0
+    assert (out / "fe-head.npz").is_file()
+
+
+def test_train_fe_classifier_missing_release(tmp_path, capsys):
+    assert main(["train-fe-classifier", "--frames", str(tmp_path / "none"), "--splits",
+                 str(FIXTURE / "splits.json"), "-o", str(tmp_path / "h")]) == 1
+    assert "no such file or folder" in capsys.readouterr().err

@@ -1,0 +1,105 @@
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from paraspan.corpus.schema import Sentence
+from paraspan.evaluate.downstream.curves import CurveConfig, paired_stats, run_curve
+from paraspan.evaluate.downstream.learners import RunResult
+from tests.evaluate.downstream.toy import frame_corpus
+
+
+@dataclass
+class CountingLearner:
+    """F1 = number of training sentences (augmented ones count double); diverges on request."""
+
+    diverge_over: int = 10**9
+    name: str = "count"
+
+    def run(self, train, evals, seed):
+        n = sum(2 if s.is_augmented else 1 for s in train)
+        if n > self.diverge_over:
+            return RunResult(diverged="non-finite loss at step 3")
+        return RunResult(scores={name: {"f1": float(n)} for name in evals})
+
+
+def copy_augmenter(sentences: list[Sentence], seed: int) -> list[Sentence]:
+    """One deterministic 'rewrite' per sentence that has a structure."""
+    return [Sentence(f"{s.id}~c", s.text, s.structures, {}, s.id, {"method": "copy"}) for s in sentences
+            if s.structures]
+
+
+def test_curve_shape_pairing_and_sizes():
+    train = frame_corpus(20)
+    curve = run_curve(CountingLearner(), train, {"dev": train[:2], "test": train[2:4]},
+                      CurveConfig(percents=(10, 50, 100), seeds=(0, 1, 2), lexsub=False), copy_augmenter)
+    assert list(curve.points) == ["10", "50", "100"]
+    point = curve.points["50"]
+    assert point["base"] == [10.0, 10.0, 10.0] and point["augmented"] == [30.0, 30.0, 30.0]
+    assert point["n_augmented"] == [10, 10, 10]
+    assert point["gain"]["augmented"]["gain_mean"] == 20.0
+    assert point["other"]["test"]["base"] == [10.0, 10.0, 10.0]
+    assert curve.points["10"]["n_train"] == [2, 2, 2]
+
+
+def test_empty_augmentation_and_divergence_are_reported_not_hidden():
+    train = frame_corpus(10)
+    curve = run_curve(CountingLearner(diverge_over=12), train, {"dev": train[:2]},
+                      CurveConfig(percents=(50, 100), seeds=(0,), lexsub=False),
+                      lambda s, seed: [] if len(s) < 10 else copy_augmenter(s, seed))
+    assert curve.points["50"]["augmented"] == [None]
+    assert "empty augmentation set" in curve.points["50"]["notes"][0]
+    assert curve.points["100"]["augmented"] == [None]
+    assert curve.points["100"]["diverged"] == [{"condition": "augmented", "reason": "non-finite loss at step 3"}]
+    assert curve.points["100"]["gain"]["augmented"]["n"] == 0
+
+
+def test_report_set_must_exist():
+    with pytest.raises(ValueError):
+        run_curve(CountingLearner(), frame_corpus(4), {"dev": []}, CurveConfig(report="test"))
+
+
+def test_paired_stats():
+    stats = paired_stats([50.0, 52.0, 51.0], [53.0, 54.0, 55.0])
+    assert stats["gain_mean"] == 3.0 and stats["gain_sd"] == 1.0 and stats["n"] == 3
+    assert 0 < stats["p_value"] < 0.05
+    assert paired_stats([1.0, None], [2.0, 3.0])["n"] == 1
+
+
+def test_copy_control_matches_the_augmented_count_with_source_copies():
+    train = frame_corpus(10)
+    seen = []
+
+    @dataclass
+    class Recording(CountingLearner):
+        def run(self, train, evals, seed):
+            seen.append([s for s in train if s.is_augmented])
+            return super().run(train, evals, seed)
+
+    curve = run_curve(Recording(), train, {"dev": train[:2]},
+                      CurveConfig(percents=(100,), seeds=(0,), lexsub=False, copy_control=True), copy_augmenter)
+    copies = seen[-1]
+    assert len(copies) == len(seen[1]) == 10
+    assert all(c.provenance == {"method": "copy"} and c.text == train[i].text for i, c in enumerate(copies))
+    assert curve.points["100"]["copy"] == curve.points["100"]["augmented"]
+    assert "copy" in curve.points["100"]["gain"]
+
+
+def test_runs_over_disjoint_seeds_combine_into_one_point(tmp_path):
+    from paraspan.evaluate.downstream.runner import merge_results
+
+    train = frame_corpus(20)
+    out = tmp_path / "r.json"
+    for seeds in ((1,), (0, 2)):
+        curve = run_curve(CountingLearner(), train, {"dev": train[:2], "test": train[:2]},
+                          CurveConfig(percents=(50,), seeds=seeds, lexsub=False, copy_control=True), copy_augmenter)
+        data = merge_results(out, curve, {"command": f"seeds {seeds}"})
+    point = data["count"]["50"]
+    assert point["seeds"] == [0, 1, 2] and point["base"] == [10.0] * 3 and point["n_augmented"] == [10] * 3
+    assert point["other"]["test"]["augmented"] == [30.0] * 3 and len(point["seconds"]["copy"]) == 3
+    assert point["gain"]["augmented"]["n"] == 3 and point["gain"]["augmented_over_copy"]["gain_mean"] == 0.0
+    assert data["meta"]["count"]["commands"] == ["seeds (1,)", "seeds (0, 2)"]
+    again = run_curve(CountingLearner(), train, {"dev": train[:2], "test": train[:2]},
+                      CurveConfig(percents=(50,), seeds=(0,), lexsub=False), copy_augmenter)
+    assert merge_results(out, again, {})["count"]["50"]["seeds"] == [0]  # same seed again: replaced

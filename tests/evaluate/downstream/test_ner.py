@@ -1,0 +1,33 @@
+from __future__ import annotations
+
+from paraspan.corpus.schema import Sentence, Span, Structure
+from paraspan.evaluate.downstream.ner import SpacyNerLearner
+
+NAMES = ["Anna", "Boris", "Chen", "Dana", "Emil", "Fatima"]
+CITIES = ["Paris", "Oslo", "Lima", "Cairo", "Quito", "Delhi"]
+
+
+def ner_corpus(n: int, offset: int = 0) -> list[Sentence]:
+    out = []
+    for i in range(offset, offset + n):
+        name, city = NAMES[i % len(NAMES)], CITIES[(i // 2) % len(CITIES)]
+        text = f"{name} flew to {city} today ."
+        c0 = len(name) + len(" flew to ")
+        out.append(Sentence(f"n{i}", text, [Structure("entity", "PER", Span(0, len(name))),
+                                            Structure("entity", "LOC", Span(c0, c0 + len(city)))]))
+    return out
+
+
+def test_spacy_ner_trains_and_scores_with_unseen_labels_reported():
+    odd = Sentence("odd", "Anna works at Acme .", [Structure("entity", "PER", Span(0, 4)),
+                                                      Structure("entity", "ORG", Span(14, 18))])
+    result = SpacyNerLearner(epochs=15, max_steps=200).run(ner_corpus(30), {"dev": ner_corpus(6, 30), "odd": [odd]}, 0)
+    assert result.diverged is None
+    assert result.info["labels"] == ["LOC", "PER"]
+    assert result.scores["dev"]["f1"] >= 80.0
+    assert result.scores["odd"]["gold_unseen_labels"] == ["ORG"] and result.scores["odd"]["recall"] <= 50.0
+
+
+def test_spacy_ner_without_entities_is_reported():
+    bare = [Sentence("a", "Nothing here .", [])]
+    assert SpacyNerLearner(epochs=1).run(bare, {"dev": bare}, 0).diverged == "no entity in the training data"

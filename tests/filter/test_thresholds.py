@@ -1,0 +1,68 @@
+"""Threshold filters (Culkin et al. 2021, Table 4) and their rule syntax."""
+
+from __future__ import annotations
+
+import pytest
+
+from paraspan.corpus.schema import Sentence
+from paraspan.errors import ParaspanError
+from paraspan.filter.thresholds import PRESETS, TABLE4, features, parse_rule
+
+
+def prov(iteration, forward, anchor, spans=(0.9,)):
+    return {"iteration": iteration, "paraphrase": {"forward": forward, "backward": -1.0, "score": forward - 1.0},
+            "aligner": {"anchor": anchor, "spans": [{"score": anchor}] + [{"score": s} for s in spans]}}
+
+
+def test_features():
+    f = features(prov(2, -0.7, 0.96, (0.5,)))
+    assert f["iteration"] == 2 and f["nll"] == pytest.approx(0.7) and f["min_span"] == 0.5
+
+
+@pytest.mark.parametrize(("name", "p", "keep"), [
+    ("iter1", prov(1, -2.0, 0.1), True),
+    ("iter1", prov(2, -0.1, 1.0), False),
+    ("iter3", prov(3, -2.0, 0.1), True),
+    ("para0.6", prov(5, -0.59, 0.1), True),
+    ("para0.6", prov(1, -0.61, 1.0), False),
+    ("para0.8", prov(1, -0.79, 1.0), True),
+    ("align0.99", prov(1, -0.1, 0.989), False),
+    ("align0.95", prov(9, -3.0, 0.95), True),
+    ("lax", prov(3, -0.8, 0.95), True),
+    ("lax", prov(4, -0.1, 1.0), False),
+    ("strict", prov(1, -0.5, 0.995), True),
+    ("strict", prov(1, -0.5, 0.98), False),
+    ("all", prov(10, -9.0, 0.0), True),
+])
+def test_presets(name, p, keep):
+    assert parse_rule(name).keep(p)[0] is keep
+
+
+def test_presets_are_table4_rows():
+    assert set(TABLE4) == set(PRESETS)
+    assert len(parse_rule("lax").clauses) == 3 and len(parse_rule("strict").clauses) == 3
+
+
+def test_inline_rules_compose_with_presets():
+    rule = parse_rule("lax&min_span>=0.5")
+    assert rule.keep(prov(1, -0.1, 0.99, (0.6,)))[0]
+    ok, reason = rule.keep(prov(1, -0.1, 0.99, (0.4,)))
+    assert not ok and "min_span" in reason
+    assert not parse_rule("iteration<2").keep(prov(2, 0, 1))[0]
+
+
+def test_missing_scores_fail_the_clause():
+    assert not parse_rule("aligner>=0.5").keep({"iteration": 1})[0]
+
+
+def test_bad_rules_are_explained():
+    with pytest.raises(ParaspanError, match="cannot read the filter"):
+        parse_rule("iterations<=2")
+    with pytest.raises(ParaspanError, match="cannot read the filter"):
+        parse_rule("aligner>>2")
+
+
+def test_filter_contract():
+    out = [Sentence("a", "x", provenance=prov(1, -0.1, 1.0)), Sentence("b", "y", provenance=prov(4, -0.1, 1.0))]
+    decisions = parse_rule("iter3")(Sentence("s", "z"), out)
+    assert [d.keep for d in decisions] == [True, False]

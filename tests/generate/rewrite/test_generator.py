@@ -1,0 +1,120 @@
+"""The generator: projected rewrites of corpus sentences, the Generator contract, bad input."""
+
+from __future__ import annotations
+
+import pytest
+
+from paraspan.corpus.schema import Sentence, Span, Structure
+from paraspan.generate.base import Candidate, GenerationRequest, generators
+from paraspan.generate.rewrite import Rewriter, RuleSet
+from paraspan.generate.rewrite.rules import hand_rules
+from paraspan.models import load_spacy
+
+from .helpers import CORPUS, entity, find, srl
+
+
+@pytest.fixture(scope="module")
+def rewriter():
+    return Rewriter(RuleSet.default(), nlp=load_spacy())
+
+
+def _labels(sentence: Sentence) -> set[tuple[str, str, str | None]]:
+    found = set()
+    for st in sentence.structures:
+        found.add((st.kind, st.label, st.anchor.label if st.anchor else None))
+        found.update((st.kind, st.label, a.label) for a in st.args)
+    return found
+
+
+def test_corpus_rewrites_are_valid_and_never_add_a_label(rewriter):
+    out = {s.id: rewriter.rewrite_sentence(s) for s in CORPUS}
+    total = sum(len(v) for v in out.values())
+    assert total >= 2 * len(CORPUS)
+    rules = set()
+    for source in CORPUS:
+        for rw in out[source.id]:
+            rw.validate()
+            assert rw.source_id == source.id and rw.id.startswith(source.id + "~rw")
+            assert rw.provenance["method"] == "rewrite"
+            rules.update(rw.provenance["rules"])
+            assert rw.structures, "a rewrite without structures must not be emitted"
+            assert _labels(rw) <= _labels(source)
+            mapping = rw.provenance["mapping"]
+            assert len({i for i, _ in mapping}) == len(mapping) == len({j for _, j in mapping})  # one-to-one
+    assert len(rules) >= 10
+    assert not [k for k in rewriter.counts if k.startswith("rule_error")]
+
+
+def test_active_to_passive_projection(rewriter):
+    s = srl("p", "The dog ate the cake.", ("eat.01", "ate", [("ARG0", "The dog"), ("ARG1", "the cake")]))
+    rws = {r.provenance["rules"][0]: r for r in rewriter.rewrite_sentence(s)}
+    rw = rws["active-to-passive"]
+    assert rw.text == "The cake was eaten by the dog."
+    st = rw.structures[0]
+    assert rw.text[st.anchor.start:st.anchor.end] == "eaten"
+    assert [(a.label, rw.text[a.start:a.end]) for a in st.args] == [("ARG0", "by the dog"), ("ARG1", "The cake")]
+
+
+def test_frames_and_entities(rewriter):
+    text = "The farmer sold his old tractor to a neighbour."
+    frame = Sentence("f", text, [Structure("frame", "Commerce_sell", Span(*find(text, "sold"), "sell.v"),
+                                           [Span(*find(text, "The farmer"), "Seller"),
+                                            Span(*find(text, "his old tractor"), "Goods")])])
+    rws = rewriter.rewrite_sentence(frame)
+    assert rws and all(r.structures[0].label == "Commerce_sell" for r in rws)
+    ents = entity("e", "Yesterday Anna met Bob in the old town of Oslo.", ("PER", "Anna"), ("PER", "Bob"),
+                  ("LOC", "Oslo"))
+    for rw in rewriter.rewrite_sentence(ents):
+        for st in rw.structures:
+            assert rw.text[st.anchor.start:st.anchor.end] in {"Anna", "Bob", "Oslo"}
+
+
+def test_max_per_sentence_spreads_over_rules():
+    r = Rewriter(RuleSet(hand_rules()), nlp=load_spacy(), max_per_sentence=3)
+    out = r.rewrite_sentence(CORPUS[1])
+    assert len(out) == 3
+    assert len({o.provenance["rules"][0] for o in out}) == 3
+
+
+def test_bad_input_is_counted_not_raised(rewriter):
+    rewriter.counts.clear()
+    one_word = Sentence("w", "Hello.", [])
+    empty = Sentence("x", "   ", [])
+    junk = Sentence("j", ",,, ;; ...", [])
+    text = "The farmer sold his old tractor."
+    overlapping = Sentence("o", text, [
+        Structure("entity", "PER", Span(*find(text, "The farmer")), []),
+        Structure("entity", "ROLE", Span(*find(text, "farmer")), []),
+        Structure("srl", "sell.01", Span(*find(text, "sold")), [Span(*find(text, "The farmer sold"), "ARG0"),
+                                                                Span(*find(text, "farmer"), "ARG0")])])
+    for s in (one_word, empty, junk):
+        assert rewriter.rewrite_sentence(s) == []
+    assert rewriter.counts["skipped_too_short"] == 3
+    for rw in rewriter.rewrite_sentence(overlapping):
+        rw.validate()
+        assert _labels(rw) <= _labels(overlapping)
+
+
+def test_all_structures_lost_is_not_emitted():
+    text = "The teacher quickly answered the question."
+    s = Sentence("q", text, [Structure("srl", "quick.01", Span(*find(text, "quickly")), [])])
+    r = Rewriter(RuleSet([h for h in hand_rules() if h.name == "delete-adverb"]), nlp=load_spacy())
+    assert r.rewrite_sentence(s) == []
+    assert r.counts["skipped_all_structures_lost"] == 1
+
+
+def test_generator_contract_and_registry():
+    factory = generators.get("rewrite")
+    gen = factory(RuleSet(hand_rules()), nlp=load_spacy())
+    request = GenerationRequest("r", "The cake was eaten by the dog.", keep=((4, 8),), n=5)
+    cands = gen.generate(request)
+    assert cands and len(cands) <= 5
+    for c in cands:
+        assert isinstance(c, Candidate)
+        assert "cake" in c.text
+        assert c.mapping is not None and c.meta["rules"]
+        src_tokens, out_tokens = c.meta["source_tokens"], c.meta["tokens"]
+        for i, j in c.mapping:  # mapped tokens keep their lemma's spelling apart from inflection
+            assert 0 <= i < len(src_tokens) and 0 <= j < len(out_tokens)
+    texts = [c.text for c in cands]
+    assert "The dog ate the cake." in texts

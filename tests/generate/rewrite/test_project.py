@@ -1,0 +1,113 @@
+"""The projection policy: anchors must survive whole, arguments shrink or drop, labels never appear."""
+
+from __future__ import annotations
+
+import pytest
+
+from paraspan.corpus.schema import Sentence, Span, Structure
+from paraspan.generate.rewrite.core import Piece, render
+from paraspan.generate.rewrite.project import project
+from paraspan.models import load_spacy
+
+from .helpers import find, srl
+
+
+@pytest.fixture(scope="module")
+def nlp():
+    return load_spacy()
+
+
+def _run(nlp, sentence: Sentence, build):
+    doc = nlp(sentence.text)
+    pieces = build(doc)
+    text, offsets = render(doc, pieces)
+    proj = project(sentence, doc, pieces, offsets)
+    return text, proj
+
+
+def _args(text: str, structure: Structure) -> list[tuple[str, str]]:
+    return [(a.label, text[a.start:a.end]) for a in structure.args]
+
+
+def test_deleted_word_shrinks_the_argument(nlp):
+    s = srl("a", "The farmer sold his old tractor.", ("sell.01", "sold", [("ARG0", "The farmer"),
+                                                                          ("ARG1", "his old tractor")]))
+    text, proj = _run(nlp, s, lambda doc: [Piece(t.text, t.i) for t in doc if t.text != "old"])
+    assert text == "The farmer sold his tractor."
+    assert _args(text, proj.structures[0]) == [("ARG0", "The farmer"), ("ARG1", "his tractor")]
+    assert proj.counts["arg_shrunk_deleted"] == 1
+
+
+def test_argument_whose_head_is_deleted_is_dropped(nlp):
+    s = srl("a", "The farmer sold his old tractor.", ("sell.01", "sold", [("ARG0", "The farmer"),
+                                                                          ("ARG1", "his old tractor")]))
+    text, proj = _run(nlp, s, lambda doc: [Piece(t.text, t.i) for t in doc if t.text != "tractor"])
+    assert [a.label for a in proj.structures[0].args] == ["ARG0"]
+    assert proj.counts["arg_dropped"] == 1
+
+
+def test_lost_or_replaced_anchor_drops_the_structure(nlp):
+    s = srl("a", "The farmer sold the tractor and bought a car.",
+            ("sell.01", "sold", [("ARG0", "The farmer"), ("ARG1", "the tractor")]),
+            ("buy.01", "bought", [("ARG1", "a car")]))
+    text, proj = _run(nlp, s, lambda doc: [Piece("purchased" if t.text == "bought" else t.text, t.i,
+                                                 changed=t.text == "bought") for t in doc])
+    assert [st.label for st in proj.structures] == ["sell.01"]
+    assert proj.counts["structure_dropped_anchor_lost"] == 1
+    assert proj.sources == [0]
+
+
+def test_reinflected_anchor_is_kept(nlp):
+    s = srl("a", "The dog ate the cake.", ("eat.01", "ate", [("ARG0", "The dog"), ("ARG1", "the cake")]))
+    text, proj = _run(nlp, s, lambda doc: [Piece("eats" if t.text == "ate" else t.text, t.i) for t in doc])
+    anchor = proj.structures[0].anchor
+    assert text[anchor.start:anchor.end] == "eats"
+
+
+def test_split_argument_keeps_the_run_around_its_head(nlp):
+    text0 = "Rome, the capital, is old."
+    s = Sentence("a", text0, [Structure("srl", "be.01", Span(*find(text0, "is")),
+                                        [Span(*find(text0, "Rome, the capital"), "ARG1")])])
+
+    def build(doc):  # "Rome is old. Rome is the capital." with the appositive moved to the copy
+        keep = [Piece(doc[i].text, i) for i in (0, 5, 6, 7)]
+        return keep + [Piece("Rome"), Piece("is")] + [Piece(doc[i].text, i) for i in (2, 3)] + [Piece(".")]
+
+    text, proj = _run(nlp, s, build)
+    assert text == "Rome is old. Rome is the capital."
+    assert _args(text, proj.structures[0]) == [("ARG1", "Rome")]
+    assert proj.counts["arg_shrunk_split"] == 1
+
+
+def test_inserted_words_inside_a_run_belong_to_it_but_not_at_its_edges(nlp):
+    s = srl("a", "The arrival of the train was late.", ("be.01", "was", [("ARG1", "The arrival of the train")]))
+
+    def build(doc):  # the train 's arrival was late .
+        return [Piece("The", 3), Piece("train", 4), Piece("'s"), Piece("arrival", 1)] + [
+            Piece(doc[i].text, i) for i in (5, 6, 7)]
+
+    text, proj = _run(nlp, s, build)
+    assert _args(text, proj.structures[0]) == [("ARG1", "The train's arrival")]
+
+
+def test_attached_copy_goes_with_its_token(nlp):
+    text0 = "The man, who was kind, left."
+    s = Sentence("a", text0, [Structure("srl", "be.01", Span(*find(text0, "was")),
+                                        [Span(*find(text0, "who"), "ARG1")])])
+
+    def build(doc):  # "The man left. The man was kind."
+        return [Piece(doc[i].text, i) for i in (0, 1, 7, 8)] + [Piece("The", None, 3), Piece("man", 3)] + [
+            Piece(doc[i].text, i) for i in (4, 5)] + [Piece(".")]
+
+    text, proj = _run(nlp, s, build)
+    assert _args(text, proj.structures[0]) == [("ARG1", "The man")]
+
+
+def test_entities_move_with_their_tokens(nlp):
+    text0 = "Anna met Bob in Oslo."
+    s = Sentence("e", text0, [Structure("entity", lab, Span(*find(text0, w)), []) for lab, w in
+                              (("PER", "Anna"), ("PER", "Bob"), ("LOC", "Oslo"))])
+    text, proj = _run(nlp, s, lambda doc: [Piece(doc[i].text, i) for i in (3, 4, 0, 1, 2, 5)])
+    assert text == "in Oslo Anna met Bob."
+    assert [(st.label, text[st.anchor.start:st.anchor.end]) for st in proj.structures] == [
+        ("PER", "Anna"), ("PER", "Bob"), ("LOC", "Oslo")]

@@ -1,0 +1,81 @@
+"""Each hand-written rule on a sentence written for it."""
+
+from __future__ import annotations
+
+import pytest
+
+from paraspan.generate.rewrite.core import RuleContext, render
+from paraspan.generate.rewrite.rules import hand_rules, rewrite_rules
+from paraspan.models import load_spacy, load_wordnet
+from paraspan.models.inflect import inflect
+
+CASES = [
+    ("passive-to-active", "The cake was eaten by the dog.", "The dog ate the cake."),
+    ("passive-to-active", "The letters were written by her.", "She wrote the letters."),
+    ("active-to-passive", "The dog ate the cake.", "The cake was eaten by the dog."),
+    ("active-to-passive", "She writes the letters.", "The letters are written by her."),
+    ("extract-appositive", "Mexico City, the biggest city in the world, has many interesting sites.",
+     "Mexico City has many interesting sites. Mexico City is the biggest city in the world."),
+    ("extract-relative-clause", "The examiner, who was kind, let the student finish his lunch.",
+     "The examiner let the student finish his lunch. The examiner was kind."),
+    ("extract-participial", "The man, wearing a red hat, left the party.",
+     "The man left the party. The man was wearing a red hat."),
+    ("split-conjoined-clauses", "He came home, and she stayed at the office.", "He came home. She stayed at the office."),
+    ("split-conjoined-vp", "The students read the long book and wrote a short essay.",
+     "The students read the long book. The students wrote a short essay."),
+    ("move-leading-adverbial", "Because she did not know the rules, she lost the game.",
+     "She lost the game, because she did not know the rules."),
+    ("front-trailing-adverbial", "The farmer sold his tractor in 1998.", "In 1998, the farmer sold his tractor."),
+    ("pp-to-genitive", "The arrival of the train was unexpected.", "The train's arrival was unexpected."),
+    ("genitive-to-pp", "The train's arrival was unexpected.", "The arrival of the train was unexpected."),
+    ("delete-appositive", "Mexico City, the biggest city in the world, has many sites.", "Mexico City has many sites."),
+    ("delete-relative-clause", "The examiner, who was kind, let the student go.", "The examiner let the student go."),
+    ("delete-leading-modifier", "In 1998, the company bought a factory.", "The company bought a factory."),
+    ("delete-adverb", "The teacher quickly answered the question.", "The teacher answered the question."),
+    ("delete-adjective", "The children visited the old museum.", "The children visited the museum."),
+    ("it-cleft", "The farmer sold the tractor.", "It was the farmer that sold the tractor."),
+]
+
+
+@pytest.fixture(scope="module")
+def nlp():
+    return load_spacy()
+
+
+def _texts(nlp, name: str, text: str, protected=frozenset()) -> list[str]:
+    doc = nlp(text)
+    rule = rewrite_rules.get(name)
+    return [render(doc, pieces)[0] for pieces in rule.apply(doc, RuleContext(protected, load_wordnet, inflect))]
+
+
+@pytest.mark.parametrize(("name", "source", "expected"), CASES)
+def test_rule_output(nlp, name, source, expected):
+    assert expected in _texts(nlp, name, source)
+
+
+def test_every_hand_rule_has_a_test_and_an_example():
+    names = {r.name for r in hand_rules()}
+    assert names == {c[0] for c in CASES} | {"delete-comma-modifier", "synonym"}
+    for rule in hand_rules():
+        assert " → " in rule.example and rule.family and rule.version
+
+
+def test_comma_modifier_keeps_the_final_stop(nlp):
+    out = _texts(nlp, "delete-comma-modifier", "He left the house, after a long while, for the station.")
+    assert "He left the house for the station." in out
+    assert all(t.endswith(".") for t in out)
+
+
+def test_synonym_is_inflected_and_skips_protected_words(nlp):
+    out = _texts(nlp, "synonym", "The farmers bought new cars.")
+    assert any("automobiles" in t for t in out)  # plural kept through lemminflect
+    doc = nlp("The farmers bought new cars.")
+    protected = frozenset(t.i for t in doc if t.text == "cars")
+    assert not any("automobiles" in t for t in _texts(nlp, "synonym", "The farmers bought new cars.", protected))
+
+
+def test_rules_decline_what_they_do_not_know(nlp):
+    # no by-agent: no active voice; no comma: no appositive extraction; no conjunct: no split
+    assert _texts(nlp, "passive-to-active", "The cake was eaten.") == []
+    assert _texts(nlp, "extract-appositive", "My friend Anna lives here.") == []
+    assert _texts(nlp, "split-conjoined-clauses", "He came home.") == []

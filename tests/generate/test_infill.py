@@ -1,0 +1,381 @@
+"""Sister-LU replacement, candidate FE selection, answer parsing and the infill loop (scripted model)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import pytest
+
+from paraspan.corpus.frame_index import FERelation, Frame, FrameElement, FrameIndex, LexUnit
+from paraspan.corpus.schema import Sentence, Span, Structure
+from paraspan.errors import ParaspanError
+from paraspan.generate.backend import Prompt, Sample, SampleGroup
+from paraspan.generate.base import GenerationRequest, generators
+from paraspan.generate.infill import (
+    InfillConfig,
+    Infiller,
+    attach_phrase_types,
+    candidate_fes,
+    inflect_like,
+    parse_answer,
+    read_phrase_types,
+    replace_lu,
+)
+
+
+def _lu(i: int, name: str, frame: str, annotated: int | None = 5) -> LexUnit:
+    pos = name.rsplit(".", 1)[1].upper()
+    return LexUnit(i, name, pos, name.rsplit(".", 1)[0], frame, annotated=annotated)
+
+
+def make_index() -> FrameIndex:
+    """A hand-made frame index: Selling (Seller inherits Agent), a one-verb frame, a frame with no core FE."""
+    act = Frame(1, "Intentionally_act", "An Agent does something.",
+                fes={"Agent": FrameElement("Agent", 1, "Core", "The one who acts.")})
+    sell = Frame(2, "Selling", "A Seller gives Goods to a Buyer in exchange for money.", fes={
+        "Seller": FrameElement("Seller", 21, "Core", "The one who sells."),
+        "Goods": FrameElement("Goods", 22, "Core", "What is sold."),
+        "Buyer": FrameElement("Buyer", 23, "Core", "The one who buys."),
+        "Time": FrameElement("Time", 24, "Peripheral", "When it happens."),
+    })
+    for lu in (_lu(201, "sell.v", "Selling", 10), _lu(202, "vend.v", "Selling", 0), _lu(203, "peddle.v", "Selling", 3),
+               _lu(204, "sale.n", "Selling"), _lu(205, "sell off.v", "Selling", 0)):
+        sell.lus[lu.name] = lu
+    alone = Frame(3, "Sneezing", "Someone sneezes.", fes={"Sneezer": FrameElement("Sneezer", 31, "Core", "")})
+    alone.lus["sneeze.v"] = _lu(301, "sneeze.v", "Sneezing")
+    weather = Frame(4, "Weather", "Weather.", fes={"Place": FrameElement("Place", 41, "Peripheral", "")})
+    for lu in (_lu(401, "rain.v", "Weather"), _lu(402, "snow.v", "Weather")):
+        weather.lus[lu.name] = lu
+    index = FrameIndex(frames={f.name: f for f in (act, sell, alone, weather)},
+                       fe_relations=[FERelation("Inheritance", "Intentionally_act", "Agent", "Selling", "Seller"),
+                                     FERelation("Inheritance", "Intentionally_act", "Agent", "Selling", "Buyer")])
+    index._build()
+    return index
+
+
+TEXT = "Mira sold three old baskets to a stranger yesterday ."
+
+
+def selling(text: str = TEXT, lu: str = "sell.v",
+            parts: tuple[str, ...] = ("Mira", "three old baskets", "to a stranger", "yesterday")) -> Sentence:
+    def at(part: str, label: str) -> Span:
+        start = text.index(part)
+        return Span(start, start + len(part), label)
+
+    labels = ("Seller", "Goods", "Buyer", "Time")
+    structure = Structure("frame", "Selling", at("sold", lu), [at(p, la) for p, la in zip(parts, labels, strict=True)])
+    return Sentence("s1", text, [structure], {"doc": "mine"})
+
+
+class ScriptedBackend:
+    """Answers every prompt with the same scripted texts; scores each text by its length."""
+
+    name = "scripted"
+    n_ctx = 4096
+
+    def __init__(self, answers: Sequence[str]) -> None:
+        self.answers = list(answers)
+        self.prompts: list[str] = []
+
+    def tokenize(self, text: str, *, special: bool = False) -> list[int]:
+        return [ord(c) for c in text]
+
+    def detokenize(self, tokens: Sequence[int]) -> str:
+        return "".join(chr(t) for t in tokens)
+
+    def chat_prompt(self, system: str, user: str, *, split_at: str | None = None) -> Prompt:
+        self.prompts.append(user)
+        return Prompt((), tuple(self.tokenize(system + user)))
+
+    def sample_groups(self, prompt, groups: Sequence[SampleGroup], *, top_k: int, max_tokens: int,
+                      temperature: float = 1.0) -> list[Sample]:
+        out = []
+        for g, group in enumerate(groups):
+            for i in range(group.n):
+                text = self.answers[i % len(self.answers)]
+                out.append(Sample(text, self.tokenize(text), [-1.0] * len(text), "stop", g, i))
+        return out
+
+    def logprobs(self, items) -> list[float]:
+        return [-0.1 * len(continuation) / 10 for _, continuation in items]
+
+
+class KeywordClassifier:
+    """Labels a span as its intended FE unless its text contains 'xx' (then NOT_FE)."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def predict(self, instances, frames=None):
+        out = []
+        for inst in instances:
+            span = inst.text[inst.fe[0]:inst.fe[1]]
+            self.seen.append(span)
+            out.append(("NOT_FE" if "xx" in span else inst.label, 0.9))
+        return out
+
+
+def infiller(answers: Sequence[str], **overrides) -> Infiller:
+    return Infiller(make_index(), ScriptedBackend(answers), KeywordClassifier(), **overrides)
+
+
+# ----------------------------------------------------------------------------- pieces
+
+
+@pytest.mark.parametrize(("anchor", "src", "dst", "before", "expected"), [
+    ("sold", "sell.v", "vend.v", "Mira", "vended"),
+    ("sells", "sell.v", "peddle.v", "she", "peddles"),
+    ("selling", "sell.v", "give.v", "was", "giving"),
+    ("Sold", "sell.v", "give.v", "", "Gave"),
+    ("sold", "sell.v", "give.v", "had", "given"),  # after "had": the participle
+    ("sold", "sell.v", "take place.v", "it", "took place"),  # multiword target: inflect its first word
+    ("sell", "sell.v", "give.v", "to", "give"),
+])
+def test_inflect_like(anchor, src, dst, before, expected):
+    assert inflect_like(anchor, src, dst, before) == expected
+
+
+def test_inflect_like_refuses_a_word_that_is_not_a_form_of_the_lu():
+    assert inflect_like("basket", "sell.v", "give.v") is None
+
+
+def test_replace_lu_moves_every_span():
+    sentence = selling()
+    index = make_index()
+    text, structure = replace_lu(sentence.text, sentence.structures[0], index.frames["Selling"].lus["vend.v"],
+                                 "vended")
+    assert text == "Mira vended three old baskets to a stranger yesterday ."
+    assert structure.anchor is not None and structure.anchor.label == "vend.v"
+    assert structure.anchor.text_in(text) == "vended"
+    assert [a.text_in(text) for a in structure.args] == ["Mira", "three old baskets", "to a stranger", "yesterday"]
+    assert structure.extra["lu_id"] == 202
+
+
+def test_candidate_fes_follow_the_paper_criteria():
+    index = make_index()
+    sentence = selling()
+    structure = sentence.structures[0]
+    # Seller inherits Agent: out; Goods: core, no agent ancestor: in; Buyer inherits Agent but is a PP
+    # (FrameNet's PT layer says so): in; Time is not core: out.
+    structure.args[2].extra["pt"] = "PP"
+    chosen = candidate_fes(structure, index, sentence.text)
+    assert [s.label for s in chosen] == ["Goods", "Buyer"]
+    structure.args[2].extra["pt"] = "NP"
+    assert [s.label for s in candidate_fes(structure, index, sentence.text)] == ["Goods"]
+
+
+def test_candidate_fes_read_the_phrase_type_from_the_parse_without_a_pt_layer():
+    from paraspan.models import load_spacy
+
+    index = make_index()
+    sentence = selling()
+    chosen = candidate_fes(sentence.structures[0], index, sentence.text, load_spacy())
+    assert [s.label for s in chosen] == ["Goods", "Buyer"]  # "to a stranger" opens with a preposition
+
+
+@pytest.mark.parametrize(("answer", "blanks", "expected"), [
+    ("a goat | to Sam", 2, ["a goat", "to Sam"]),
+    ("Answer: a goat | to Sam", 2, ["a goat", "to Sam"]),
+    ('"a goat"', 1, ["a goat"]),
+    ("a goat", 2, None),  # too few
+    ("a goat | to Sam | today", 2, None),  # too many
+    ("a goat | ", 2, None),  # empty phrase
+    ("<mask> | to Sam", 2, None),
+    ("a goat\nto Sam", 2, None),
+    ("Sentence: Mira sold a goat | x", 2, None),
+    ("!! | ?", 2, None),
+])
+def test_parse_answer_is_strict(answer, blanks, expected):
+    assert parse_answer(answer, blanks) == expected
+
+
+# ----------------------------------------------------------------------------- the loop
+
+
+def test_infill_places_new_spans_by_offset_and_records_provenance():
+    inf = infiller(["two goats | to her cousin", "a basket of figs | to the baker"], candidates=2,
+                   conditioning="fe", shots=0)
+    sentence = selling()
+    sentence.structures[0].args[2].extra["pt"] = "PP"
+    result = inf.infill(sentence)
+    assert result.stats["parsed"] == 2 and result.stats["unparseable"] == 0
+    assert len(result.candidates) == 2
+    assert len(result.outputs) == 1  # keep=1: the lowest perplexity
+    for new in result.candidates:
+        structure = new.structures[0]
+        assert new.source_id == "s1"
+        assert structure.anchor is not None
+        assert structure.anchor.label in ("vend.v", "peddle.v")  # a verb sister, never sale.n or sell off.v
+        assert structure.anchor.text_in(new.text) in ("vended", "peddled")
+        spans = {a.label: a.text_in(new.text) for a in structure.args}
+        assert spans["Seller"] == "Mira" and spans["Time"] == "yesterday"
+        assert (spans["Goods"], spans["Buyer"]) in {("two goats", "to her cousin"), ("a basket of figs", "to the baker")}
+        prov = new.provenance
+        assert prov is not None
+        assert prov["lu_from"] == "sell.v" and prov["lu_to"] == structure.anchor.label
+        assert prov["conditioning"] == "fe" and prov["fe_fidelity"] == 1.0
+        assert prov["masked"] == ["Goods", "Buyer"]
+        assert prov["perplexity"] > 1
+        new.validate()
+    # lowest perplexity = shortest text under the scripted scorer
+    assert result.outputs[0].text == min((c.text for c in result.candidates), key=len)
+
+
+def test_unparseable_answers_are_dropped_and_counted():
+    inf = infiller(["two goats | to her cousin", "just one phrase", "a | b | c", "<mask> | x"], candidates=4, shots=0)
+    sentence = selling()
+    sentence.structures[0].args[2].extra["pt"] = "PP"
+    result = inf.infill(sentence)
+    assert result.stats["sampled"] == 4
+    assert result.stats["unparseable"] == 3
+    assert result.stats["parsed"] == 1
+
+
+def test_strict_filter_keeps_only_fidelity_one():
+    answers = ["two goats | to her cousin", "xx | to the baker"]
+    sentence = selling()
+    sentence.structures[0].args[2].extra["pt"] = "PP"
+    strict = infiller(answers, candidates=2, keep=5, shots=0).infill(sentence)
+    assert strict.stats["passed_filter"] == 1
+    assert [c.provenance["fe_fidelity"] for c in strict.candidates] == [1.0, 0.5]
+    assert [c.provenance["kept"] for c in strict.candidates] == [True, False]
+    assert len(strict.outputs) == 1 and "two goats" in strict.outputs[0].text
+    loose = infiller(answers, candidates=2, keep=5, shots=0, strict=False).infill(sentence)
+    assert len(loose.outputs) == 2
+
+
+def test_targets_unannotated_uses_only_lus_without_annotations():
+    inf = infiller(["two goats | to Sam"], targets="unannotated", max_targets=5, candidates=1, shots=0)
+    result = inf.infill(selling())
+    assert {c.structures[0].anchor.label for c in result.candidates} == {"vend.v", "sell off.v"}
+    forms = {c.structures[0].anchor.text_in(c.text) for c in result.candidates}
+    assert forms == {"vended", "sold off"}  # a multiword target LU inflects its first word
+
+
+def test_conditioning_levels_change_the_prompt():
+    prompts = {}
+    for level in ("none", "fe", "frame+fe"):
+        inf = infiller(["two goats"], conditioning=level, candidates=1, shots=0)
+        inf.infill(selling())
+        prompts[level] = inf.backend.prompts[-1]
+    task = {k: v.split("Now the task:")[1] for k, v in prompts.items()}
+    assert "<mask>" in task["none"] and "FE Type" not in task["none"] and "Frame:" not in task["none"]
+    assert "FE Type: Goods, Buyer." in task["fe"] and "Frame:" not in task["fe"]
+    assert "Frame: Selling." in task["frame+fe"] and "Goods: What is sold." in task["frame+fe"]
+    assert "Lexical Unit: vend.v." in task["frame+fe"] or "Lexical Unit: peddle.v." in task["frame+fe"]
+
+
+def test_few_shot_examples_come_from_the_corpus_with_their_original_spans():
+    other = selling("Jo sold a red bicycle to Ann on Monday .", parts=("Jo", "a red bicycle", "to Ann", "on Monday"))
+    other.id = "s2"
+    inf = infiller(["two goats"], candidates=1, shots=1, examples=[other])
+    inf.infill(selling())
+    prompt = inf.backend.prompts[-1]
+    example = prompt.split("Example 1:")[1].split("Now the task:")[0]
+    assert "Jo sold <mask>" in example
+    assert "Answer: a red bicycle" in example
+
+
+@pytest.mark.parametrize(("sentence", "reason"), [
+    (Sentence("a", "Ann sneezed .", [Structure("frame", "Sneezing", Span(4, 12, "sneeze.v"), [Span(0, 3, "Sneezer")])]),
+     "no sister LU"),
+    (Sentence("b", "It rained here .", [Structure("frame", "Weather", Span(3, 9, "rain.v"), [Span(10, 14, "Place")])]),
+     "the frame has no core FEs"),
+    (Sentence("c", "Mira sold it off .", [Structure("frame", "Selling", Span(5, 9, "sell off.v"), [Span(0, 4, "Seller")],
+                                                   {"anchor_rest": [[13, 16]]})]),
+     "multiword LU with a discontinuous target"),
+    (Sentence("d", "The sale ended .", [Structure("frame", "Selling", Span(4, 8, "sale.n"), [])]), "not a verb LU"),
+    (Sentence("e", "Ann flew .", [Structure("frame", "Flying", Span(4, 8, "fly.v"), [Span(0, 3, "Flyer")])]),
+     "not in the frame index"),
+    (Sentence("f", "Mira sold .", [Structure("frame", "Selling", Span(5, 9, "sell.v"), [Span(0, 4, "Seller")])]),
+     "no candidate FE"),
+])
+def test_bad_input_is_skipped_with_a_reason(sentence, reason):
+    inf = infiller(["x"])
+    result = inf.infill(sentence)
+    assert result.outputs == [] and result.candidates == []
+    assert any(reason in note for note in result.notes), result.notes
+    assert inf.backend.prompts == []  # no model call for a skipped structure
+
+
+def test_contiguous_multiword_target_is_replaced_whole():
+    text = "Mira sold off three old baskets to a stranger ."
+    sentence = Sentence("m", text, [Structure("frame", "Selling", Span(5, 13, "sell off.v"), [
+        Span(0, 4, "Seller"), Span(14, 31, "Goods")])])
+    inf = infiller(["a crate of pears"], candidates=1, shots=0)
+    result = inf.infill(sentence)
+    new = result.candidates[0]
+    assert new.structures[0].anchor.text_in(new.text) in ("vended", "peddled", "sold")
+    assert new.structures[0].args[1].text_in(new.text) == "a crate of pears"
+
+
+def test_configuration_errors():
+    with pytest.raises(ParaspanError, match="conditioning"):
+        infiller(["x"], conditioning="everything")
+    with pytest.raises(ParaspanError, match="target"):
+        infiller(["x"], targets="some")
+    with pytest.raises(ParaspanError, match="frame index"):
+        Infiller(None, ScriptedBackend(["x"]), KeywordClassifier())
+
+
+def test_registered_as_a_generator_and_follows_the_contract():
+    assert generators.get("infill") is Infiller
+    inf = infiller(["two goats | to her cousin"], candidates=1, shots=0)
+    sentence = selling()
+    sentence.structures[0].args[2].extra["pt"] = "PP"
+    request = GenerationRequest("s1", sentence.text, meta={"sentence": sentence.to_dict()})
+    candidates = inf.generate(request)
+    assert len(candidates) == 1
+    cand = candidates[0]
+    assert "two goats" in cand.text and cand.scores["fe_fidelity"] == 1.0
+    assert cand.scores["score"] == pytest.approx(-math.log(cand.scores["perplexity"]))
+    assert Sentence.from_dict(cand.meta["sentence"]).source_id == "s1"
+    assert inf.generate(GenerationRequest("t", "plain text")) == []
+    assert InfillConfig().conditioning == "frame+fe"
+
+
+def test_small_model_end_to_end_counts_add_up(small_backend):
+    """The real loop on SmolLM2-135M: answers may not parse, but every sample is accounted for."""
+    from paraspan.filter.fe_classifier import FEClassifier
+
+    inf = Infiller(make_index(), small_backend, FEClassifier.load(), candidates=3, shots=1, examples=[selling()])
+    result = inf.infill(selling())
+    stats = result.stats
+    assert stats["sampled"] == 3
+    assert stats["unparseable"] + stats["parsed"] + stats["duplicate"] == 3
+    assert len(result.candidates) == stats["parsed"]
+    for new in result.candidates:
+        new.validate()
+        assert 0.0 <= new.provenance["fe_fidelity"] <= 1.0
+        assert new.provenance["perplexity"] > 1.0
+
+
+PT_DOC = """<?xml version="1.0" encoding="UTF-8"?>
+<fullTextAnnotation xmlns="http://framenet.icsi.berkeley.edu">
+  <sentence ID="1"><text>Mira sold three old baskets to a stranger yesterday .</text>
+    <annotationSet ID="77" frameName="Selling" luName="sell.v" status="MANUAL">
+      <layer rank="1" name="Target"><label start="5" end="8" name="Target"/></layer>
+      <layer rank="1" name="FE"><label start="28" end="40" name="Buyer"/></layer>
+      <layer rank="1" name="PT"><label start="0" end="3" name="NP"/><label start="28" end="40" name="PP"/></layer>
+    </annotationSet>
+  </sentence>
+</fullTextAnnotation>
+"""
+
+
+def test_phrase_types_come_from_the_pt_layer_of_the_release(tmp_path):
+    (tmp_path / "fulltext").mkdir()
+    (tmp_path / "fulltext" / "Doc.xml").write_text(PT_DOC, encoding="utf-8")
+    table = read_phrase_types(tmp_path)
+    assert table == {77: {(0, 4): "NP", (28, 41): "PP"}}
+    sentence = selling()
+    sentence.structures[0].extra["annoset_id"] = 77
+    assert attach_phrase_types([sentence], table) == 2
+    assert [a.extra.get("pt") for a in sentence.structures[0].args] == ["NP", None, "PP", None]
+    # criterion 3 now reads FrameNet's PT: Buyer (agentive ancestor) is a PP, so it is regenerated
+    assert [s.label for s in candidate_fes(sentence.structures[0], make_index(), sentence.text)] == ["Goods", "Buyer"]
+    # and the regenerated span does not keep a phrase type that no longer applies
+    inf = infiller(["two goats | to her cousin"], candidates=1, shots=0)
+    new = inf.infill(sentence).candidates[0]
+    assert [a.extra.get("pt") for a in new.structures[0].args] == ["NP", None, None, None]

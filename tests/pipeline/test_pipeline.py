@@ -1,0 +1,183 @@
+"""The augmentation loop with rule-based fake models: constraint growth, alignment, provenance,
+filters, skipped input, unplaced spans, keep-args, workers, streaming."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+
+from paraspan.corpus.schema import Sentence
+from paraspan.pipeline import AugmentConfig, Augmenter, export_outputs, open_store, run_augment
+from paraspan.store import RunStore, StoreError
+from tests.pipeline.conftest import FAKE, SENTENCES, write_corpus
+from tests.pipeline.fakes import FakeAligner, FakeGenerator
+
+
+def _augmenter(config: AugmentConfig) -> Augmenter:
+    from paraspan.pipeline import build_filters
+
+    return Augmenter(config, FakeGenerator(), FakeAligner(), {"llm": "fake"}, build_filters(config))
+
+
+def test_iterations_ban_each_new_anchor(fake_config):
+    result = _augmenter(fake_config).process(Sentence.from_dict(SENTENCES[0]))
+    assert result.status == "done"
+    texts = [o.sentence.text for o in result.outputs]
+    assert texts == ["The farmer traded his tractor to a neighbour.",
+                     "The farmer handed over his tractor to a neighbour.",
+                     "The farmer vended his tractor to a neighbour."]
+    assert [o.sentence.provenance["banned"] for o in result.outputs] == [
+        ["sold"], ["sold", "traded"], ["sold", "traded", "handed over"]]
+    out = result.outputs[1].sentence
+    [st] = out.structures
+    assert out.text[st.anchor.start:st.anchor.end] == "handed over"
+    assert st.anchor.label == "hand over.v" and st.label == "Commerce_sell"
+    assert [(out.text[a.start:a.end], a.label) for a in st.args] == [
+        ("The farmer", "Seller"), ("his tractor", "Goods"), ("to a neighbour", "Buyer")]
+    prov = out.provenance
+    assert out.source_id == "a" and prov["iteration"] == 2 and prov["method"] == "iterative-paraphrase"
+    assert set(prov["paraphrase"]) == {"forward", "backward", "score"}
+    assert prov["aligner"]["anchor"] == pytest.approx(0.96)
+    assert [s["role"] for s in prov["aligner"]["spans"]] == ["anchor", "arg", "arg", "arg"]
+    assert prov["candidate_rank"] == 0 and prov["seed"] == 0 and prov["models"] == {"llm": "fake"}
+    assert prov["filters"]["iter1"] is False and prov["filters"]["iter3"] is True
+    assert out.structures[0].to_dict()  # a valid schema sentence
+    Sentence.from_dict(json.loads(json.dumps(out.to_dict())))
+    # every candidate is kept, the chosen one marked
+    assert sum(c.chosen for c in result.candidates) == 3 and len(result.candidates) == 6
+
+
+def test_sentence_without_structures_is_skipped(fake_config):
+    result = _augmenter(fake_config).process(Sentence.from_dict(SENTENCES[1]))
+    assert result.status == "skipped" and not result.outputs
+
+
+def test_structure_stops_when_nothing_is_left(fake_config):
+    config = replace(fake_config, iterations=8)
+    result = _augmenter(config).process(Sentence.from_dict(SENTENCES[0]))
+    assert len(result.outputs) == 4  # four synonyms of "sold", then no paraphrase
+    assert "iteration 5" in result.note
+
+
+def test_unplaced_argument_drops_the_output(fake_config):
+    data = json.loads(json.dumps(SENTENCES[0]))
+    data["text"] = "The farmer sold his tractor to a neighbour."
+    # an argument the fake paraphrase rewrites away: "Indeed," candidate has it, the main one not
+    data["structures"][0]["args"].append({"start": 0, "end": 3, "label": "Odd"})  # "The" → lowercased in cand 1
+    aug = _augmenter(fake_config)
+    result = aug.process(Sentence.from_dict(data))
+    assert result.outputs  # "The" is placed in candidate 0 (verbatim)
+    strict = _augmenter(replace(fake_config, iterations=1))
+
+    class Dropping(FakeAligner):
+        def align(self, tasks, progress=None):
+            out = super().align(tasks)
+            from paraspan.align.base import AlignResult
+            return [AlignResult(None, 0.2, t.source_span) if "neighbour" in t.source[t.source_span[0]:t.source_span[1]]
+                    else r for t, r in zip(tasks, out, strict=False)]
+
+    strict.aligner = Dropping()
+    dropped = strict.process(Sentence.from_dict(SENTENCES[0]))
+    assert not dropped.outputs and "required span" in dropped.note
+    partial = _augmenter(replace(fake_config, iterations=1, require_args=False))
+    partial.aligner = Dropping()
+    [out] = partial.process(Sentence.from_dict(SENTENCES[0])).outputs
+    assert out.sentence.provenance["args_placed"] == 2 and len(out.sentence.structures[0].args) == 2
+
+
+def test_keep_args_places_arguments_verbatim(fake_config):
+    config = replace(fake_config, keep_args=True, iterations=1)
+    [out] = _augmenter(config).process(Sentence.from_dict(SENTENCES[0])).outputs
+    st = out.sentence.structures[0]
+    assert [out.sentence.text[a.start:a.end] for a in st.args] == ["The farmer", "his tractor", "to a neighbour"]
+    assert all(s.get("kept") for s in out.sentence.provenance["aligner"]["spans"][1:])
+
+
+def test_run_store_and_export(tmp_path, corpus, fake_config):
+    store = open_store(tmp_path / "run.db", fake_config, resume=False)
+    summary = run_augment(corpus, store, fake_config, progress=False)
+    assert (summary.inputs, summary.done, summary.skipped) == (4, 3, 1)
+    # a: 3 iterations; c: 3; d: frame 3 + entity 0 ("train" has no synonym)
+    assert summary.outputs == 9 and summary.outputs_per_iteration == {1: 3, 2: 3, 3: 3}
+    assert summary.kept_per_filter["iter1"] == 3 and summary.kept_per_filter["all"] == 9
+    assert summary.new_pairs == 9
+    n = export_outputs(store, tmp_path / "iter1.jsonl", filter="iter1")
+    assert n == 3
+    n = export_outputs(store, tmp_path / "rule.jsonl", filter="iteration<=2&aligner>=0.9", include_inputs=True)
+    assert n == 4 + 6
+    ids = [json.loads(line)["id"] for line in (tmp_path / "rule.jsonl").read_text().splitlines()]
+    assert ids[:4] == ["a", "b", "c", "d"] and len(set(ids)) == len(ids)
+    # a resumed run with different settings is refused
+    store.close()
+    with pytest.raises(StoreError, match="different settings"):
+        open_store(tmp_path / "run.db", replace(fake_config, iterations=5), resume=True)
+    again = open_store(tmp_path / "run.db", fake_config, resume=True)
+    assert run_augment(corpus, again, fake_config, progress=False).processed_now == 0
+
+
+def test_two_worker_processes_match_one(tmp_path, corpus, fake_config):
+    one = open_store(tmp_path / "one.db", fake_config, resume=False)
+    run_augment(corpus, one, fake_config, progress=False)
+    two = open_store(tmp_path / "two.db", fake_config, resume=False)
+    run_augment(corpus, two, fake_config, workers=2, progress=False)
+    a = [(r.id, r.sentence.text) for r in one.iter_outputs()]
+    b = [(r.id, r.sentence.text) for r in two.iter_outputs()]
+    assert a == b and len(a) == 9
+    workers = {w for (w,) in two.conn.execute("SELECT DISTINCT worker FROM inputs")}
+    assert all(w.startswith("pid") for w in workers)
+
+
+def test_ray_backend(tmp_path, corpus, fake_config):
+    pytest.importorskip("ray")
+    store = open_store(tmp_path / "ray.db", fake_config, resume=False)
+    summary = run_augment(corpus, store, fake_config, workers=2, backend="ray", progress=False)
+    assert summary.outputs == 9 and summary.done == 3
+
+
+def _peak_memory(tmp_path, n, config):
+    import tracemalloc
+
+    path = tmp_path / f"big{n}.jsonl"
+    with path.open("w") as handle:
+        for i in range(n):
+            row = {"id": f"x{i}", "text": f"Sentence number {i} has no frame at all, just words.", "structures": []}
+            handle.write(json.dumps(row) + "\n")
+    store = open_store(tmp_path / f"big{n}.db", config, resume=False)
+    augmenter = _augmenter(config)
+    tracemalloc.start()
+    summary = run_augment(path, store, config, progress=False, augmenter=augmenter)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert summary.skipped == n and summary.outputs == 0
+    return peak
+
+
+def test_large_corpus_is_streamed(tmp_path, fake_config):
+    small = _peak_memory(tmp_path, 1000, fake_config)
+    large = _peak_memory(tmp_path, 6000, fake_config)
+    # six times the corpus, about the same peak: inputs are streamed in and out of the store
+    assert large < 1.5 * small + 2**20, (small, large)
+
+
+def test_limit(tmp_path, corpus, fake_config):
+    store = open_store(tmp_path / "lim.db", fake_config, resume=False)
+    summary = run_augment(corpus, store, fake_config, limit=2, progress=False)
+    assert summary.inputs == 2 and RunStore.open(tmp_path / "lim.db").count_inputs() == 2
+
+
+def test_bad_corpus_line_reports_file_and_line(tmp_path, fake_config):
+    from paraspan.errors import CorpusError
+
+    path = write_corpus(tmp_path / "bad.jsonl", SENTENCES[:1])
+    with path.open("a") as handle:
+        handle.write('{"id": "z", "text": "x", "structures": [{"kind": "frame"}]}\n')
+    store = open_store(tmp_path / "bad.db", fake_config, resume=False)
+    with pytest.raises(CorpusError) as info:
+        run_augment(path, store, fake_config, progress=False)
+    assert info.value.problem.line == 2
+
+
+def test_fake_config_is_importable():
+    assert FAKE["generator"].startswith("tests.")

@@ -1,0 +1,120 @@
+"""The review app over HTTP: the page, the API, validation, and concurrent annotators."""
+
+from __future__ import annotations
+
+import re
+from concurrent.futures import ThreadPoolExecutor
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+
+from paraspan.review.app import create_app
+from paraspan.review.tasks import ReviewSettings
+from paraspan.store import RunStore
+
+
+@pytest.fixture
+def client(review_store):
+    return TestClient(create_app(review_store, ReviewSettings(redundancy=2)))
+
+
+def _counts(path) -> tuple[int, int]:
+    with RunStore.open(path, readonly=True) as store:
+        return (len(store.judgments()),
+                store.conn.execute("SELECT COUNT(*) FROM review_responses").fetchone()[0])
+
+
+def test_page_is_self_contained(client):
+    page = client.get("/")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert not re.search(r'(src|href)\s*=\s*["\']?(https?:)?//', page.text)
+    assert "<script src" not in page.text and "<link" not in page.text
+    assert client.get("/api/health").json() == {"ok": True}
+
+
+def test_task_is_blind(client, review_store):
+    task = client.post("/api/next", json={"annotator": "ann"}).json()
+    assert [c["slot"] for c in task["candidates"]] == ["c0", "c1", "c2"]
+    text = str(task)
+    # the page is not told which candidate is the output, nor any sentence or output id
+    for hidden in ("system", "gold", "~s0i", "output_id", "ref"):
+        assert hidden not in text
+    assert 2 <= len(task["examples"]) <= 3
+    with RunStore.open(review_store, readonly=True) as store:
+        output_id = store.conn.execute("SELECT output_id FROM review_tasks WHERE id = ?", (task["task"],)).fetchone()[0]
+        source = store.source(output_id.split("~")[0]).text
+    assert all(c["text"] != source for c in task["candidates"])
+
+
+def test_submit_and_validation(client, review_store):
+    task = client.post("/api/next", json={"annotator": "ann"}).json()
+    good = {c["slot"]: 60 + i for i, c in enumerate(task["candidates"])}
+    bad_requests = [
+        ({"annotator": "ann", "task": task["task"], "scores": dict(good, c0=100.5)}, 422),
+        ({"annotator": "ann", "task": task["task"], "scores": dict(good, c1=-3)}, 422),
+        ({"annotator": "ann", "task": task["task"], "scores": dict(good, c2="high")}, 422),
+        ({"annotator": "ann", "task": task["task"], "scores": {"c0": 50, "c1": 50}}, 422),  # one missing
+        ({"annotator": "ann", "task": task["task"], "scores": dict(good, c7=50)}, 404),  # unknown item
+        ({"annotator": "ann", "task": 987654, "scores": good}, 404),  # unknown task
+        ({"annotator": "", "task": task["task"], "scores": good}, 422),
+        ({"annotator": "someone-else", "task": task["task"], "scores": good}, 409),  # not their task
+        ({"task": task["task"], "scores": good}, 422),
+    ]
+    for body, status in bad_requests:
+        response = client.post("/api/judgments", json=body)
+        assert response.status_code == status, (body, response.text)
+        assert response.json()["detail"]
+    assert _counts(review_store) == (0, 0)  # nothing stored by a bad request
+    response = client.post("/api/judgments", json={"annotator": "ann", "task": task["task"], "scores": good})
+    assert response.status_code == 201
+    assert response.json()["progress"]["done_by_you"] == 1
+    again = client.post("/api/judgments", json={"annotator": "ann", "task": task["task"], "scores": good})
+    assert again.status_code == 409 and "already rated" in again.json()["detail"]
+    assert _counts(review_store) == (1, 3)  # one judgment of the output, three responses, once
+    with RunStore.open(review_store, readonly=True) as store:
+        [judgment] = store.judgments()
+        kinds = dict(store.conn.execute("SELECT kind, score FROM review_responses"))
+    assert judgment.annotator == "ann" and judgment.score == kinds["system"]
+    assert set(kinds) == {"system", "gold-in", "gold-out"}
+    progress = client.get("/api/progress", params={"annotator": "ann"}).json()
+    assert progress["ratings"] == 1 and progress["tasks"] == 16 and progress["target"] == 32
+
+
+def test_done_when_nothing_is_left(tmp_path):
+    from tests.review.conftest import prepared_store
+
+    path = prepared_store(tmp_path / "run.db", sample=2)
+    client = TestClient(create_app(path, ReviewSettings(redundancy=1)))
+    for _ in range(2):
+        task = client.post("/api/next", json={"annotator": "solo"}).json()
+        body = {"annotator": "solo", "task": task["task"], "scores": {c["slot"]: 10 for c in task["candidates"]}}
+        assert client.post("/api/judgments", json=body).status_code == 201
+    done = client.post("/api/next", json={"annotator": "solo"}).json()
+    assert done["done"] is True and done["progress"]["tasks_complete"] == 2
+    assert client.post("/api/next", json={"annotator": "late"}).json()["done"] is True
+
+
+def test_concurrent_annotators_on_a_live_server(live_server, review_store):
+    """Eight annotators ask at once (threads, one real server): eight different tasks; then each
+    submits twice at once: one 201 and one 409 each, every judgment stored once."""
+    names = [f"ann{i}" for i in range(8)]
+
+    def ask(name: str) -> dict:
+        with httpx.Client(base_url=live_server.url, timeout=30) as http:
+            return http.post("/api/next", json={"annotator": name}).json()
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        tasks = list(pool.map(ask, names))
+    assert len({t["task"] for t in tasks}) == 8
+
+    def send(args: tuple[str, dict]) -> int:
+        name, task = args
+        body = {"annotator": name, "task": task["task"], "scores": {c["slot"]: 55 for c in task["candidates"]}}
+        with httpx.Client(base_url=live_server.url, timeout=30) as http:
+            return http.post("/api/judgments", json=body).status_code
+
+    with ThreadPoolExecutor(max_workers=16) as pool:
+        statuses = list(pool.map(send, [(n, t) for n, t in zip(names, tasks, strict=True)] * 2))
+    assert sorted(statuses) == [201] * 8 + [409] * 8
+    assert _counts(review_store) == (8, 24)
