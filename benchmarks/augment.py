@@ -203,6 +203,10 @@ def _seed_corpus(args: argparse.Namespace) -> tuple[list[Any], set[tuple[str, st
     return sentences, seeds_pairs, gold, facts
 
 
+class _OutOfTime(Exception):
+    """The --time-budget ran out (raised between two committed inputs)."""
+
+
 def part_scratch(args: argparse.Namespace) -> dict[str, Any]:
     from paraspan.pipeline import Augmenter
 
@@ -231,10 +235,17 @@ def part_scratch(args: argparse.Namespace) -> dict[str, Any]:
         def tick(result: Any) -> None:
             print(f"{result.input_id}: {len(result.outputs)} outputs, {time.perf_counter() - start:.0f}s wall, "
                   f"{_cpu() - cpu0:.0f}s cpu", file=sys.stderr, flush=True)
+            if args.time_budget and time.perf_counter() - start > args.time_budget:
+                raise _OutOfTime  # what is committed stays in the store: score that
 
-        run_augment(sentences, store, config, progress=False, augmenter=augmenter, on_commit=tick)
+        try:
+            run_augment(sentences, store, config, progress=False, augmenter=augmenter, on_commit=tick)
+        except _OutOfTime:
+            pass
         wall, cpu = time.perf_counter() - start, _cpu() - cpu0
         outputs = list(store.iter_outputs())
+        completed = store.count_inputs("done") + store.count_inputs("skipped")
+        completed_ids = [r[0] for r in store.conn.execute("SELECT id FROM inputs WHERE status != 'pending'")]
         store.close()
     generated: set[tuple[str, str]] = set()
     generated_all_args: set[tuple[str, str]] = set()
@@ -255,15 +266,24 @@ def part_scratch(args: argparse.Namespace) -> dict[str, Any]:
         return {"tp": tp, "fp": fp, "fn": fn, "precision": round(tp / (tp + fp), 4) if tp + fp else 0.0,
                 "recall": round(tp / (tp + fn), 4) if tp + fn else 0.0}
 
+    # the frames whose seeds were all processed (a --time-budget or --seed-limit run covers only some)
+    done_ids = {o.input_id for o in outputs} | set(completed_ids)
+    covered = {s.structures[0].label for s in sentences if s.id in done_ids}
+    gold_covered = {(f, lu) for f, lu in gold if f in covered}
     lemma_gold = {(f, lu.rsplit(".", 1)[0]) for f, lu in gold}
     lemma_gen = {(f, lu.rsplit(".", 1)[0]) for f, lu in generated}
     tp_l = len(lemma_gen & lemma_gold)
     return {
-        "selection": facts, "seeds_used": len(sentences), "model_load_seconds": round(load, 1),
+        "selection": facts, "seeds_used": len(sentences), "seeds_completed": completed,
+        "model_load_seconds": round(load, 1),
         "wall_seconds": round(wall, 1), "cpu_seconds": round(cpu, 1), "outputs": len(outputs),
         "outputs_per_iteration": dict(sorted(Counter(o.iteration for o in outputs).items())),
         "frame_lu_pairs": score(generated),
         "frame_lu_pairs_all_args_placed": score(generated_all_args),
+        "frames_covered": sorted(covered),
+        "frame_lu_pairs_covered_frames": {**score(generated), "fn": len(gold_covered - generated),
+                                          "recall": round(len(generated & gold_covered) / len(gold_covered), 4)
+                                          if gold_covered else 0.0, "gold": len(gold_covered)},
         "frame_lemma_pairs_ignoring_pos": {"tp": tp_l, "generated": len(lemma_gen),
                                            "precision": round(tp_l / len(lemma_gen), 4) if lemma_gen else 0.0,
                                            "recall": round(tp_l / len(lemma_gold), 4) if lemma_gold else 0.0},
@@ -295,6 +315,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed-lus", type=int, default=3, help="scratch: earliest LUs per frame (held out of gold)")
     ap.add_argument("--annotations", type=int, default=3, help="scratch: earliest annotations per LU")
     ap.add_argument("--seed-limit", type=int, default=0, help="scratch: use only this many seeds, spread over frames")
+    ap.add_argument("--time-budget", type=float, default=0,
+                    help="scratch: stop after the input that passes this many seconds (0: no limit)")
     ap.add_argument("--out", default=str(RESULTS))
     args = ap.parse_args(argv)
     if not Path(args.framenet).exists():

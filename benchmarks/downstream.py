@@ -65,6 +65,12 @@ def load_task(task: str, shared: Path, ner_set: str, exemplars: bool,
     raise SystemExit(f"unknown task {task!r}")
 
 
+def _title(task: str, meta: dict[str, Any], points: dict[str, Any]) -> str:
+    runs = max((len(point.get("base", [])) for point in points.values()), default=0)
+    return (f"{task}: {meta.get('dataset', '?')} ({meta.get('report', '?')} F1, mean ± sd over seeds)\n"
+            f"augmenter: {str(meta.get('augmenter', '?')).split('/')[-1]}; {runs} seed(s) per point")
+
+
 def table(data: dict[str, Any]) -> str:
     from paraspan.evaluate.downstream.curves import paired_stats
 
@@ -125,8 +131,14 @@ def main() -> None:
     parser.add_argument("--output", type=Path, default=RESULTS)
     parser.add_argument("--table", action="store_true", help="print the markdown table of --output and exit")
     args = parser.parse_args()
-    if args.table:
-        print(table(json.loads(args.output.read_text())))
+    if args.table:  # also redraw the plots from the JSON
+        from paraspan.evaluate.downstream.plot import plot_curve
+
+        data = json.loads(args.output.read_text())
+        for task, meta in data.get("meta", {}).items():
+            plot_curve(task, data[task], args.output.parent / f"downstream_{task}.png",
+                       title=_title(task, meta, data[task]))
+        print(table(data))
         return
     if args.task is None:
         parser.error("--task is required")
@@ -174,7 +186,7 @@ def main() -> None:
             run["rewrite"] = {"rules": len(rewriter.rules.rules), "counts": dict(sorted(rewriter.counts.items()))}
         merged = merge_results(args.output, curve, {**meta, **run})
         plot_curve(args.task, merged[args.task], args.output.parent / f"downstream_{args.task}.png",
-                   title=f"{args.task}: {meta['dataset']} ({report}); augmenter {args.augment.split('/')[-1]}")
+                   title=_title(args.task, merged["meta"][args.task], merged[args.task]))
 
     run_curve(learner, train, evals, config, augmenter, pos, on_point=save,
               progress=lambda m: print(m, file=sys.stderr, flush=True))

@@ -124,6 +124,8 @@ def run_level(infiller: Any, items: list[Any]) -> dict[str, Any]:
         "sampled": sampled,
         "unparseable": totals["unparseable"],
         "unparseable_share": round(totals["unparseable"] / sampled, 4) if sampled else None,
+        "unparseable_why": {k.split(": ", 1)[1]: v for k, v in sorted(totals.items())
+                            if k.startswith("unparseable: ")},
         "parsed_candidates": totals["parsed"],
         "duplicates": totals["duplicate"],
         "copied_original_spans": totals["unchanged"],

@@ -100,7 +100,7 @@ def test_packaged_head_labels_hand_written_spans():
     cases.append(instance(text2, "walked", "to the river", "Self_motion", "Goal"))
     cases.append(instance(text2, "walked", "The children", "Self_motion", "Self_mover"))
     got = [label for label, _ in clf.predict(cases)]
-    # the head is right on ~80% of FrameNet dev spans: allow one miss (Goal/Path is a known confusion)
+    # the head is right on ~80% of FrameNet dev spans: allow one miss (it says Path for this Goal)
     assert got[:3] == ["Seller", "Goods", "Buyer"]
     assert sum(g == c.label for g, c in zip(got, cases, strict=True)) >= 4
 

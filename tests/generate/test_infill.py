@@ -319,6 +319,18 @@ def test_configuration_errors():
         Infiller(None, ScriptedBackend(["x"]), KeywordClassifier())
 
 
+def test_frames_from_the_environment_when_built_by_name(monkeypatch, tmp_path):
+    from pathlib import Path
+
+    release = Path(__file__).resolve().parents[1] / "corpus" / "fixtures" / "framenet" / "fndata-0.1"
+    monkeypatch.setenv("PARASPAN_FRAMENET", str(release))
+    inf = Infiller(None, ScriptedBackend(["x"]), KeywordClassifier())
+    assert "Trading" in inf.frames
+    monkeypatch.setenv("PARASPAN_FRAMENET", str(tmp_path / "missing"))
+    with pytest.raises(ParaspanError, match="no such file"):
+        Infiller(None, ScriptedBackend(["x"]), KeywordClassifier())
+
+
 def test_registered_as_a_generator_and_follows_the_contract():
     assert generators.get("infill") is Infiller
     inf = infiller(["two goats | to her cousin"], candidates=1, shots=0)

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from paraspan.corpus.schema import Sentence
-from paraspan.pipeline import Augmenter, AugmentConfig
+from paraspan.pipeline import AugmentConfig, Augmenter
 from tests.pipeline.conftest import SENTENCES
 
 

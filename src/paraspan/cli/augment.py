@@ -17,7 +17,8 @@ from paraspan.errors import CorpusError, ParaspanError, Problem, ProblemList
 
 _Opt = typer.Option
 
-#: `--demo` settings: the bundled corpus through the default model in a few minutes on 2 cores.
+#: `--demo` settings: the bundled corpus through the default model in a few minutes on 2 idle cores
+#: (with 2 worker processes).
 DEMO = {"iterations": 2, "samples": 3, "constraint_sets": 2, "candidates": 4, "rescore_top": 1}
 
 
@@ -94,7 +95,8 @@ def augment_cmd(
             if not resume:
                 for suffix in ("", "-wal", "-shm"):  # the demo starts afresh each time
                     Path(f"{store_path}{suffix}").unlink(missing_ok=True)
-        threads = max(threads, 2)
+        # two single-threaded workers use 2 cores better than one 2-thread llama.cpp (its threads spin)
+        workers = max(workers, 2) if backend == "local" else workers
     if corpus is None or out is None:
         raise ParaspanError("give CORPUS.jsonl and -o OUT.jsonl (or --demo)",
                             "e.g. paraspan augment corpus.jsonl -o augmented.jsonl --iterations 3", code="E741")

@@ -29,6 +29,7 @@ Each output is a new :class:`~paraspan.corpus.schema.Sentence` annotated for the
 from __future__ import annotations
 
 import math
+import os
 import re
 import zlib
 from collections import Counter
@@ -345,7 +346,9 @@ class _Job:
 class Infiller:
     """Sister-LU replacement + FE infilling + FE-type filter (a :class:`Generator`, registered as "infill").
 
-    ``frames``: the FrameNet frame index (or the path of a release to load it from).
+    ``frames``: the FrameNet frame index (or the path of a release to load it from; default: the
+    ``PARASPAN_FRAMENET`` environment variable). ``generate`` needs the annotated sentence in
+    ``request.meta["sentence"]``: a plain-text request has no frame to work on and gets no candidates.
     ``backend``: a :class:`~paraspan.generate.backend.Backend`, or a model name / ``.gguf`` path
     for a :class:`~paraspan.generate.llama_backend.LlamaBackend`. ``classifier``: the FE-type
     classifier (default: the packaged head). ``examples``: annotated sentences to draw few-shot
@@ -365,9 +368,12 @@ class Infiller:
         if self.config.candidates < 1:
             raise ParaspanError(f"--candidates must be at least 1, got {self.config.candidates}",
                                 "use e.g. --candidates 4", code="E803")
+        if frames is None:  # built by name with no arguments (the pipeline): the release comes from the environment
+            frames = os.environ.get("PARASPAN_FRAMENET") or None
         if frames is None:
             raise ParaspanError("infilling needs the FrameNet frame index",
-                                "pass the FrameNet release with --frames (folder or .tar.gz)", code="E800")
+                                "pass the FrameNet release with --frames (folder or .tar.gz), or set "
+                                "PARASPAN_FRAMENET to it", code="E800")
         if not hasattr(frames, "frames"):
             from paraspan.corpus.frame_index import FrameIndex
 
@@ -582,10 +588,13 @@ class Infiller:
         for sample in samples:
             if sample.finish in ("length", "blocked"):
                 stats["unparseable"] += 1
+                stats["unparseable: too long"] += 1
                 continue
             phrases = parse_answer(sample.text, len(blanks))
             if phrases is None:
                 stats["unparseable"] += 1
+                parts = len(sample.text.split("|"))
+                stats["unparseable: " + ("wrong number of phrases" if parts != len(blanks) else "bad phrase")] += 1
                 continue
             phrases = [_fit_punctuation(p, job.text, job.structure.args[i]) for p, i in zip(phrases, blanks,
                                                                                                strict=True)]

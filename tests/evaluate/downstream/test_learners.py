@@ -76,3 +76,23 @@ def test_srl_without_arguments_is_reported():
 def test_decode_bio():
     assert decode_bio(["B-A0", "I-A0", "O", "I-A1", "B-A1", "I-A1", "I-A2"]) == [
         (0, 1, "A0"), (3, 3, "A1"), (4, 5, "A1"), (6, 6, "A2")]
+
+
+def test_encoder_word_vectors_average_subwords_and_skip_empty_sentences():
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from paraspan.evaluate.downstream.features import encoder_word_vectors
+
+    seen = []
+
+    def encode_tokens(batch):
+        seen.append(batch)
+        states = np.array([[1.0, 0.0], [3.0, 2.0], [5.0, 5.0]], dtype=np.float32)  # "un", "##do", "it"
+        return [SimpleNamespace(word_ids=[0, 0, 1], states=states)]
+
+    encode = encoder_word_vectors(SimpleNamespace(dim=2, encode_tokens=encode_tokens))
+    empty, full = encode([[], ["undo", "it"]])
+    assert seen == [[["undo", "it"]]] and empty.shape == (0, 2)
+    assert full.tolist() == [[2.0, 1.0], [5.0, 5.0]]

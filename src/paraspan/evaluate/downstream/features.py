@@ -80,15 +80,17 @@ def encoder_word_vectors(encoder: Any) -> EncodeFn:
     """
 
     def encode(batch: list[list[str]]) -> list[np.ndarray]:
-        out = []
-        for words, states in zip(batch, encoder.encode_tokens(batch), strict=True):
+        out: list[np.ndarray] = [np.zeros((0, encoder.dim), dtype=np.float32)] * len(batch)
+        full = [i for i, words in enumerate(batch) if words]  # a sentence without words has no vectors
+        for i, states in zip(full, encoder.encode_tokens([batch[i] for i in full]), strict=True):
+            words = batch[i]
             vec = np.zeros((len(words), encoder.dim), dtype=np.float32)
             counts = np.zeros(len(words), dtype=np.float32)
             for row, word in enumerate(states.word_ids or []):
                 vec[word] += states.states[row]
                 counts[word] += 1
             vec /= np.maximum(counts, 1)[:, None]
-            out.append(vec)
+            out[i] = vec
         return out
 
     return encode

@@ -38,7 +38,7 @@ def plot_curve(task: str, points: dict[str, dict[str, Any]], path: str | Path, *
     ax.set_xlabel("% of gold training sentences")
     ax.set_ylabel(metric)
     ax.set_xticks([int(p) for p in percents])
-    ax.set_title(title or task)
+    ax.set_title(title or task, fontsize=9)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()

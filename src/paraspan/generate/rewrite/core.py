@@ -30,12 +30,15 @@ _FINAL = {".", "!", "?"}
 @dataclass(slots=True)
 class Piece:
     """One output token. ``changed``: the word was replaced by a different lemma (not just
-    re-inflected), so a structure anchored on it no longer has the same predicate/LU."""
+    re-inflected), so a structure anchored on it no longer has the same predicate/LU.
+    ``marker``: an attached case marker, which joins the argument spans holding its token but
+    not anchors (an entity mention stays "Anna", the agent argument becomes "by Anna")."""
 
     text: str
     src: int | None = None
     attach: int | None = None
     changed: bool = False
+    marker: bool = False  # an attached function word ("by" of a new passive agent): joins arguments, not anchors
 
 
 @dataclass

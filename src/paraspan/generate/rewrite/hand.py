@@ -152,7 +152,7 @@ def active_to_passive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         new_subj = [Piece(recase_pronoun(doc[i].text, OBJ_TO_SUBJ) if i == obj.i else doc[i].text, i) for i in o_ids]
         new_ag = [Piece(recase_pronoun(doc[i].text, SUBJ_TO_OBJ) if i == subj.i else doc[i].text, i) for i in s_ids]
         body = (keep(doc, range(v.sent.start, min(s_ids))) + lower_first(doc, new_subj) + [Piece(be)]
-                + keep(doc, middle) + [Piece(vbn, v.i)] + keep(doc, prt) + [Piece("by", attach=subj.i)]
+                + keep(doc, middle) + [Piece(vbn, v.i)] + keep(doc, prt) + [Piece("by", attach=subj.i, marker=True)]
                 + lower_first(doc, new_ag)
                 + keep(doc, range(max(o_ids) + 1, v.sent.end)))
         out.append(tidy(doc, rest_of_doc(doc, body, v)))

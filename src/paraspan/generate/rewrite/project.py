@@ -11,7 +11,8 @@ Policy (what happens to each span):
   whose syntactic head lies outside the argument). It is *dropped* when its head word is deleted
   (or, for a head-less span, when nothing survives). Inserted words inside the run (the "'s" of a
   genitive) belong to it; inserted words at its edges do not. Pieces attached to a source token
-  (a copied noun phrase standing in for a relative pronoun) go with that token.
+  (a copied noun phrase standing in for a relative pronoun) go with that token; an attached case
+  marker (the "by" of a new passive agent) joins arguments but not anchors.
 - A structure keeps its label and its arguments' labels exactly: projection never creates a
   label, so every output label is one the source had.
 - A rewrite in which every structure was dropped is not emitted (see
@@ -60,6 +61,7 @@ def project(
     """Project ``sentence``'s structures onto the output tokens ``pieces`` (rendered at ``offsets``)."""
     out_of: dict[int, int] = {}
     attached: dict[int, list[int]] = {}
+    markers: set[int] = set()
     changed: set[int] = set()
     for j, piece in enumerate(pieces):
         if piece.src is not None:
@@ -68,13 +70,15 @@ def project(
                 changed.add(piece.src)
         elif piece.attach is not None:
             attached.setdefault(piece.attach, []).append(j)
+            if piece.marker:
+                markers.add(j)
     counts: Counter = Counter()
     result: list[Structure] = []
 
-    def positions(ids: Sequence[int]) -> set[int]:
+    def positions(ids: Sequence[int], *, anchor: bool = False) -> set[int]:
         found = {out_of[i] for i in ids if i in out_of}
         for i in ids:
-            found.update(attached.get(i, ()))
+            found.update(j for j in attached.get(i, ()) if not (anchor and j in markers))
         return found
 
     def owned(j: int, ids: set[int]) -> bool:
@@ -98,7 +102,7 @@ def project(
             if not ids or any(i not in out_of or i in changed for i in ids):
                 counts["structure_dropped_anchor_lost"] += 1
                 continue
-            where = positions(ids)
+            where = positions(ids, anchor=True)
             lo, hi = min(where), max(where)
             if any(foreign(j, set(ids)) for j in range(lo, hi + 1)):
                 counts["structure_dropped_anchor_split"] += 1
