@@ -84,7 +84,8 @@ def worker(name: str, split: str, threads: int, head: str | None) -> dict[str, A
 
 def table(rows: list[dict[str, Any]]) -> str:
     head = ("| aligner | set | exact F1 all | exact F1 non-identical | soft F1 all | soft F1 non-identical "
-            "| exact P / R all | tasks/s | tasks/CPU-s | peak RSS MB |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+            "| exact P / R all | tasks/s | tasks/CPU-s | peak RSS MB |\n"
+            "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
     body = ""
     for r in rows:
         s = r["scores"]

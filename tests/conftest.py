@@ -37,3 +37,15 @@ def need_shared(*parts: str) -> Path:
     if not path.exists():
         pytest.skip(f"{path} is missing")
     return path
+
+
+@pytest.fixture
+def browser():
+    """A headless chromium (Selenium), skipped with the reason when there is none."""
+    from tests.report.browser import chrome_driver
+
+    driver = chrome_driver()
+    try:
+        yield driver
+    finally:
+        driver.quit()

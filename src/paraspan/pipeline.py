@@ -239,12 +239,13 @@ class Augmenter:
                 ban_spans.append((int(rest[0]), int(rest[1])))
         args = [a for a in structure.args if not a.overlaps(anchor)]
         keep = tuple((a.start, a.end) for a in args) if cfg.keep_args else ()
-        lu_pos(anchor.label) if structure.kind == "frame" else None
         banned: list[str] = [text[anchor.start:anchor.end]]
         for iteration in range(1, cfg.iterations + 1):
             request = GenerationRequest(
                 id=f"{sentence.id}/s{index}/i{iteration}", text=text, ban=tuple(ban_spans), keep=keep,
-                n=cfg.candidates, meta={"ban_texts": banned[1:]})
+                n=cfg.candidates,
+                # structure-aware generators (infill, rewrite) read the annotated sentence itself
+                meta={"ban_texts": banned[1:], "sentence": sentence, "structure": index})
             candidates, note = self._paraphrase(request)
             if not candidates:
                 return f"iteration {iteration}: no paraphrase ({note or 'none returned'})"

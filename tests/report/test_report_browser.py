@@ -2,20 +2,8 @@
 
 from __future__ import annotations
 
-import pytest
-
 from paraspan.report.render import build_report
-from tests.report.browser import chrome_driver
 from tests.report.store_fixture import make_store
-
-
-@pytest.fixture
-def browser():
-    driver = chrome_driver()
-    try:
-        yield driver
-    finally:
-        driver.quit()
 
 
 def test_table_search_filter_sort(browser, tmp_path):

@@ -9,19 +9,7 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from paraspan.store import RunStore
-from tests.report.browser import chrome_driver
-
-
-@pytest.fixture
-def browser():
-    driver = chrome_driver()
-    try:
-        yield driver
-    finally:
-        driver.quit()
 
 
 def test_rate_a_task_in_the_browser(browser, live_server, review_store):
