@@ -104,27 +104,11 @@ class CrossEncoderJudge:
         return cls(model, tokenizer, recipe, name=name, batch_size=batch_size, max_length=max_length)
 
     def judge(self, premises: Sequence[str], hypotheses: Sequence[str]) -> Judgements:
-        import torch
+        def forward(enc: Any) -> np.ndarray:
+            logits = self.model(enc["input_ids"], enc["attention_mask"], enc["token_type_ids"])
+            return logits.float().softmax(-1).numpy()
 
-        _check_lengths(premises, hypotheses)
-        n = len(premises)
-        if n == 0:
-            return _empty()
-        probs = np.zeros((n, 3), dtype=np.float32)
-        truncated = np.zeros(n, dtype=bool)
-        # Untruncated lengths (fast tokenizer, cheap) tell which pairs get cut, and sort batches.
-        full = self.tokenizer(list(premises), list(hypotheses), truncation=False, verbose=False)["input_ids"]
-        lengths = [len(ids) for ids in full]
-        order = sorted(range(n), key=lambda i: lengths[i])
-        for start in range(0, n, self.batch_size):
-            idx = order[start : start + self.batch_size]
-            enc = self.tokenizer([premises[i] for i in idx], [hypotheses[i] for i in idx], padding=True,
-                                 truncation="longest_first", max_length=self.max_length, return_tensors="pt")
-            with torch.inference_mode():
-                logits = self.model(enc["input_ids"], enc["attention_mask"], enc["token_type_ids"])
-            probs[idx] = logits.float().softmax(-1).numpy()
-            truncated[idx] = [lengths[i] > self.max_length for i in idx]
-        return Judgements(probs, truncated)
+        return _judge_in_batches(self.tokenizer, premises, hypotheses, self.batch_size, self.max_length, forward)
 
 
 # --------------------------------------------------------------------------- LLM
@@ -341,29 +325,40 @@ class HubJudge:
         return cls(model, tokenizer, columns, name=f"hub:{model_id}", batch_size=batch_size, max_length=max_length)
 
     def judge(self, premises: Sequence[str], hypotheses: Sequence[str]) -> Judgements:
-        import torch
-
-        _check_lengths(premises, hypotheses)
-        n = len(premises)
-        if n == 0:
-            return _empty()
-        probs = np.zeros((n, 3), dtype=np.float32)
-        truncated = np.zeros(n, dtype=bool)
-        full = self.tokenizer(list(premises), list(hypotheses), truncation=False, verbose=False)["input_ids"]
-        lengths = [len(ids) for ids in full]
-        order = sorted(range(n), key=lambda i: lengths[i])
-        for start in range(0, n, self.batch_size):
-            idx = order[start : start + self.batch_size]
-            enc = self.tokenizer([premises[i] for i in idx], [hypotheses[i] for i in idx], padding=True,
-                                 truncation="longest_first", max_length=self.max_length, return_tensors="pt")
-            with torch.inference_mode():
-                p = self.model(**enc).logits.float().softmax(-1).numpy()
-            for j, label in enumerate(LABELS):
-                probs[idx, j] = p[:, self.columns.get(label, [])].sum(axis=1)
+        def forward(enc: Any) -> np.ndarray:
+            p = self.model(**enc).logits.float().softmax(-1).numpy()
+            # the hub model's labels, summed into the three columns (a 2-way model's not_entailment → neutral)
+            out = np.stack([p[:, self.columns.get(label, [])].sum(axis=1) for label in LABELS], axis=1)
             if "not_entailment" in self.columns:
-                probs[idx, 1] += p[:, self.columns["not_entailment"]].sum(axis=1)
-            truncated[idx] = [lengths[i] > self.max_length for i in idx]
-        return Judgements(probs, truncated)
+                out[:, 1] += p[:, self.columns["not_entailment"]].sum(axis=1)
+            return out
+
+        return _judge_in_batches(self.tokenizer, premises, hypotheses, self.batch_size, self.max_length, forward)
+
+
+def _judge_in_batches(tokenizer: Any, premises: Sequence[str], hypotheses: Sequence[str], batch_size: int,
+                      max_length: int, forward: Any) -> Judgements:
+    """Run ``forward(encoded batch) -> (batch, 3) probabilities`` over length-sorted batches."""
+    import torch
+
+    _check_lengths(premises, hypotheses)
+    n = len(premises)
+    if n == 0:
+        return _empty()
+    probs = np.zeros((n, 3), dtype=np.float32)
+    truncated = np.zeros(n, dtype=bool)
+    # Untruncated lengths (fast tokenizer, cheap) tell which pairs get cut, and sort batches.
+    full = tokenizer(list(premises), list(hypotheses), truncation=False, verbose=False)["input_ids"]
+    lengths = [len(ids) for ids in full]
+    order = sorted(range(n), key=lambda i: lengths[i])
+    for start in range(0, n, batch_size):
+        idx = order[start : start + batch_size]
+        enc = tokenizer([premises[i] for i in idx], [hypotheses[i] for i in idx], padding=True,
+                        truncation="longest_first", max_length=max_length, return_tensors="pt")
+        with torch.inference_mode():
+            probs[idx] = forward(enc)
+        truncated[idx] = [lengths[i] > max_length for i in idx]
+    return Judgements(probs, truncated)
 
 
 # --------------------------------------------------------------------------- registry
