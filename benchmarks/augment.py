@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import sys
 import tempfile
@@ -333,7 +334,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def _save(args: argparse.Namespace, result: dict[str, Any]) -> None:
     """Merge this part's results into the results JSON."""
-    result["settings"] = {k: v for k, v in vars(args).items() if k not in ("out",)}
+    # data paths relative to the repository, so the results name no path of this machine
+    paths = {k: os.path.relpath(v, REPO) for k, v in vars(args).items() if k in ("framenet", "splits")}
+    result["settings"] = {k: v for k, v in vars(args).items() if k not in ("out",)} | paths
     result["machine"] = {**machine(), "cpu": cpu_name(), "date": time.strftime("%Y-%m-%d %H:%M")}
     out = Path(args.out)
     data = json.loads(out.read_text()) if out.exists() else {}
