@@ -12,6 +12,14 @@ argmax thresholds and layer, were chosen on the train span tasks.
 
     .venv/bin/python benchmarks/alignment.py            # writes benchmarks/results/alignment.json
     .venv/bin/python benchmarks/alignment.py --readme   # ... and the "## Alignment" table in README.md
+
+``--calibrate`` instead recomputes the aligner-score thresholds of the ``align-p95`` /
+``align-p99`` filter presets (:mod:`paraspan.filter.thresholds`): the lowest score at which the
+exact-match precision of the shipped aligner's predictions on the dev span tasks reaches 95% /
+99% (:mod:`paraspan.align.calibrate`), over all tasks and over the copy-free ones. About a minute
+on 2 cores; ``--predictions FILE ...`` calibrates from ``paraspan align`` output instead.
+
+    .venv/bin/python benchmarks/alignment.py --calibrate   # writes results/alignment-calibration.json
 """
 
 from __future__ import annotations
@@ -119,6 +127,67 @@ def update_readme(path: Path, section: str) -> None:
     path.write_text(text.rstrip("\n") + "\n", encoding="utf-8")
 
 
+def calibrate_main(args: argparse.Namespace) -> None:
+    """The ``align-p95`` / ``align-p99`` thresholds from the dev span tasks (see the module doc)."""
+    import hashlib
+
+    from paraspan.align.calibrate import SUBSETS, calibrate, precision_at
+    from paraspan.align.tasks import prediction_record, read_task_lines
+
+    targets = tuple(float(t) for t in args.targets.split(","))
+    records: list[dict[str, Any]] = []
+    sources: list[str] = []
+    if args.predictions:
+        for path in args.predictions:
+            records += [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line]
+            sources.append(os.path.relpath(path, ROOT))
+        head_sha = None
+    else:
+        import torch
+
+        torch.set_num_threads(args.threads)
+        aligner = build("discriminative", args.threads, args.head)
+        for split in args.sets.split(","):
+            lines = read_task_lines(TASKS / f"{split}.jsonl")
+            results = aligner.align([t.task for t in lines])
+            records += [prediction_record(t, r) for t, r in zip(lines, results, strict=True)]
+            sources.append(os.path.relpath(TASKS / f"{split}.jsonl", ROOT))
+        if args.head:
+            head_path = Path(args.head)
+        else:
+            from importlib.resources import files
+
+            from paraspan.align.discriminative import DEFAULT_HEAD
+
+            head_path = Path(str(files("paraspan.align") / "data" / DEFAULT_HEAD))
+        head_sha = hashlib.sha256(head_path.read_bytes()).hexdigest()
+    out: dict[str, Any] = {
+        "date": dt.date.today().isoformat(), "command": "python benchmarks/alignment.py " + " ".join(sys.argv[1:]),
+        "sources": sources, "aligner": "discriminative", "head_sha256": head_sha, "tasks": len(records),
+        "rule": "threshold = the lowest aligner score s at which the predictions scoring >= s (non-null ones) "
+                f"reach the target exact-match precision, with >= {args.min_support} predictions kept; "
+                "floored to 4 decimals",
+        "subsets": {},
+    }
+    for subset in SUBSETS:
+        cals = calibrate(records, targets, subset=subset, min_support=args.min_support)
+        out["subsets"][subset] = [c.to_dict() for c in cals]
+        for c in cals:
+            shown = (f"aligner >= {c.threshold:.4f}: {c.kept} of {c.predictions} kept, precision {c.precision:.4f}"
+                     if c.threshold is not None else
+                     f"not reached (best {c.best_precision:.4f} at aligner >= {c.best_threshold})")
+            print(f"{subset:10s} precision {c.target:.2f}: {shown}")
+    chosen = {c["target"]: c["threshold"] for c in out["subsets"]["all"]}
+    out["chosen_thresholds_on_copy_free"] = {
+        str(t): dict(zip(("kept", "precision"), precision_at(records, th, subset="copy_free"), strict=True))
+        for t, th in chosen.items() if th is not None}
+    args.calibration_out.parent.mkdir(parents=True, exist_ok=True)
+    args.calibration_out.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
+    print(f"wrote {args.calibration_out}")
+    for t, th in chosen.items():
+        print(f"ALIGN_P{round(t * 100)} = {th}  # for src/paraspan/filter/thresholds.py")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--aligners", default=",".join(ALIGNERS))
@@ -128,7 +197,19 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "alignment.json")
     parser.add_argument("--readme", action="store_true", help="update the ## Alignment table in benchmarks/README.md")
     parser.add_argument("--worker", nargs=2, metavar=("ALIGNER", "SET"), help=argparse.SUPPRESS)
+    parser.add_argument("--calibrate", action="store_true",
+                        help="recompute the align-p95/align-p99 thresholds of the filter presets (discriminative)")
+    parser.add_argument("--targets", default="0.95,0.99", help="--calibrate: precision targets")
+    parser.add_argument("--min-support", type=int, default=20, help="--calibrate: fewest predictions kept")
+    parser.add_argument("--predictions", nargs="+", help="--calibrate: `paraspan align` outputs (no aligner run)")
+    parser.add_argument("--calibration-out", type=Path,
+                        default=ROOT / "benchmarks" / "results" / "alignment-calibration.json")
     args = parser.parse_args()
+    if args.calibrate:
+        if not args.predictions and not TASKS.is_dir():
+            raise SystemExit(f"{TASKS} is missing: set PARASPAN_SHARED to the shared data folder")
+        calibrate_main(args)
+        return
     if args.worker:
         print(json.dumps(worker(args.worker[0], args.worker[1], args.threads, args.head)))
         return

@@ -9,7 +9,9 @@ Two parts, each writing its section of ``benchmarks/results/augment.json``:
 ``scratch``   "FrameNet (almost) from scratch": the 20 earliest-created frames × their 3 earliest
               LUs × 3 earliest annotation sets (FrameNet's ``cDate``) are the seed corpus; after K
               iterations, precision/recall of the generated (frame, LU) pairs against the held-back
-              LUs of those frames (paper: 128 TP, 1,188 FP, 112 FN; P 9.7%, R 53.3%).
+              LUs of those frames (paper: 128 TP, 1,188 FP, 112 FN; P 9.7%, R 53.3%). A generated
+              LU is ``lemma.pos`` with the part of speech of the new anchor's head word in a spaCy
+              parse of the paraphrase (the seed LU's POS only when the parse has no usable tag).
 
 The paper's configuration is ``--part scratch --annotations 3 --iterations 10 --samples 10
 --constraint-sets 3 --candidates 20`` (hours with the default model on 2 cores). The defaults
@@ -102,12 +104,19 @@ def _run(sentences: list[Any], config: Any, workers: int, augmenter: Any = None)
         "outputs_per_structure_per_iteration": {it: round(n / structures, 3) for it, n in sorted(per_iter.items())},
         "share_all_args_placed": round(len(full) / len(outputs), 3) if outputs else None,
         "candidates": int(cands[0] or 0), "candidates_placed": int(cands[1] or 0),
-        "new_frame_lemma_pairs": summary.new_pairs, "kept_per_filter": summary.kept_per_filter,
+        "new_frame_lemma_pairs": summary.new_pairs, "anchor_pos_from": _pos_sources(outputs),
+        "kept_per_filter": summary.kept_per_filter,
         "stopped": summary.notes, "peak_memory": _peak_mb(), "load_average_end": load_average(),
         "examples": [{"source": o.sentence.provenance["source_anchor"]["text"], "frame": o.frame,
                       "iteration": o.iteration, "text": o.sentence.text, "anchor": o.anchor_text,
                       "aligner": o.scores["aligner"], "nll": -o.scores["forward"]} for o in outputs[:12]],
     }
+
+
+def _pos_sources(outputs: list[Any]) -> dict[str, int]:
+    """Where each output's LU part of speech came from: parse, generator, seed (fallback) or none."""
+    return dict(Counter((o.sentence.provenance.get("anchor_lu") or {}).get("pos_from", "unrecorded")
+                        for o in outputs))
 
 
 def part_fulltext(args: argparse.Namespace) -> dict[str, Any]:
@@ -251,6 +260,7 @@ def part_scratch(args: argparse.Namespace) -> dict[str, Any]:
     generated: set[tuple[str, str]] = set()
     generated_all_args: set[tuple[str, str]] = set()
     for o in outputs:
+        # the new anchor's LU: its lemma and part of speech read from a parse of the paraphrase
         label = o.sentence.structures[0].anchor.label or ""
         pair = (o.frame, label.lower())
         if pair in seed_pairs:
@@ -279,6 +289,7 @@ def part_scratch(args: argparse.Namespace) -> dict[str, Any]:
         "model_load_seconds": round(load, 1),
         "wall_seconds": round(wall, 1), "cpu_seconds": round(cpu, 1), "outputs": len(outputs),
         "outputs_per_iteration": dict(sorted(Counter(o.iteration for o in outputs).items())),
+        "anchor_pos_from": _pos_sources(outputs),
         "frame_lu_pairs": score(generated),
         "frame_lu_pairs_all_args_placed": score(generated_all_args),
         "frames_covered": sorted(covered),

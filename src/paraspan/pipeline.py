@@ -45,7 +45,14 @@ METHOD = "iterative-paraphrase"
 
 # Structure keys that hold offsets into the source text: they do not carry over to a rewrite.
 _OFFSET_EXTRAS = ("anchor_rest", "more_args", "dropped", "annoset_id", "lu_id", "status")
-_POS = {"v": "VERB", "n": "NOUN", "a": "ADJ", "adj": "ADJ", "adv": "ADV", "prep": "ADP", "num": "NUM"}
+#: FrameNet's LU suffixes (FrameNet 1.5 uses v n a adv prep num art c scon intj) → universal POS.
+_POS = {"v": "VERB", "n": "NOUN", "a": "ADJ", "adj": "ADJ", "adv": "ADV", "prep": "ADP", "num": "NUM",
+        "art": "DET", "c": "CCONJ", "scon": "SCONJ", "intj": "INTJ"}
+#: Universal POS (spaCy's ``token.pos_``) → FrameNet's LU suffix. Tags FrameNet has no LUs for
+#: (PRON, PART, PUNCT, SYM, X, SPACE) are missing: the seed LU's POS is the fallback for them.
+UPOS_TO_FN = {"VERB": "v", "AUX": "v", "NOUN": "n", "PROPN": "n", "ADJ": "a", "ADV": "adv", "ADP": "prep",
+              "NUM": "num", "DET": "art", "CCONJ": "c", "SCONJ": "scon", "INTJ": "intj"}
+_LEMMINFLECT_UPOS = ("NOUN", "VERB", "ADJ", "ADV", "AUX", "PROPN")  # what LemmInflect lemmatizes
 
 
 @dataclass(frozen=True)
@@ -68,7 +75,7 @@ class AugmentConfig:
     seed: int = 0
     threads: int | None = 1  # CPU threads per worker (LLM and encoder)
     n_ctx: int = 2048
-    filters: tuple[str, ...] = ()  # extra threshold rules recorded besides the Table 4 presets
+    filters: tuple[str, ...] = ()  # extra threshold rules recorded besides the presets (RECORDED)
     learned_filters: tuple[str, ...] = ()  # paths of `paraspan train-filter` models
 
     def to_dict(self) -> dict[str, Any]:
@@ -153,21 +160,143 @@ def lu_pos(label: str | None) -> str | None:
 
 
 def anchor_lemma(text: str, pos: str | None) -> str:
-    """A lemma for an anchor text: the verb of a verbal phrase is its first word, else its last."""
-    from paraspan.models.inflect import lemmas
-
+    """A lemma for an anchor text without a parse: the verb of a verbal phrase is its first word,
+    else its last (the fallback of :meth:`AnchorTagger.lu`)."""
     words = text.lower().split()
     if not words:
         return ""
     upos = _POS.get(pos or "")
     i = 0 if upos == "VERB" else len(words) - 1
     word = words[i].strip(".,;:!?\"'()")
+    words[i] = _lemma_of(word, upos) if word else word
+    return " ".join(words)
+
+
+def _lemma_of(word: str, upos: str | None) -> str:
+    """The first lemma LemmInflect gives ``word`` as ``upos`` (any POS when None); closed-class
+    words (prepositions, articles, conjunctions …) are their own lemma."""
+    word = word.lower()
+    if not word or (upos is not None and upos not in _LEMMINFLECT_UPOS):
+        return word
+    from paraspan.models.inflect import lemmas
+
     try:
-        found = lemmas(word, upos) if word else []
+        found = lemmas(word, upos)
     except Exception:  # an odd token: the lowercased word is a fine lemma
         found = []
-    words[i] = found[0] if found else word
-    return " ".join(words)
+    return found[0] if found else word
+
+
+@dataclass(frozen=True)
+class AnchorLU:
+    """The lexical unit of a new anchor: lemma, FrameNet POS suffix and where the POS came from.
+
+    ``source``: ``generator`` (the generator placed a known LU exactly there, e.g. infill's
+    sister LU), ``parse`` (the head word's tag in a spaCy parse of the paraphrase), ``seed`` (no
+    usable tag: the seed LU's POS) or ``none`` (no POS at all). ``upos``: the parse's tag, if any.
+    """
+
+    lemma: str
+    pos: str | None
+    source: str
+    upos: str | None = None
+
+    @property
+    def label(self) -> str | None:
+        return f"{self.lemma}.{self.pos}" if self.pos and self.lemma else None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"label": self.label, "pos": self.pos, "pos_from": self.source}
+        if self.upos:
+            out["upos"] = self.upos
+        return out
+
+
+def span_head(doc: Any, start: int, end: int) -> tuple[str, str] | None:
+    """``(lemma, UPOS)`` of the words of a parsed ``doc`` in ``[start, end)``, or None (no word).
+
+    The UPOS is the syntactic head's (the word whose head lies outside the span; the first one
+    with a FrameNet POS when there are several); the lemma lemmatizes the head with that POS and
+    keeps the other words lowercased ("handed over" → "hand over", VERB). A copula's complement
+    is the head ("are mindful" → "mindful", ADJ); punctuation at the edges, and the head's
+    auxiliaries, copula and articles are left out.
+    """
+    toks = [t for t in doc if t.idx < end and t.idx + len(t.text) > start and not t.is_space]
+    while toks and toks[0].pos_ == "PUNCT":
+        toks.pop(0)
+    while toks and toks[-1].pos_ == "PUNCT":
+        toks.pop()
+    if not toks:
+        return None
+    inside = {t.i for t in toks}
+    roots = [t for t in toks if t.head.i == t.i or t.head.i not in inside] or toks
+    head = next((t for t in roots if t.pos_ in UPOS_TO_FN), roots[0])
+    if head.pos_ == "AUX":  # a copula: the LU is its complement ("are mindful" → mindful.a)
+        head = next((t for t in toks if t.head.i == head.i and t.dep_ in ("acomp", "attr")), head)
+    upos = str(head.pos_)
+    # the head's auxiliaries, copula and articles are no part of an LU ("were running" → "run",
+    # "has been sold" → "sell", "is a success" → "success")
+    skip = ("aux", "auxpass", "cop", "det") if upos != "DET" else ("aux", "auxpass", "cop")
+    toks = [t for t in toks if t.i == head.i or not (t.head.i == head.i and t.dep_ in skip)
+            and not (t.i == head.head.i and t.pos_ == "AUX")]
+    parts = []
+    for k, t in enumerate(toks):
+        word = _lemma_of(t.text, upos if upos in UPOS_TO_FN else None) if t.i == head.i else t.lower_
+        parts.append(word + (t.whitespace_ if k < len(toks) - 1 else ""))
+    return "".join(parts).strip(), upos
+
+
+def _generator_lu(meta: dict[str, Any], start: int, end: int) -> AnchorLU | None:
+    """The LU a structure-aware generator put at exactly ``[start, end)`` (infill's sister LU)."""
+    data = meta.get("sentence")
+    if not isinstance(data, dict):
+        return None
+    for st in data.get("structures") or []:
+        anchor = (st.get("anchor") or {}) if isinstance(st, dict) else {}
+        label = anchor.get("label")
+        if st.get("kind") == "frame" and anchor.get("start") == start and anchor.get("end") == end:
+            pos = lu_pos(label)
+            if pos and isinstance(label, str):
+                return AnchorLU(label.rsplit(".", 1)[0].lower(), pos, "generator")
+    return None
+
+
+class AnchorTagger:
+    """Reads the LU of an aligned anchor (:class:`AnchorLU`) from a parse of its paraphrase.
+
+    The spaCy pipeline (the packaged small English one, through :func:`paraspan.models.load_spacy`)
+    loads on the first parse, once per tagger, and each worker has one tagger; ``nlp`` may be
+    given instead (tests, or a pipeline already loaded).
+    """
+
+    def __init__(self, nlp: Any = None) -> None:
+        self._nlp = nlp
+
+    @property
+    def nlp(self) -> Any:
+        if self._nlp is None:
+            from paraspan.models import load_spacy
+
+            self._nlp = load_spacy(exclude=("ner", "lemmatizer"))  # tagger + parser are what is read
+        return self._nlp
+
+    def lu(self, text: str, start: int, end: int, seed_pos: str | None, *, meta: dict[str, Any] | None = None
+           ) -> AnchorLU:
+        """The LU of ``text[start:end]``: the generator's when it placed one there, else the
+        parse's head word and tag (a parse in ``meta["doc"]`` of this text is reused), else the
+        seed LU's POS with a lemma guessed from the words."""
+        meta = meta or {}
+        known = _generator_lu(meta, start, end)
+        if known is not None:
+            return known
+        doc = meta.get("doc")
+        if doc is None or getattr(doc, "text", None) != text:
+            doc = self.nlp(text)
+        got = span_head(doc, start, end)
+        if got is not None and got[1] in UPOS_TO_FN and got[0]:
+            return AnchorLU(got[0], UPOS_TO_FN[got[1]], "parse", got[1])
+        return AnchorLU(anchor_lemma(text[start:end], seed_pos), seed_pos, "seed" if seed_pos else "none",
+                        got[1] if got else None)
 
 
 def _find(text: str, phrase: str) -> tuple[int, int] | None:
@@ -196,6 +325,7 @@ class Augmenter:
     models: dict[str, Any] = field(default_factory=dict)
     filters: list[Any] = field(default_factory=list)  # objects with .name and .keep(provenance)
     worker: str | None = None
+    tagger: AnchorTagger = field(default_factory=AnchorTagger)  # POS of new anchors; spaCy loads lazily
 
     @classmethod
     def build(cls, config: AugmentConfig, worker: str | None = None) -> Augmenter:
@@ -292,9 +422,12 @@ class Augmenter:
         cand = candidates[chosen]
         (a_start, a_end), a_score = placed[0]  # type: ignore[misc]
         anchor_text = cand.text[a_start:a_end]
-        pos = lu_pos(anchor.label) if structure.kind == "frame" else None
-        lemma = anchor_lemma(anchor_text, pos)
-        label = f"{lemma}.{pos}" if pos else anchor.label
+        lu: AnchorLU | None = None
+        if structure.kind == "frame":  # a new LU: its POS is the new word's, read from a parse of cand.text
+            lu = self.tagger.lu(cand.text, a_start, a_end, lu_pos(anchor.label), meta=cand.meta)
+            lemma, label = lu.lemma, lu.label or anchor.label
+        else:
+            lemma, label = anchor_lemma(anchor_text, None), anchor.label
         new_args: list[Span] = []
         span_info: list[dict[str, Any]] = [{"role": "anchor", "label": anchor.label,
                                             "source": [anchor.start, anchor.end], "placed": [a_start, a_end],
@@ -315,6 +448,7 @@ class Augmenter:
             "iteration": iteration,
             "structure": index,
             "source_anchor": {"text": sentence.text[anchor.start:anchor.end], "label": anchor.label},
+            **({"anchor_lu": lu.to_dict()} if lu is not None else {}),
             "banned": list(banned),
             "paraphrase": scores,
             "aligner": {"anchor": _r(a_score), "spans": span_info},
@@ -347,11 +481,11 @@ def _decide(flt: Any, provenance: dict[str, Any]) -> tuple[bool, str, float | No
 
 
 def build_filters(config: AugmentConfig) -> list[Any]:
-    """The Table 4 presets, the config's extra rules and its learned filters."""
-    from paraspan.filter.thresholds import TABLE4, parse_rule
+    """The Table 4 presets and their calibrated versions, the config's extra rules and its learned filters."""
+    from paraspan.filter.thresholds import RECORDED, parse_rule
 
-    out: list[Any] = [parse_rule(name, name) for name in TABLE4]
-    seen = set(TABLE4)
+    out: list[Any] = [parse_rule(name, name) for name in RECORDED]
+    seen = set(RECORDED)
     for spec in config.filters:
         if spec not in seen:
             out.append(parse_rule(spec, spec))
@@ -560,22 +694,36 @@ def run_augment(
     return summarize(store, time.perf_counter() - started, processed, notes)
 
 
+def _pair(kind: str, frame: str, label: str | None, lemma: str) -> tuple[str, str]:
+    """The (frame, trigger) pair a structure counts as: a frame's LU label ("crucial.a") when it
+    has a FrameNet POS, else the anchor lemma."""
+    if kind == "frame" and lu_pos(label) and label:
+        return frame, label.lower()
+    return frame, lemma
+
+
 def summarize(store: RunStore, seconds: float = 0.0, processed: int = 0,
               notes: Counter[str] | None = None) -> RunSummary:
-    """Counts from the store, and how many (frame, anchor lemma) pairs are new to the inputs."""
+    """Counts from the store, and how many (frame, LU) pairs are new to the inputs.
+
+    A pair is (frame, LU label) — ``("Cogitation", "crucial.a")`` — so a new part of speech of a
+    seed lemma counts as new; structures without a FrameNet POS count by (label, anchor lemma).
+    """
+    import json
+
     counts = store.counts()
     seed_pairs: set[tuple[str, str]] = set()
     for sentence in store.iter_inputs():
         for s in sentence.structures:
             if s.anchor is not None:
-                pos = lu_pos(s.anchor.label) if s.kind == "frame" else None
                 frame = s.label if s.kind == "frame" else f"{s.kind}:{s.label}"
-                # the LU's own lemma when there is one (FrameNet), else the anchor text's
-                lemma = (s.anchor.label.rsplit(".", 1)[0].lower() if pos and s.anchor.label
-                         else anchor_lemma(sentence.text[s.anchor.start:s.anchor.end], pos))
-                seed_pairs.add((frame, lemma))
-    out_pairs = {(f, lem) for f, lem in store.conn.execute(
-        "SELECT DISTINCT frame, anchor_lemma FROM outputs WHERE anchor_lemma IS NOT NULL")}
+                lemma = anchor_lemma(sentence.text[s.anchor.start:s.anchor.end], lu_pos(s.anchor.label))
+                seed_pairs.add(_pair(s.kind, frame, s.anchor.label, lemma))
+    out_pairs: set[tuple[str, str]] = set()
+    for frame, lemma, line in store.conn.execute(
+            "SELECT frame, anchor_lemma, json FROM outputs WHERE anchor_lemma IS NOT NULL"):
+        st = (json.loads(line).get("structures") or [{}])[0]
+        out_pairs.add(_pair(st.get("kind", ""), frame, (st.get("anchor") or {}).get("label"), lemma))
     status = counts["inputs"]
     return RunSummary(
         inputs=sum(status.values()), done=status.get("done", 0), skipped=status.get("skipped", 0),

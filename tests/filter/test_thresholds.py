@@ -6,7 +6,14 @@ import pytest
 
 from paraspan.corpus.schema import Sentence
 from paraspan.errors import ParaspanError
-from paraspan.filter.thresholds import PRESETS, TABLE4, features, parse_rule
+from paraspan.filter.thresholds import (
+    CALIBRATED,
+    PRESETS,
+    RECORDED,
+    TABLE4,
+    features,
+    parse_rule,
+)
 
 
 def prov(iteration, forward, anchor, spans=(0.9,)):
@@ -38,9 +45,11 @@ def test_presets(name, p, keep):
     assert parse_rule(name).keep(p)[0] is keep
 
 
-def test_presets_are_table4_rows():
-    assert set(TABLE4) == set(PRESETS)
+def test_presets_are_table4_rows_and_their_calibrated_versions():
+    assert set(TABLE4) | set(CALIBRATED) == set(PRESETS) == set(RECORDED)
     assert len(parse_rule("lax").clauses) == 3 and len(parse_rule("strict").clauses) == 3
+    # the paper's rows are untouched
+    assert PRESETS["align0.95"] == "aligner>=0.95" and PRESETS["align0.99"] == "aligner>=0.99"
 
 
 def test_inline_rules_compose_with_presets():

@@ -21,6 +21,9 @@ SYNONYMS: dict[str, list[str]] = {
     "bought": ["purchased", "acquired", "picked up", "obtained"],
     "arrived": ["got", "came", "turned up", "showed up"],
     "teacher": ["tutor", "instructor", "educator"],
+    # the part of speech changes: verb → verb → adjective (with a copula), adjective → verb
+    "think": ["reflect", "are mindful"],
+    "eager": ["itching", "keen"],
 }
 # every synonym knows its whole group (for the aligner)
 GROUPS: dict[str, set[str]] = {}

@@ -208,6 +208,8 @@ class FEClassifier:
     #: (frame, FE) → count of training spans: a log-frequency prior, weighted by ``prior_weight``
     prior: dict[tuple[str, str], int] = field(default_factory=dict)
     prior_weight: float = 0.0
+    #: where the head was read from: a fine-tuned head keeps its encoder delta beside it
+    source: Path | None = None
     _index: dict[str, int] = field(default_factory=dict, repr=False)
     _prior_rows: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
 
@@ -257,7 +259,7 @@ class FEClassifier:
         return cls(arrays["w1"].astype(np.float32), arrays["b1"].astype(np.float32),
                    arrays["w2"].astype(np.float32), arrays["b2"].astype(np.float32),
                    arrays["mean"].astype(np.float32), arrays["scale"].astype(np.float32),
-                   labels, frame_fes, info, encoder, prior, float(info.get("prior_weight", 0.0)))
+                   labels, frame_fes, info, encoder, prior, float(info.get("prior_weight", 0.0)), path)
 
     def save(self, path: str | Path) -> Path:
         target = Path(path)
@@ -308,14 +310,57 @@ class FEClassifier:
             out.append((self.labels[idx[best]], float(probs[best])))
         return out
 
+    @property
+    def fine_tuned(self) -> bool:
+        return bool(self.info.get("encoder_delta"))
+
+    def fingerprint(self) -> str:
+        """What the features depend on besides the text: the encoder, and a tuned delta if any."""
+        if not self.fine_tuned or self.source is None:
+            return "frozen"
+        delta = self.source.parent / str(self.info["encoder_delta"])
+        return f"{delta.name}:{delta.stat().st_size if delta.is_file() else 0}:{self.info.get('training', {})}"
+
+    def ensure_encoder(self, threads: int | None = None, batch_size: int = 64) -> Encoder:
+        """The encoder the features come from: the packaged one, or, for a fine-tuned head, a
+        private copy with the tuned top layers (``fe-encoder.safetensors`` beside the head)."""
+        if self.encoder is not None:
+            return self.encoder
+        from paraspan.models import load_encoder
+
+        if not self.fine_tuned:
+            self.encoder = load_encoder(threads=threads, batch_size=batch_size)
+            return self.encoder
+        from paraspan.models.encoder import Encoder as _Encoder
+        from paraspan.models.encoder import load_private_model
+
+        if threads is not None:
+            import torch
+
+            torch.set_num_threads(max(1, int(threads)))
+        delta_path = (self.source.parent if self.source is not None else Path(".")) / str(self.info["encoder_delta"])
+        if not delta_path.is_file():
+            raise ModelError(f"the fine-tuned FE classifier needs its encoder layers at {delta_path}",
+                             "keep fe-encoder.safetensors beside fe-head.npz, or retrain with "
+                             "`paraspan train-fe-classifier --fine-tune`", code="E824")
+        from safetensors.torch import load_file
+
+        tokenizer, model, resolved = load_private_model()
+        delta = {k: v.float() for k, v in load_file(str(delta_path)).items()}
+        state = model.state_dict()
+        wrong = [k for k in delta if k not in state or state[k].shape != delta[k].shape]
+        if wrong:
+            raise ModelError(f"{delta_path} does not fit the packaged encoder ({wrong[:2]})",
+                             "retrain with `paraspan train-fe-classifier --fine-tune`", code="E825")
+        model.load_state_dict(delta, strict=False)
+        self.encoder = _Encoder(tokenizer, model, int(model.config.hidden_size), resolved, batch_size=batch_size)
+        return self.encoder
+
     def predict(self, instances: Sequence[FEInstance], frames: FrameIndex | None = None) -> list[tuple[str, float]]:
         if not instances:
             return []
-        if self.encoder is None:
-            from paraspan.models import load_encoder
-
-            self.encoder = load_encoder()
-        return self.predict_features(featurize(self.encoder, instances), [i.frame for i in instances], frames)
+        encoder = self.ensure_encoder()
+        return self.predict_features(featurize(encoder, instances), [i.frame for i in instances], frames)
 
 
 # ----------------------------------------------------------------------------- training
@@ -357,8 +402,8 @@ def _load_split(release: Path, splits: Path, split: str) -> list[Sentence]:
 
 
 def _cached_features(encoder: Encoder, instances: Sequence[FEInstance], cache_dir: Path | None, name: str,
-                     log: Callable[[str], None]) -> np.ndarray:
-    digest = hashlib.sha1()
+                     log: Callable[[str], None], fingerprint: str = "frozen") -> np.ndarray:
+    digest = hashlib.sha1(fingerprint.encode())
     for inst in instances:
         digest.update(f"{inst.text}\x1f{inst.lu}\x1f{inst.fe}\x1f{inst.frame}\n".encode())
     digest.update(str(encoder.resolved.path).encode())
@@ -539,13 +584,13 @@ def evaluate_on_split(head: str | Path | None, release: str | Path, splits: str 
     import torch
 
     from paraspan.corpus.frame_index import FrameIndex
-    from paraspan.models import load_encoder
 
     torch.set_num_threads(max(1, threads))
     classifier = FEClassifier.load(head)
-    encoder = load_encoder(threads=threads, batch_size=64)
+    encoder = classifier.ensure_encoder(threads=threads)
     instances: list[FEInstance] = []
     for sentence in _load_split(Path(release), Path(splits), split):
         instances.extend(instances_from_sentence(sentence, none_rate=none_rate, seed=seed))
-    feats = _cached_features(encoder, instances, Path(cache_dir) if cache_dir is not None else None, split, log)
+    feats = _cached_features(encoder, instances, Path(cache_dir) if cache_dir is not None else None, split, log,
+                             classifier.fingerprint())
     return evaluate_split(classifier, instances, feats, FrameIndex.load(release))

