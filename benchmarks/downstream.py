@@ -184,9 +184,11 @@ def main() -> None:
         rewriter = getattr(augmenter, "_rewriter", None)
         if rewriter is not None:  # what the rule-based generator did (rules in use, skips)
             run["rewrite"] = {"rules": len(rewriter.rules.rules), "counts": dict(sorted(rewriter.counts.items()))}
+        key = "ner_wnut17" if args.task == "ner" and args.ner_set == "wnut17" else args.task
+        curve.task = key  # WikiANN stays "ner"; WNUT17 gets its own curve
         merged = merge_results(args.output, curve, {**meta, **run})
-        plot_curve(args.task, merged[args.task], args.output.parent / f"downstream_{args.task}.png",
-                   title=_title(args.task, merged["meta"][args.task], merged[args.task]))
+        plot_curve(args.task, merged[key], args.output.parent / f"downstream_{key}.png",
+                   title=_title(key, merged["meta"][key], merged[key]))
 
     run_curve(learner, train, evals, config, augmenter, pos, on_point=save,
               progress=lambda m: print(m, file=sys.stderr, flush=True))

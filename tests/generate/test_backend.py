@@ -104,3 +104,13 @@ def test_kept_phrases_are_boosted_and_completed(small_backend: LlamaBackend) -> 
     for sample in forced:
         assert "purple elephant" in sample.text.lower()
         assert all(lp <= 0 for lp in sample.logprobs)  # the model's own probabilities, not the boosted ones
+
+
+def test_fields_constraint_fixes_the_number_of_separators(small_backend: LlamaBackend) -> None:
+    prompt = small_backend.chat_prompt("You answer briefly.", "Name three fruits, separated by \" | \".")
+    for fields in (1, 3):
+        samples = small_backend.sample_groups(prompt, [SampleGroup(6, 11, fields=fields)], top_k=10, max_tokens=24)
+        for s in samples:
+            assert s.text.count("|") <= fields - 1  # never a separator too many
+            if s.finish in ("stop", "newline"):  # it could only end with all of them
+                assert s.text.count("|") == fields - 1, s.text

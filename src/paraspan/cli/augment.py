@@ -42,7 +42,9 @@ def augment_cmd(
     store_path: Annotated[Path | None, _Opt("--store", help="Run store (SQLite) to keep; needed for --resume.")] = None,
     resume: Annotated[bool, _Opt("--resume", help="Continue the run in --store (same settings).")] = False,
     filter_name: Annotated[str, _Opt("--filter", help="What -o gets: a preset (all, iter1, iter3, para0.6, "
-                                                      "para0.8, align0.99, align0.95, lax, strict), a rule like "
+                                                      "para0.8, align0.99, align0.95, lax, strict; calibrated on "
+                                                      "MultiMWA dev: align-p95, align-p99, lax-cal, strict-cal), a "
+                                                      "rule like "
                                                       "'iteration<=2&aligner>=0.9', or a learned filter's "
                                                       "name.")] = "all",
     filter_model: Annotated[list[Path] | None, _Opt(

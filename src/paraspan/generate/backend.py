@@ -45,6 +45,10 @@ class SampleGroup:
     sample contains a phrase, the logit of the phrase's next token is raised: by
     ``keep_start`` for its first token, by ``keep_continue`` once the sample has begun it — so a
     phrase the model starts tends to be finished word for word. Callers still verify.
+
+    ``fields``: when > 0, the answer must be exactly that many ``|``-separated fields on one
+    line: the answer cannot end (end of turn, line break) before ``fields - 1`` separators, and
+    no separator is sampled after them (a format constraint, like a grammar; callers still parse).
     """
 
     n: int
@@ -53,6 +57,7 @@ class SampleGroup:
     keep: tuple[str, ...] = ()
     keep_start: float = 0.0
     keep_continue: float = 0.0
+    fields: int = 0
 
 
 @dataclass

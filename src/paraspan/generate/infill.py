@@ -581,7 +581,9 @@ class Infiller:
         max_tokens = sum(len(self.backend.tokenize(" " + o)) for o in original) * 2 + 8 * len(blanks) + 8
         prompt = self.prompt(sentence, job)
         seed = zlib.crc32(f"{cfg.seed}\x1f{job.text}\x1f{job.lu_to.name}".encode())
-        samples = self.backend.sample_groups(prompt, [SampleGroup(cfg.candidates, seed)], top_k=cfg.top_k,
+        # the answer's format (one "|"-separated phrase per blank) is enforced while sampling
+        samples = self.backend.sample_groups(prompt, [SampleGroup(cfg.candidates, seed, fields=len(blanks))],
+                                             top_k=cfg.top_k,
                                              max_tokens=max_tokens, temperature=cfg.temperature)
         stats["sampled"] += len(samples)
         made: dict[str, tuple[str, Structure, list[int]]] = {}

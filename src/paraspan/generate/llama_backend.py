@@ -72,6 +72,7 @@ class _Seq:
     pending: bytes = b""
     finish: str | None = None
     keep: list[_Keep] = field(default_factory=list)  # kept phrases not yet in the text
+    fields: int = 0  # required "|"-separated fields (0: any answer)
 
 
 @dataclass
@@ -143,6 +144,8 @@ class LlamaBackend:
         self._pieces_bytes: list[bytes] | None = None
         self._vocab: VocabIndex | None = None
         self._eog: np.ndarray | None = None
+        self._pipe_ids = np.zeros(0, dtype=np.int64)  # set with the vocabulary
+        self._end_ids = np.zeros(0, dtype=np.int64)
         self._control: np.ndarray | None = None
         self._ban_cache: dict[BanSet, np.ndarray] = {}
         self.counters = {"prompt_tokens": 0, "cached_prefix_tokens": 0, "sampled_tokens": 0,
@@ -182,6 +185,9 @@ class LlamaBackend:
             control[token] = lib.llama_vocab_is_control(vocab, token)
         self._pieces_bytes = pieces
         self._eog = eog
+        # for SampleGroup.fields: tokens holding the separator, and tokens that end the answer
+        self._pipe_ids = np.array([i for i, p in enumerate(pieces) if b"|" in p], dtype=np.int64)
+        self._end_ids = np.array([i for i, p in enumerate(pieces) if eog[i] or b"\n" in p], dtype=np.int64)
         # Control tokens that do not end the turn (<|im_start|>, FIM markers, …) are never sampled.
         self._control = np.flatnonzero(control & ~eog)
         self._vocab = VocabIndex.from_pieces([p.decode("utf-8", "ignore") for p in pieces])
@@ -366,7 +372,7 @@ class LlamaBackend:
             self._lib.llama_memory_seq_cp(self._mem, _PROMPT_SEQ, seq_id, -1, -1)
             seqs.append(_Seq(seq_id, g, i, np.random.default_rng([group.seed & 0xFFFFFFFF, i]),
                              WordGuard(group.bans), self.banned_ids(group.bans),
-                             keep=self._keeps(group)))
+                             keep=self._keeps(group), fields=group.fields))
         live = list(seqs)
         logits = first[None, :]
         rows = [0] * len(live)  # row of `logits` that each live sample reads
@@ -442,6 +448,8 @@ class LlamaBackend:
         for i, seq in enumerate(live):
             if seq.banned.size:
                 masked[i, seq.banned] = -np.inf
+            if seq.fields > 0:  # exactly `fields` "|"-separated fields: no early end, no extra "|"
+                masked[i, self._end_ids if seq.text.count("|") < seq.fields - 1 else self._pipe_ids] = -np.inf
         width = min(self._n_vocab, top_k + _SPARE)
         top = np.argpartition(masked, -width, axis=1)[:, -width:]
         chosen: list[int] = []
