@@ -71,6 +71,28 @@ def _title(task: str, meta: dict[str, Any], points: dict[str, Any]) -> str:
             f"augmenter: {str(meta.get('augmenter', '?')).split('/')[-1]}; {runs} seed(s) per point")
 
 
+def merge_files(target: Path, others: list[Path]) -> str:
+    """Points of ``others`` folded into ``target`` (disjoint seeds are combined, the same seeds replaced)."""
+    from paraspan.corpus.jsonl import atomic_write
+    from paraspan.evaluate.downstream.curves import combine_points
+
+    data = json.loads(target.read_text()) if target.is_file() else {}
+    for other in others:
+        extra = json.loads(other.read_text())
+        for task, meta in extra.get("meta", {}).items():
+            points = data.setdefault(task, {})
+            for percent, point in extra.get(task, {}).items():
+                points[percent] = combine_points(points[percent], point) if percent in points else point
+            task_meta = data.setdefault("meta", {}).setdefault(task, dict(meta))
+            task_meta["percents"] = sorted(points, key=int)
+            for command in meta.get("commands", [meta.get("command")]):
+                if command and command not in task_meta.setdefault("commands", []):
+                    task_meta["commands"].append(command)
+    with atomic_write(target, "w") as handle:
+        handle.write(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+    return table(data)
+
+
 def table(data: dict[str, Any]) -> str:
     from paraspan.evaluate.downstream.curves import paired_stats
 
@@ -93,7 +115,7 @@ def table(data: dict[str, Any]) -> str:
             text += f" (p={g['p_value']:.3f})"
         return text
 
-    for task in ("frame_id", "ner", "srl"):
+    for task in ("frame_id", "ner", "ner_wnut17", "srl"):
         meta = data.get("meta", {}).get(task, {})
         for percent, point in sorted(data.get(task, {}).items(), key=lambda kv: int(kv[0])):
             summ, gains = point.get("summary", {}), point.get("gain", {})
@@ -130,7 +152,13 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=None)
     parser.add_argument("--output", type=Path, default=RESULTS)
     parser.add_argument("--table", action="store_true", help="print the markdown table of --output and exit")
+    parser.add_argument("--merge", type=Path, action="append", default=[],
+                        help="fold the points of another results JSON (a job run with its own --output, e.g. on "
+                             "another machine or core) into --output, then exit; repeatable")
     args = parser.parse_args()
+    if args.merge:
+        print(merge_files(args.output, args.merge))
+        return
     if args.table:  # also redraw the plots from the JSON
         from paraspan.evaluate.downstream.plot import plot_curve
 

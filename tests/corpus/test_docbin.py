@@ -105,3 +105,25 @@ def test_read_docbin_bad_file(tmp_path: Path) -> None:
     with pytest.raises(CorpusError) as info:
         list(read_docbin(bad))
     assert info.value.problem.file == str(bad)
+
+
+def test_fast_msgpack_reads_the_same_and_restores_srsly(tmp_path: Path) -> None:
+    import srsly.msgpack as smp
+
+    from paraspan.corpus.docbin import fast_msgpack
+
+    sentences = [Sentence(f"s{i}", f"Ada Lovelace met Babbage in London {i} .",
+                          [Structure("entity", "PER", Span(0, 12, "PER")),
+                           Structure("entity", "LOC", Span(28, 34, "LOC"))]) for i in range(20)]
+    plain = tmp_path / "plain.spacy"
+    write_docbin(sentences, plain)
+    before = [(s.text, [(st.anchor.start, st.anchor.end, st.label) for st in s.structures if st.anchor])
+              for s in read_docbin(plain)]
+    with fast_msgpack():
+        fast = tmp_path / "fast.spacy"
+        write_docbin(sentences, fast)
+        inside = [(s.text, [(st.anchor.start, st.anchor.end, st.label) for st in s.structures if st.anchor])
+                  for s in read_docbin(fast)]
+        assert "get_all" in vars(smp.msgpack_decoders)  # the lookup is cached inside the block
+    assert inside == before and fast.read_bytes() == plain.read_bytes()
+    assert "get_all" not in vars(smp.msgpack_decoders) and "get_all" not in vars(smp.msgpack_encoders)

@@ -37,7 +37,6 @@ from paraspan.filter.fe_classifier import NOT_FE, FEClassifier, FEInstance, eval
 
 if TYPE_CHECKING:
     import torch
-    from torch import nn
 
 __all__ = ["DELTA_FILE", "FETuneRecipe", "build_bundle", "prepare", "train_bundle", "write_bundle"]
 
@@ -132,7 +131,7 @@ def write_bundle(folder: str | Path, sets: dict[str, dict[str, np.ndarray]], bas
     for name, prepared in sets.items():
         for key, value in prepared.items():
             arrays[f"{name}.{key}"] = remap[value].astype(np.uint16) if key == "ids" else value
-    np.savez_compressed(out / BUNDLE_DATA, **arrays)
+    np.savez_compressed(out / BUNDLE_DATA, **arrays)  # type: ignore[arg-type]
     base = load_file(str(base_weights))
     compact = {}
     for key, value in base.items():
@@ -193,7 +192,7 @@ class FESpanModel:
 
     @staticmethod
     def build(bert: Any, train_layers: int, n_labels: int, hidden: int, dropout: float,
-              mean: np.ndarray, scale: np.ndarray) -> nn.Module:
+              mean: np.ndarray, scale: np.ndarray) -> Any:
         import torch
         from torch import nn
 
@@ -238,7 +237,9 @@ class FESpanModel:
 
             def forward(self, ids: torch.Tensor, attention: torch.Tensor, ranges: torch.Tensor,
                         position: torch.Tensor) -> torch.Tensor:
-                x = (self.features(ids, attention, ranges, position) - self.mean) / self.scale
+                mean: Any = self.mean
+                scale: Any = self.scale
+                x = (self.features(ids, attention, ranges, position) - mean) / scale
                 return self.head(x)
 
             def delta(self) -> dict[str, torch.Tensor]:
@@ -283,7 +284,7 @@ def _length_order(lengths: np.ndarray, rng: np.random.Generator | None, batch_si
     return np.concatenate(batches) if batches else order
 
 
-def _features(model: nn.Module, data: dict[str, np.ndarray], device: Any, batch_size: int = 256,
+def _features(model: Any, data: dict[str, np.ndarray], device: Any, batch_size: int = 256,
               autocast: bool = False) -> np.ndarray:
     import torch
 
@@ -310,7 +311,7 @@ def _masks(frames: np.ndarray, labels: np.ndarray, frame_fes: list[list[int]], n
     return out
 
 
-def _snapshot(model: nn.Module, labels: list[str], frame_fes: dict[str, list[str]]) -> FEClassifier:
+def _snapshot(model: Any, labels: list[str], frame_fes: dict[str, list[str]]) -> FEClassifier:
     first, last = model.head[1], model.head[4]
     return FEClassifier(first.weight.detach().float().cpu().numpy().T.copy(),
                         first.bias.detach().float().cpu().numpy().copy(),
@@ -340,8 +341,8 @@ def train_bundle(bundle: str | Path, out: str | Path, *, device: str = "cpu", re
         raise ModelError(f"{folder} holds a bundle of format {meta.get('format')!r}, this paraspan reads "
                          f"{FORMAT_VERSION}", "write it again with `paraspan train-fe-classifier --fine-tune "
                          "--bundle-only`", code="E822")
-    recipe = recipe or FETuneRecipe(**{k: tuple(v) if isinstance(v, list) else v
-                                       for k, v in meta.get("recipe", {}).items()})
+    stored: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in meta.get("recipe", {}).items()}
+    recipe = recipe or FETuneRecipe(**stored)
     torch.manual_seed(recipe.seed)
     rng = np.random.default_rng(recipe.seed)
     with np.load(folder / BUNDLE_DATA, allow_pickle=False) as raw:
@@ -475,7 +476,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--train-layers", type=int, default=None)
     args = parser.parse_args(argv)
     meta = json.loads((Path(args.bundle) / BUNDLE_META).read_text(encoding="utf-8"))
-    fields = {k: tuple(v) if isinstance(v, list) else v for k, v in meta.get("recipe", {}).items()}
+    fields: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in meta.get("recipe", {}).items()}
     if args.epochs is not None:
         fields["epochs"] = args.epochs
     if args.train_layers is not None:

@@ -185,7 +185,7 @@ def _load(path: Path) -> tuple[Any, torch.nn.Module, int]:
     return tokenizer, model, int(model.config.hidden_size)
 
 
-def load_private_model(name: str | os.PathLike[str] | None = None) -> tuple[Any, torch.nn.Module, ResolvedModel]:
+def load_private_model(name: str | os.PathLike[str] | None = None) -> tuple[Any, Any, ResolvedModel]:
     """A private copy of the encoder (tokenizer, BertModel without pooler, resolved), for code that
     changes weights (fine-tuned deltas): the copy shared by :func:`load_encoder` must stay untouched."""
     from transformers import AutoModel, AutoTokenizer
