@@ -2,9 +2,12 @@
 
 After Cui & Swayamdipta (2024), Appendix D: one span at a time, with markers around the lexical
 unit (``<< … >>``) and around the span (``[[ … ]]``), and the frame name appended
-(``… | Commerce sell``). The paper fine-tunes SpanBERT; here the packaged encoder
-(all-MiniLM-L6-v2) stays frozen, its features are computed once, and only a small MLP head is
-trained on them, so that training fits a 2-core machine.
+(``… | Commerce sell``). The paper fine-tunes SpanBERT. Here the packaged encoder
+(all-MiniLM-L6-v2) is read by a small MLP head: either frozen (features computed once, the head
+trained on a CPU in minutes: :func:`train_fe_classifier`), or with its top layers fine-tuned
+together with the head (:mod:`paraspan.filter.fe_tune`; the shipped classifier, whose tuned
+layers ``fe-encoder.safetensors`` sit beside the head and are applied to a private copy of the
+encoder by :meth:`FEClassifier.ensure_encoder`).
 
 Features of one marked text: the mean state of the span's tokens, the state of its opening
 marker, the mean state of the LU's tokens, the mean state of the frame-name tokens, and three
