@@ -573,10 +573,14 @@ def _fit(x_train: np.ndarray, train: Sequence[FEInstance], x_dev: np.ndarray, de
 
 def _snapshot(net: Any, mean: np.ndarray, scale: np.ndarray, labels: list[str],
               frame_fes: dict[str, list[str]]) -> FEClassifier:
+    """The numpy classifier of a torch head (Dropout, Linear, ReLU, Dropout, Linear), on any device."""
+
+    def arr(t: Any) -> np.ndarray:
+        return t.detach().float().cpu().numpy()
+
     first, last = net[1], net[4]
-    return FEClassifier(first.weight.detach().numpy().T.copy(), first.bias.detach().numpy().copy(),
-                        last.weight.detach().numpy().T.copy(), last.bias.detach().numpy().copy(),
-                        mean.astype(np.float32), scale.astype(np.float32), labels,
+    return FEClassifier(arr(first.weight).T.copy(), arr(first.bias).copy(), arr(last.weight).T.copy(),
+                        arr(last.bias).copy(), mean.astype(np.float32), scale.astype(np.float32), list(labels),
                         {f: list(v) for f, v in frame_fes.items()})
 
 

@@ -312,13 +312,22 @@ def _masks(frames: np.ndarray, labels: np.ndarray, frame_fes: list[list[int]], n
 
 
 def _snapshot(model: Any, labels: list[str], frame_fes: dict[str, list[str]]) -> FEClassifier:
-    first, last = model.head[1], model.head[4]
-    return FEClassifier(first.weight.detach().float().cpu().numpy().T.copy(),
-                        first.bias.detach().float().cpu().numpy().copy(),
-                        last.weight.detach().float().cpu().numpy().T.copy(),
-                        last.bias.detach().float().cpu().numpy().copy(),
-                        model.mean.cpu().numpy().copy(), model.scale.cpu().numpy().copy(), list(labels),
-                        {f: list(v) for f, v in frame_fes.items()})
+    from paraspan.filter.fe_classifier import _snapshot as head_snapshot
+
+    return head_snapshot(model.head, model.mean.cpu().numpy(), model.scale.cpu().numpy(), labels, frame_fes)
+
+
+def _subset(data: dict[str, np.ndarray], idx: np.ndarray) -> dict[str, np.ndarray]:
+    """The instances ``idx`` of a prepared set (``ids`` is ragged: cut by ``lengths``)."""
+    starts = np.concatenate([[0], np.cumsum(data["lengths"])[:-1]])
+    out = {k: v[idx] for k, v in data.items() if k != "ids"}
+    out["ids"] = np.concatenate([data["ids"][starts[i]:starts[i] + data["lengths"][i]] for i in idx])
+    return out
+
+
+def _stored_recipe(meta: dict[str, Any]) -> dict[str, Any]:
+    """The recipe fields a bundle records (JSON lists back to tuples)."""
+    return {k: tuple(v) if isinstance(v, list) else v for k, v in meta.get("recipe", {}).items()}
 
 
 def _instances_for_eval(data: dict[str, np.ndarray], labels: list[str], frames: list[str]) -> list[FEInstance]:
@@ -341,8 +350,7 @@ def train_bundle(bundle: str | Path, out: str | Path, *, device: str = "cpu", re
         raise ModelError(f"{folder} holds a bundle of format {meta.get('format')!r}, this paraspan reads "
                          f"{FORMAT_VERSION}", "write it again with `paraspan train-fe-classifier --fine-tune "
                          "--bundle-only`", code="E822")
-    stored: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in meta.get("recipe", {}).items()}
-    recipe = recipe or FETuneRecipe(**stored)
+    recipe = recipe or FETuneRecipe(**_stored_recipe(meta))
     torch.manual_seed(recipe.seed)
     rng = np.random.default_rng(recipe.seed)
     with np.load(folder / BUNDLE_DATA, allow_pickle=False) as raw:
@@ -353,10 +361,7 @@ def train_bundle(bundle: str | Path, out: str | Path, *, device: str = "cpu", re
         data["ids"] = data["ids"].astype(np.int64)
     train, dev = sets["train"], sets["dev"]
     if limit is not None:  # a smoke run
-        keep = np.sort(rng.permutation(len(train["lengths"]))[:limit])
-        starts = np.concatenate([[0], np.cumsum(train["lengths"])[:-1]])
-        pieces = [train["ids"][starts[i]:starts[i] + train["lengths"][i]] for i in keep]
-        train = {k: v[keep] for k, v in train.items() if k != "ids"} | {"ids": np.concatenate(pieces)}
+        train = _subset(train, np.sort(rng.permutation(len(train["lengths"]))[:limit]))
     labels: list[str] = meta["labels"]
     frames: list[str] = meta["frames"]
     frame_fes_named: dict[str, list[str]] = meta["frame_fes"]
@@ -379,11 +384,8 @@ def train_bundle(bundle: str | Path, out: str | Path, *, device: str = "cpu", re
                               np.zeros(4 * config.hidden_size + 3, np.float32),
                               np.ones(4 * config.hidden_size + 3, np.float32)).to(dev_t)
     # standardise the head's input with statistics of the untuned features (a fixed affine map)
-    sample = np.sort(rng.permutation(len(train["lengths"]))[:20000])
-    starts = np.concatenate([[0], np.cumsum(train["lengths"])[:-1]])
-    sub = {k: v[sample] for k, v in train.items() if k != "ids"}
-    sub["ids"] = np.concatenate([train["ids"][starts[i]:starts[i] + train["lengths"][i]] for i in sample])
-    first = _features(model, sub, dev_t, autocast=autocast)
+    sample = _subset(train, np.sort(rng.permutation(len(train["lengths"]))[:20000]))
+    first = _features(model, sample, dev_t, autocast=autocast)
     model.mean.copy_(torch.from_numpy(first.mean(0)))
     model.scale.copy_(torch.from_numpy(first.std(0) + 1e-4))
 
@@ -476,7 +478,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--train-layers", type=int, default=None)
     args = parser.parse_args(argv)
     meta = json.loads((Path(args.bundle) / BUNDLE_META).read_text(encoding="utf-8"))
-    fields: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in meta.get("recipe", {}).items()}
+    fields = _stored_recipe(meta)
     if args.epochs is not None:
         fields["epochs"] = args.epochs
     if args.train_layers is not None:
