@@ -119,19 +119,25 @@ def _pos_sources(outputs: list[Any]) -> dict[str, int]:
                         for o in outputs))
 
 
-def part_fulltext(args: argparse.Namespace) -> dict[str, Any]:
+def _pick_fulltext(args: argparse.Namespace) -> list[Any]:
+    """The first ``--sentences`` train full-text sentences with 1 to ``--max-structures`` frame
+    structures and < 160 characters: a bounded set (full-text sentences average ~6 structures)."""
     from paraspan.corpus.formats import read_corpus
-    from paraspan.pipeline import Augmenter
 
-    fn = Path(args.framenet)
     picked = []
-    for sentence in read_corpus(fn, "framenet", split="train", splits=args.splits):
+    for sentence in read_corpus(Path(args.framenet), "framenet", split="train", splits=args.splits):
         frames = [s for s in sentence.structures if s.kind == "frame" and s.anchor is not None]
-        # a bounded set: sentences with 1–3 frame structures (full-text sentences average ~6)
         if 1 <= len(frames) <= args.max_structures and len(sentence.text) < 160:
             picked.append(sentence)
         if len(picked) >= args.sentences:
             break
+    return picked
+
+
+def part_fulltext(args: argparse.Namespace) -> dict[str, Any]:
+    from paraspan.pipeline import Augmenter
+
+    picked = _pick_fulltext(args)
     config = _config(args)
     t0 = time.perf_counter()
     augmenter = Augmenter.build(config, worker="main")
@@ -150,15 +156,7 @@ def part_fulltext(args: argparse.Namespace) -> dict[str, Any]:
 
 def part_throughput(args: argparse.Namespace) -> dict[str, Any]:
     """Sentences/minute with 1 and 2 local worker processes on the same small set (model loading included)."""
-    from paraspan.corpus.formats import read_corpus
-
-    picked = []
-    for sentence in read_corpus(Path(args.framenet), "framenet", split="train", splits=args.splits):
-        frames = [s for s in sentence.structures if s.kind == "frame" and s.anchor is not None]
-        if 1 <= len(frames) <= args.max_structures and len(sentence.text) < 160:
-            picked.append(sentence)
-        if len(picked) >= args.sentences:
-            break
+    picked = _pick_fulltext(args)
     config = _config(args)
     result: dict[str, Any] = {"selection": f"the first {len(picked)} FrameNet 1.5 train full-text sentences with 1-"
                                            f"{args.max_structures} frame structures", "runs": []}
