@@ -65,7 +65,7 @@ def _cpu() -> float:
 def _config(args: argparse.Namespace, **over: Any) -> Any:
     from paraspan.pipeline import AugmentConfig
 
-    return AugmentConfig(iterations=args.iterations, model=args.model, samples=args.samples,
+    return AugmentConfig(iterations=args.iterations, retries=args.retries, model=args.model, samples=args.samples,
                          constraint_sets=args.constraint_sets, candidates=args.candidates,
                          rescore_top=args.rescore_top or None, seed=args.seed, threads=1, kinds=("frame",),
                          require_args=False, **over)  # partial outputs kept: the share with all args is measured
@@ -211,52 +211,116 @@ def _seed_corpus(args: argparse.Namespace) -> tuple[list[Any], set[tuple[str, st
     return sentences, seeds_pairs, gold, facts
 
 
+def _learned_filter_cv(rows: list[list[float]], labels: list[int], folds: int = 5) -> dict[str, Any]:
+    """The learned filter (2×10 MLP over iteration, NLL, aligner score) scored by ``folds``-fold
+    cross-validation on these outputs, each judged "accept" when its (frame, LU) is a held-back
+    FrameNet LU of the frame: a proxy for the paper's human judgments (a correct LU that FrameNet
+    lacks counts as a reject)."""
+    import numpy as np
+
+    from paraspan.filter.learned import train_filter
+
+    x, y = np.asarray(rows, dtype=np.float64), np.asarray(labels, dtype=int)
+    out: dict[str, Any] = {"outputs": len(y), "accepted": int(y.sum()),
+                           "precision_keeping_all": round(float(y.mean()), 4) if len(y) else None}
+    if len(y) < 2 * folds or y.sum() < folds or (1 - y).sum() < folds:
+        return out | {"note": "too few judged outputs for cross-validation"}
+    order = np.random.default_rng(0).permutation(len(y))
+    for mode in ("precision", "recall"):
+        kept = np.zeros(len(y), dtype=bool)
+        for k in range(folds):
+            test = order[k::folds]
+            train = np.setdiff1d(order, test)
+            model = train_filter(x[train], y[train], mode=mode, test_share=0.0, seed=k)
+            kept[test] = model.predict(x[test]) >= model.threshold
+        tp = int((kept & (y == 1)).sum())
+        out[mode] = {"kept": int(kept.sum()), "tp": tp,
+                     "precision": round(tp / kept.sum(), 4) if kept.sum() else 0.0,
+                     "recall_of_accepted": round(tp / y.sum(), 4)}
+    return out
+
+
+def _stop_reason(note: str | None) -> str:
+    """A seed's note, less the iteration and details: "no candidate with every required span placed"."""
+    if not note:
+        return "completed all iterations"
+    reason = note.split(": ", 2)[-1]
+    return reason.split(" (")[0]
+
+
 class _OutOfTime(Exception):
     """The --time-budget ran out (raised between two committed inputs)."""
 
 
+def _spread(sentences: list[Any], limit: int) -> list[Any]:
+    """Round-robin by frame: the first ``limit`` seeds cover every frame before any gets a second
+    (all seeds when ``limit`` is 0, in that order, so a run cut short has covered frames evenly)."""
+    by_frame: dict[str, list[Any]] = {}
+    for s in sentences:
+        by_frame.setdefault(s.structures[0].label, []).append(s)
+    spread: list[Any] = []
+    limit = limit or len(sentences)
+    while len(spread) < limit and any(by_frame.values()):
+        for items in by_frame.values():
+            if items and len(spread) < limit:
+                spread.append(items.pop(0))
+    return spread
+
+
 def part_scratch(args: argparse.Namespace) -> dict[str, Any]:
-    from paraspan.pipeline import Augmenter
+    from paraspan.filter.learned import feature_row
+    from paraspan.pipeline import Augmenter, open_store, run_augment
+    from paraspan.store import RunStore
 
+    if args.workers > 1 and args.time_budget:
+        raise SystemExit("--time-budget works with one worker; with --workers N stop the run (even kill -9) "
+                         "and continue it with --store PATH --resume, or score it with --score-only")
     sentences, seed_pairs, gold, facts = _seed_corpus(args)
-    if args.seed_limit:
-        # spread a smaller seed set over all frames: round-robin by frame
-        by_frame: dict[str, list[Any]] = {}
-        for s in sentences:
-            by_frame.setdefault(s.structures[0].label, []).append(s)
-        spread = []
-        while len(spread) < args.seed_limit and any(by_frame.values()):
-            for items in by_frame.values():
-                if items and len(spread) < args.seed_limit:
-                    spread.append(items.pop(0))
-        sentences = spread
+    sentences = _spread(sentences, args.seed_limit)
     config = _config(args)
-    t0 = time.perf_counter()
-    augmenter = Augmenter.build(config, worker="main")
-    load = time.perf_counter() - t0
-    from paraspan.pipeline import open_store, run_augment
-
+    load = wall = cpu = 0.0
     with tempfile.TemporaryDirectory() as tmp:
-        store = open_store(Path(tmp) / "run.db", config, resume=False)
-        start = time.perf_counter()
-        cpu0 = _cpu()
-        def tick(result: Any) -> None:
-            print(f"{result.input_id}: {len(result.outputs)} outputs, {time.perf_counter() - start:.0f}s wall, "
-                  f"{_cpu() - cpu0:.0f}s cpu", file=sys.stderr, flush=True)
-            if args.time_budget and time.perf_counter() - start > args.time_budget:
-                raise _OutOfTime  # what is committed stays in the store: score that
+        path = Path(args.store) if args.store else Path(tmp) / "run.db"
+        if not args.score_only:
+            augmenter = None
+            if args.workers <= 1:
+                t0 = time.perf_counter()
+                augmenter = Augmenter.build(config, worker="main")
+                load = time.perf_counter() - t0
+            store = open_store(path, config, resume=args.resume)
+            start = time.perf_counter()
+            cpu0 = _cpu()
 
-        try:
-            run_augment(sentences, store, config, progress=False, augmenter=augmenter, on_commit=tick)
-        except _OutOfTime:
-            pass
-        wall, cpu = time.perf_counter() - start, _cpu() - cpu0
+            def tick(result: Any) -> None:
+                print(f"{result.input_id}: {len(result.outputs)} outputs, {time.perf_counter() - start:.0f}s wall, "
+                      f"{_cpu() - cpu0:.0f}s cpu", file=sys.stderr, flush=True)
+                if args.time_budget and time.perf_counter() - start > args.time_budget:
+                    raise _OutOfTime  # what is committed stays in the store: score that
+
+            try:
+                run_augment(sentences, store, config, progress=False, augmenter=augmenter, on_commit=tick,
+                            workers=args.workers)
+            except _OutOfTime:
+                pass
+            wall, cpu = time.perf_counter() - start, _cpu() - cpu0
+            store.close()
+        store = RunStore.open(path, readonly=True)
         outputs = list(store.iter_outputs())
         completed = store.count_inputs("done") + store.count_inputs("skipped")
         completed_ids = [r[0] for r in store.conn.execute("SELECT id FROM inputs WHERE status != 'pending'")]
+        finished = [r[0] for r in store.conn.execute(
+            "SELECT finished FROM inputs WHERE status != 'pending' AND finished IS NOT NULL ORDER BY finished")]
+        stopped = Counter(_stop_reason(r[0]) for r in store.conn.execute(
+            "SELECT note FROM inputs WHERE status != 'pending'"))
+        stored_config = store.config  # what the run used (a --score-only call's flags may differ)
         store.close()
     generated: set[tuple[str, str]] = set()
     generated_all_args: set[tuple[str, str]] = set()
+    by_filter: dict[str, set[tuple[str, str]]] = {}
+    by_iteration: dict[int, set[tuple[str, str]]] = {}
+    judged_rows: list[list[float]] = []
+    judged: list[int] = []
+    judgments: list[dict[str, Any]] = []
     for o in outputs:
         # the new anchor's LU: its lemma and part of speech read from a parse of the paraphrase
         label = o.sentence.structures[0].anchor.label or ""
@@ -264,9 +328,23 @@ def part_scratch(args: argparse.Namespace) -> dict[str, Any]:
         if pair in seed_pairs:
             continue  # a seed LU is neither right nor wrong: it was given
         generated.add(pair)
+        by_iteration.setdefault(o.iteration, set()).add(pair)
+        row = feature_row(o.sentence.provenance)
+        if row is not None:
+            judged_rows.append(row)
+            judged.append(int(pair in gold))
+            judgments.append({"output_id": o.id, "score": 100 * judged[-1], "annotator": "framenet-lu"})
+        for name, keep in o.decisions.items():
+            if keep:
+                by_filter.setdefault(name, set()).add(pair)
         prov = o.sentence.provenance
         if prov["args_placed"] == prov["args"]:
             generated_all_args.add(pair)
+    if args.judgments_out:  # for `paraspan train-filter JUDGMENTS --store RUN.db`
+        Path(args.judgments_out).write_text("".join(json.dumps(j) + "\n" for j in judgments), encoding="utf-8")
+    cumulative: dict[int, set[tuple[str, str]]] = {}
+    for k in sorted(by_iteration):
+        cumulative[k] = cumulative.get(k - 1, set()) | by_iteration[k]
 
     def score(pairs: set[tuple[str, str]]) -> dict[str, Any]:
         tp = len(pairs & gold)
@@ -284,12 +362,25 @@ def part_scratch(args: argparse.Namespace) -> dict[str, Any]:
     tp_l = len(lemma_gen & lemma_gold)
     return {
         "selection": facts, "seeds_used": len(sentences), "seeds_completed": completed,
-        "model_load_seconds": round(load, 1),
-        "wall_seconds": round(wall, 1), "cpu_seconds": round(cpu, 1), "outputs": len(outputs),
+        "workers": args.workers, "model_load_seconds": round(load, 1) if load else None,
+        "wall_seconds": round(wall, 1) if wall else None, "cpu_seconds": round(cpu, 1) if cpu else None,
+        "commit_span_seconds": round(finished[-1] - finished[0], 1) if len(finished) > 1 else None,
+        "seeds_per_hour_between_commits": round((len(finished) - 1) / (finished[-1] - finished[0]) * 3600, 2)
+        if len(finished) > 1 and finished[-1] > finished[0] else None,
+        "outputs": len(outputs),
         "outputs_per_iteration": dict(sorted(Counter(o.iteration for o in outputs).items())),
         "anchor_pos_from": _pos_sources(outputs),
         "frame_lu_pairs": score(generated),
         "frame_lu_pairs_all_args_placed": score(generated_all_args),
+        # the pairs of iterations 1..k: what fewer iterations would have found
+        "frame_lu_pairs_by_iterations": {k: score(pairs) for k, pairs in cumulative.items()},
+        # the pairs of the outputs each filter keeps (Table 4 rows and the calibrated presets)
+        "frame_lu_pairs_per_filter": {name: score(pairs) for name, pairs in sorted(by_filter.items())},
+        "learned_filter_cv_framenet_judgments": _learned_filter_cv(judged_rows, judged),
+        "outputs_per_seed": dict(sorted(Counter(Counter(o.input_id for o in outputs)[i]
+                                                for i in completed_ids).items())),
+        "chains_stopped_by": dict(stopped.most_common()),
+        "run_settings": stored_config,
         "frames_covered": sorted(covered),
         "frame_lu_pairs_covered_frames": {**score(generated), "fn": len(gold_covered - generated),
                                           "recall": round(len(generated & gold_covered) / len(gold_covered), 4)
@@ -313,6 +404,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--splits", default=str(shared / "fulltext-splits.json"))
     ap.add_argument("--model", default="default")
     ap.add_argument("--iterations", type=int, default=2)
+    ap.add_argument("--retries", type=int, default=0, help="retries of an iteration with no placed candidate")
     ap.add_argument("--samples", type=int, default=4)
     ap.add_argument("--constraint-sets", type=int, default=2)
     ap.add_argument("--candidates", type=int, default=4)
@@ -327,10 +419,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed-limit", type=int, default=0, help="scratch: use only this many seeds, spread over frames")
     ap.add_argument("--time-budget", type=float, default=0,
                     help="scratch: stop after the input that passes this many seconds (0: no limit)")
+    ap.add_argument("--workers", type=int, default=1, help="scratch: local worker processes")
+    ap.add_argument("--store", default="", help="scratch: keep the run store here (default: a temporary one)")
+    ap.add_argument("--resume", action="store_true", help="scratch: continue the run in --store")
+    ap.add_argument("--score-only", action="store_true", help="scratch: score what --store holds, run nothing")
+    ap.add_argument("--judgments-out", default="",
+                    help="scratch: write FrameNet-LU proxy judgments of the outputs here (JSONL)")
+    ap.add_argument("--section", default="", help="the key of this part's results in --out (default: --part)")
     ap.add_argument("--out", default=str(RESULTS))
     args = ap.parse_args(argv)
     if not Path(args.framenet).exists():
         print(f"{args.framenet}: missing (the FrameNet 1.5 release from ../shared)", file=sys.stderr)
+        return 1
+    if args.score_only and not Path(args.store or "-").exists():
+        print(f"--score-only needs --store PATH of an existing run (got {args.store!r})", file=sys.stderr)
         return 1
     import torch
 
@@ -349,7 +451,7 @@ def _save(args: argparse.Namespace, result: dict[str, Any]) -> None:
     result["machine"] = {**machine(), "cpu": cpu_name(), "date": time.strftime("%Y-%m-%d %H:%M")}
     out = Path(args.out)
     data = json.loads(out.read_text()) if out.exists() else {}
-    data[args.part] = result
+    data[args.section or args.part] = result
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 

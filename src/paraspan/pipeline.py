@@ -60,6 +60,9 @@ class AugmentConfig:
     """Settings of a run. Those in :data:`RESUME_KEYS` must match when a run is resumed."""
 
     iterations: int = 3
+    # an iteration that yields no placed candidate is tried again this many times with new samples
+    # before its chain stops (the paper's beam always gave an output; sampling sometimes does not)
+    retries: int = 0
     keep_args: bool = False  # arguments as positive constraints (verbatim) instead of aligned
     require_args: bool = True  # drop outputs where an argument cannot be placed
     kinds: tuple[str, ...] = ("frame", "srl", "entity", "event")
@@ -88,8 +91,8 @@ class AugmentConfig:
 
 
 #: Settings that change what a unit of work produces: a resumed run must use the same.
-RESUME_KEYS = ("iterations", "keep_args", "require_args", "kinds", "generator", "model", "aligner", "candidates",
-               "samples", "constraint_sets", "top_k", "rescore_top", "max_score", "seed")
+RESUME_KEYS = ("iterations", "retries", "keep_args", "require_args", "kinds", "generator", "model", "aligner",
+               "candidates", "samples", "constraint_sets", "top_k", "rescore_top", "max_score", "seed")
 
 
 # ----------------------------------------------------------------------------- models
@@ -355,7 +358,6 @@ class Augmenter:
         return result
 
     def _structure(self, sentence: Sentence, index: int, result: WorkResult) -> str | None:
-        from paraspan.align import AlignTask
         from paraspan.generate.base import GenerationRequest
 
         cfg = self.config
@@ -371,41 +373,22 @@ class Augmenter:
         keep = tuple((a.start, a.end) for a in args) if cfg.keep_args else ()
         banned: list[str] = [text[anchor.start:anchor.end]]
         for iteration in range(1, cfg.iterations + 1):
-            request = GenerationRequest(
-                id=f"{sentence.id}/s{index}/i{iteration}", text=text, ban=tuple(ban_spans), keep=keep,
-                n=cfg.candidates,
-                # structure-aware generators (infill, rewrite) read the annotated sentence itself
-                meta={"ban_texts": banned[1:], "sentence": sentence, "structure": index})
-            candidates, note = self._paraphrase(request)
-            if not candidates:
-                return f"iteration {iteration}: no paraphrase ({note or 'none returned'})"
-            spans = [anchor] + ([] if cfg.keep_args else args)
-            tasks = [AlignTask(f"{c}:{j}", text, cand.text, (span.start, span.end))
-                     for c, cand in enumerate(candidates) for j, span in enumerate(spans)]
-            aligned = self.aligner.align(tasks)
-            per = len(spans)
-            best: tuple[float, int] | None = None
-            placements: list[list[tuple[tuple[int, int] | None, float]]] = []
-            for c, cand in enumerate(candidates):
-                got = [(a.pred, float(a.score)) for a in aligned[c * per:(c + 1) * per]]
-                if cfg.keep_args:
-                    got += [(_find(cand.text, text[a.start:a.end]), 1.0) for a in args]
-                placements.append(got)
-                anchor_ok = got[0][0] is not None
-                args_placed = sum(1 for p, _ in got[1:] if p is not None)
-                placed = anchor_ok and (args_placed == len(args) or not cfg.require_args)
-                if placed and (best is None or got[0][1] > best[0]):
-                    best = (got[0][1], c)
-                result.candidates.append(CandidateRow(
-                    index, iteration, c, cand.text, cand.scores.get("forward"), cand.scores.get("backward"),
-                    cand.scores.get("score"), got[0][0], got[0][1], placed, False,
-                    {"args_placed": args_placed, "args": len(args),
-                     **{k: v for k, v in cand.meta.items() if k in ("cluster", "constraint_set")}}))
-            if best is None:
-                return f"iteration {iteration}: no candidate with every required span placed"
-            chosen = best[1]
-            result.candidates[-len(candidates) + chosen].chosen = True
-            out = self._output(sentence, index, iteration, candidates, chosen, placements[chosen], args, banned)
+            offset = 0  # candidate rows of this iteration's earlier attempts
+            out: OutputRow | None = None
+            failure = ""
+            for attempt in range(max(0, cfg.retries) + 1):
+                request = GenerationRequest(
+                    id=f"{sentence.id}/s{index}/i{iteration}" + (f"/r{attempt}" if attempt else ""), text=text,
+                    ban=tuple(ban_spans), keep=keep, n=cfg.candidates,
+                    # structure-aware generators (infill, rewrite) read the annotated sentence itself
+                    meta={"ban_texts": banned[1:], "sentence": sentence, "structure": index, "attempt": attempt})
+                out, failure = self._attempt(sentence, index, iteration, request, args, banned, result, offset)
+                if out is not None:
+                    break
+                offset = len([c for c in result.candidates if c.structure == index and c.iteration == iteration])
+            if out is None:
+                tried = f" ({cfg.retries + 1} attempts)" if cfg.retries else ""
+                return f"iteration {iteration}: {failure}{tried}"
             result.outputs.append(out)
             new_text = out.anchor_text or ""
             if not new_text.strip() or new_text.strip().lower() in {b.strip().lower() for b in banned}:
@@ -413,8 +396,52 @@ class Augmenter:
             banned.append(new_text)
         return None
 
+    def _attempt(self, sentence: Sentence, index: int, iteration: int, request: Any, args: list[Span],
+                 banned: list[str], result: WorkResult, offset: int) -> tuple[OutputRow | None, str]:
+        """Paraphrase once, align the anchor (and arguments) into every candidate, record the
+        candidates in ``result``; the output of the best placed one, or None and why not."""
+        from paraspan.align import AlignTask
+
+        cfg = self.config
+        text = sentence.text
+        anchor = sentence.structures[index].anchor
+        assert anchor is not None
+        candidates, note = self._paraphrase(request)
+        if not candidates:
+            return None, f"no paraphrase ({note or 'none returned'})"
+        spans = [anchor] + ([] if cfg.keep_args else args)
+        tasks = [AlignTask(f"{c}:{j}", text, cand.text, (span.start, span.end))
+                 for c, cand in enumerate(candidates) for j, span in enumerate(spans)]
+        aligned = self.aligner.align(tasks)
+        per = len(spans)
+        best: tuple[float, int] | None = None
+        placements: list[list[tuple[tuple[int, int] | None, float]]] = []
+        for c, cand in enumerate(candidates):
+            got = [(a.pred, float(a.score)) for a in aligned[c * per:(c + 1) * per]]
+            if cfg.keep_args:
+                got += [(_find(cand.text, text[a.start:a.end]), 1.0) for a in args]
+            placements.append(got)
+            anchor_ok = got[0][0] is not None
+            args_placed = sum(1 for p, _ in got[1:] if p is not None)
+            placed = anchor_ok and (args_placed == len(args) or not cfg.require_args)
+            if placed and (best is None or got[0][1] > best[0]):
+                best = (got[0][1], c)
+            result.candidates.append(CandidateRow(
+                index, iteration, offset + c, cand.text, cand.scores.get("forward"), cand.scores.get("backward"),
+                cand.scores.get("score"), got[0][0], got[0][1], placed, False,
+                {"args_placed": args_placed, "args": len(args), "attempt": request.meta.get("attempt", 0),
+                 **{k: v for k, v in cand.meta.items() if k in ("cluster", "constraint_set")}}))
+        if best is None:
+            return None, "no candidate with every required span placed"
+        chosen = best[1]
+        result.candidates[-len(candidates) + chosen].chosen = True
+        out = self._output(sentence, index, iteration, candidates, chosen, placements[chosen], args, banned,
+                           offset=offset, attempt=int(request.meta.get("attempt", 0)))
+        return out, ""
+
     def _output(self, sentence: Sentence, index: int, iteration: int, candidates: list[Any], chosen: int,
-                placed: list[tuple[tuple[int, int] | None, float]], args: list[Span], banned: list[str]) -> OutputRow:
+                placed: list[tuple[tuple[int, int] | None, float]], args: list[Span], banned: list[str],
+                *, offset: int = 0, attempt: int = 0) -> OutputRow:
         cfg = self.config
         structure = sentence.structures[index]
         anchor = structure.anchor
@@ -456,6 +483,7 @@ class Augmenter:
             "args": len(args),
             "candidate_rank": chosen,
             "candidates": len(candidates),
+            **({"attempt": attempt} if attempt else {}),
             "models": self.models,
             "seed": cfg.seed,
         }
@@ -467,7 +495,7 @@ class Augmenter:
             keep, reason, score = _decide(flt, provenance)
             decisions[flt.name] = (keep, reason, score)
         provenance["filters"] = {name: d[0] for name, d in decisions.items()}
-        return OutputRow(out, index, iteration, chosen, scores.get("forward"), scores.get("backward"),
+        return OutputRow(out, index, iteration, offset + chosen, scores.get("forward"), scores.get("backward"),
                          scores.get("score"), _r(a_score), min(placed_scores) if placed_scores else None,
                          structure.label if structure.kind == "frame" else f"{structure.kind}:{structure.label}",
                          anchor_text, lemma, decisions)
@@ -505,7 +533,23 @@ def build_filters(config: AugmentConfig) -> list[Any]:
 _WORKER_STATE: dict[str, Augmenter] = {}  # per worker *process*: its models, loaded once
 
 
-def _init_worker(config_dict: dict[str, Any]) -> None:
+def _exit_with_parent(parent: int, every: float = 2.0) -> None:
+    """End this worker process soon after its parent dies (a kill -9 of `paraspan augment` would
+    otherwise leave workers computing, unseen, until their current sentence is done)."""
+    import threading
+
+    def watch() -> None:
+        while True:
+            time.sleep(every)
+            if os.getppid() != parent:  # re-parented: the run that started us is gone
+                os._exit(1)
+
+    threading.Thread(target=watch, name="paraspan-parent-watch", daemon=True).start()
+
+
+def _init_worker(config_dict: dict[str, Any], parent: int | None = None) -> None:
+    if parent is not None:
+        _exit_with_parent(parent)
     import torch
 
     torch.set_num_threads(max(1, int(config_dict.get("threads") or 1)))
@@ -539,7 +583,7 @@ def _run_local(pending: Iterator[Sentence], config: AugmentConfig, workers: int,
     ctx = multiprocessing.get_context("spawn")  # fork would copy llama.cpp/torch thread state
     window = 2 * workers  # in flight at once: bounded memory, workers never idle
     with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker,
-                             initargs=(config.to_dict(),)) as pool:
+                             initargs=(config.to_dict(), os.getpid())) as pool:
         futures: set[Any] = set()
         for sentence in pending:
             futures.add(pool.submit(_work, sentence.to_dict()))

@@ -33,9 +33,12 @@ def _lines(path: Path) -> list[dict]:
 
 def test_augment_writes_outputs_summary_and_store(tmp_path, corpus, capsys):
     out = tmp_path / "out.jsonl"
-    rc = main(["augment", str(corpus), "-o", str(out), "--iterations", "2", "--store", str(tmp_path / "run.db"),
-               *FAKE_ARGS])
+    rc = main(["augment", str(corpus), "-o", str(out), "--iterations", "2", "--retries", "1",
+               "--store", str(tmp_path / "run.db"), *FAKE_ARGS])
     assert rc == 0
+    with sqlite3.connect(tmp_path / "run.db") as conn:  # the run's settings, kept for --resume
+        config = json.loads(conn.execute("SELECT value FROM meta WHERE key = 'config'").fetchone()[0])
+    assert config["iterations"] == 2 and config["retries"] == 1
     rows = _lines(out)
     assert len(rows) == 6 and all(r["source_id"] in {"a", "c", "d"} for r in rows)
     assert {r["provenance"]["iteration"] for r in rows} == {1, 2}
@@ -156,6 +159,54 @@ def test_kill_9_then_resume_loses_and_duplicates_nothing(tmp_path):
         cand = conn.execute("SELECT COUNT(*), COUNT(DISTINCT input_id || structure || iteration || candidate) "
                             "FROM candidates").fetchone()
         assert cand[0] == cand[1]
+
+
+def _children(pid: int) -> set[int]:
+    found = set()
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            fields = dict(line.split(":\t", 1) for line in status.read_text().splitlines() if ":\t" in line)
+        except OSError:
+            continue
+        if fields.get("PPid", "").strip() == str(pid) and not fields.get("State", "").startswith("Z"):
+            found.add(int(status.parent.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return not (Path(f"/proc/{pid}/status").read_text().split("State:\t", 1)[1].startswith("Z"))
+    except (OSError, IndexError):
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads processes from /proc (Linux)")
+def test_kill_9_of_the_run_ends_its_workers(tmp_path, corpus):
+    cmd = [sys.executable, "-m", "paraspan", "augment", str(corpus), "-o", str(tmp_path / "out.jsonl"),
+           "--store", str(tmp_path / "run.db"), "--workers", "2", *FAKE_ARGS]
+    # each paraphrase takes 5 s: the workers are busy when the run is killed
+    env = {**os.environ, "PARASPAN_FAKE_DELAY": "5", "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        workers: set[int] = set()
+        deadline = time.time() + 120
+        while time.time() < deadline and len(workers) < 2 and proc.poll() is None:
+            time.sleep(0.5)
+            # the pool's workers (the spawn context adds a resource tracker, also a child)
+            workers = {c for c in _children(proc.pid) if b"spawn_main" in Path(f"/proc/{c}/cmdline").read_bytes()
+                       and b"resource_tracker" not in Path(f"/proc/{c}/cmdline").read_bytes()}
+        assert len(workers) == 2, "the workers did not start"
+        time.sleep(3)  # inside their first sentence
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    deadline = time.time() + 20
+    while time.time() < deadline and any(_alive(w) for w in workers):
+        time.sleep(0.5)
+    left = [w for w in workers if _alive(w)]
+    for w in left:
+        os.kill(w, signal.SIGKILL)
+    assert not left, "workers outlived the killed run"
 
 
 def test_demo_runs_on_the_bundled_corpus(tmp_path, capsys):

@@ -9,6 +9,7 @@ from dataclasses import replace
 import pytest
 
 from paraspan.corpus.schema import Sentence
+from paraspan.generate.base import GenerationResult
 from paraspan.pipeline import AugmentConfig, Augmenter, export_outputs, open_store, run_augment
 from paraspan.store import RunStore, StoreError
 from tests.pipeline.conftest import FAKE, SENTENCES, write_corpus
@@ -59,6 +60,49 @@ def test_structure_stops_when_nothing_is_left(fake_config):
     result = _augmenter(config).process(Sentence.from_dict(SENTENCES[0]))
     assert len(result.outputs) == 4  # four synonyms of "sold", then no paraphrase
     assert "iteration 5" in result.note
+
+
+class _FlakyGenerator(FakeGenerator):
+    """Returns nothing on the first attempt of iteration 2 (as sampling sometimes does)."""
+
+    def paraphrase(self, request):
+        if request.id.endswith("/i2"):
+            assert request.meta["attempt"] == 0
+            return GenerationResult(request, [], note="all samples rejected")
+        return super().paraphrase(request)
+
+
+def test_retry_continues_a_chain_after_a_failed_iteration(tmp_path, fake_config):
+    from paraspan.pipeline import build_filters
+
+    sentence = Sentence.from_dict(SENTENCES[0])
+    once = Augmenter(fake_config, _FlakyGenerator(), FakeAligner(), {}, build_filters(fake_config)).process(sentence)
+    assert len(once.outputs) == 1 and once.note == "structure 0: iteration 2: no paraphrase (all samples rejected)"
+
+    config = replace(fake_config, retries=1)
+    result = Augmenter(config, _FlakyGenerator(), FakeAligner(), {}, build_filters(config)).process(sentence)
+    assert result.status == "done" and result.note is None
+    assert [o.iteration for o in result.outputs] == [1, 2, 3]
+    second = result.outputs[1]
+    assert second.sentence.provenance["attempt"] == 1 and "attempt" not in result.outputs[0].sentence.provenance
+    assert [c.meta["attempt"] for c in result.candidates if c.iteration == 2] == [1, 1]
+    # the run store takes the retried iteration's rows (their keys stay distinct)
+    store = RunStore.create(tmp_path / "run.db", config.to_dict())
+    store.add_inputs([(sentence, 0)])
+    store.commit_work(result)
+    assert [o.iteration for o in store.iter_outputs()] == [1, 2, 3]
+    store.close()
+
+
+def test_retry_draws_other_samples():
+    from paraspan.generate.paraphrase import Paraphraser
+    from paraspan.text.constraints import BanSet
+
+    para = Paraphraser(backend=FakeGenerator())  # only the constraint sets are drawn: no model is called
+    text = "The farmer sold his old red tractor to a friendly neighbour."
+    first, again, retry = (para._constraint_sets(text, BanSet(), [], attempt) for attempt in (0, 0, 1))
+    assert [g.seed for g in first[0]] == [g.seed for g in again[0]]  # reproducible
+    assert [g.seed for g in first[0]] != [g.seed for g in retry[0]]
 
 
 def test_unplaced_argument_drops_the_output(fake_config):

@@ -39,6 +39,9 @@ def augment_cmd(
     corpus: Annotated[Path | None, typer.Argument(help="Input corpus (JSONL, corpus schema). Not with --demo.")] = None,
     out: Annotated[Path | None, _Opt("--output", "-o", help="Output JSONL (written atomically at the end).")] = None,
     iterations: Annotated[int | None, _Opt("--iterations", "-k", min=1, help="Iterations K per structure [3].")] = None,
+    retries: Annotated[int | None, _Opt("--retries", min=0, help="Retries, with new samples, of an iteration "
+                                                                "that yields no placed candidate before its "
+                                                                "chain stops [0].")] = None,
     store_path: Annotated[Path | None, _Opt("--store", help="Run store (SQLite) to keep; needed for --resume.")] = None,
     resume: Annotated[bool, _Opt("--resume", help="Continue the run in --store (same settings).")] = False,
     filter_name: Annotated[str, _Opt("--filter", help="What -o gets: a preset (all, iter1, iter3, para0.6, "
@@ -108,8 +111,8 @@ def augment_cmd(
         raise ParaspanError(f"unknown --backend {backend!r}", "use local or ray", code="E732")
     if not corpus.is_file():
         raise CorpusError("no such file", "check the path", file=str(corpus), code="E010")
-    for key, value in (("iterations", iterations), ("candidates", candidates), ("samples", samples),
-                       ("constraint_sets", constraint_sets), ("rescore_top", rescore_top)):
+    for key, value in (("iterations", iterations), ("retries", retries), ("candidates", candidates),
+                       ("samples", samples), ("constraint_sets", constraint_sets), ("rescore_top", rescore_top)):
         if value is not None:
             settings[key] = value
     learned = tuple(str(p) for p in (filter_model or []))

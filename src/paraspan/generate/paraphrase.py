@@ -255,7 +255,8 @@ class Paraphraser:
                 f"too long: the sentence has {len(source_tokens)} tokens; with its prompt and "
                 f"answer it needs {needed} of the {self.backend.n_ctx}-token context"))
 
-        groups, random_sets = self._constraint_sets(text, hard, [k for k, _ in keep_spans])
+        groups, random_sets = self._constraint_sets(text, hard, [k for k, _ in keep_spans],
+                                                    int(request.meta.get("attempt", 0) or 0))
         if keep_spans:
             groups = [replace(g, keep=tuple(k for k, _ in keep_spans), keep_start=cfg.keep_start,
                               keep_continue=cfg.keep_continue) for g in groups]
@@ -369,14 +370,15 @@ class Paraphraser:
             ))
         return out
 
-    def _constraint_sets(self, text: str, hard: BanSet,
-                         kept: Sequence[str]) -> tuple[list[SampleGroup], list[list[str]]]:
+    def _constraint_sets(self, text: str, hard: BanSet, kept: Sequence[str],
+                         attempt: int = 0) -> tuple[list[SampleGroup], list[list[str]]]:
         cfg = self.config
         kept_words = {w.lower() for k in kept for w in words(k)}
         pool = [w for w in content_words(text) if w.lower() not in kept_words and not hard.blocks_word(w)]
         # Seeds come from the text (not the id or the batch position): same input, same output.
+        # A retry (``meta["attempt"]`` > 0) draws other constraint sets and samples, reproducibly.
         base = zlib.crc32(text.encode("utf-8"))
-        rng = np.random.default_rng([cfg.seed & 0xFFFFFFFF, base])
+        rng = np.random.default_rng([cfg.seed & 0xFFFFFFFF, base] + ([attempt] if attempt else []))
         groups: list[SampleGroup] = []
         chosen_sets: list[list[str]] = []
         for _ in range(max(1, cfg.constraint_sets)):
