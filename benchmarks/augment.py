@@ -18,7 +18,14 @@ The paper's configuration is ``--part scratch --annotations 3 --iterations 10 --
 here are scaled down to fit ~15 minutes of one core; the results JSON records exactly what ran.
 
     .venv/bin/python benchmarks/augment.py --part fulltext --sentences 6 --iterations 2
-    .venv/bin/python benchmarks/augment.py --part scratch --annotations 1 --lus 1 --iterations 3
+    .venv/bin/python benchmarks/augment.py --part scratch --annotations 1 --seed-lus 1 --iterations 3
+
+The scratch part takes hours at 10 iterations, so it can keep its run store and be stopped and
+continued (a kill -9 loses at most the seeds in flight), or scored while it runs:
+
+    .venv/bin/python benchmarks/augment.py --part scratch --iterations 10 --retries 1 --workers 2 \
+        --store scratch10.db --resume          # again after a stop: continues where it was
+    .venv/bin/python benchmarks/augment.py --part scratch --iterations 10 --store scratch10.db --score-only
 """
 
 from __future__ import annotations
@@ -404,7 +411,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--splits", default=str(shared / "fulltext-splits.json"))
     ap.add_argument("--model", default="default")
     ap.add_argument("--iterations", type=int, default=2)
-    ap.add_argument("--retries", type=int, default=0, help="retries of an iteration with no placed candidate")
+    ap.add_argument("--retries", type=int, default=1, help="retries of an iteration with no placed candidate")
     ap.add_argument("--samples", type=int, default=4)
     ap.add_argument("--constraint-sets", type=int, default=2)
     ap.add_argument("--candidates", type=int, default=4)

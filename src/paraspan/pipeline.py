@@ -62,7 +62,7 @@ class AugmentConfig:
     iterations: int = 3
     # an iteration that yields no placed candidate is tried again this many times with new samples
     # before its chain stops (the paper's beam always gave an output; sampling sometimes does not)
-    retries: int = 0
+    retries: int = 1
     keep_args: bool = False  # arguments as positive constraints (verbatim) instead of aligned
     require_args: bool = True  # drop outputs where an argument cannot be placed
     kinds: tuple[str, ...] = ("frame", "srl", "entity", "event")

@@ -76,10 +76,12 @@ def test_retry_continues_a_chain_after_a_failed_iteration(tmp_path, fake_config)
     from paraspan.pipeline import build_filters
 
     sentence = Sentence.from_dict(SENTENCES[0])
-    once = Augmenter(fake_config, _FlakyGenerator(), FakeAligner(), {}, build_filters(fake_config)).process(sentence)
+    config = replace(fake_config, retries=0)
+    once = Augmenter(config, _FlakyGenerator(), FakeAligner(), {}, build_filters(config)).process(sentence)
     assert len(once.outputs) == 1 and once.note == "structure 0: iteration 2: no paraphrase (all samples rejected)"
 
-    config = replace(fake_config, retries=1)
+    config = replace(fake_config, retries=1)  # the default
+    assert AugmentConfig().retries == 1
     result = Augmenter(config, _FlakyGenerator(), FakeAligner(), {}, build_filters(config)).process(sentence)
     assert result.status == "done" and result.note is None
     assert [o.iteration for o in result.outputs] == [1, 2, 3]

@@ -41,7 +41,7 @@ def augment_cmd(
     iterations: Annotated[int | None, _Opt("--iterations", "-k", min=1, help="Iterations K per structure [3].")] = None,
     retries: Annotated[int | None, _Opt("--retries", min=0, help="Retries, with new samples, of an iteration "
                                                                 "that yields no placed candidate before its "
-                                                                "chain stops [0].")] = None,
+                                                                "chain stops [1].")] = None,
     store_path: Annotated[Path | None, _Opt("--store", help="Run store (SQLite) to keep; needed for --resume.")] = None,
     resume: Annotated[bool, _Opt("--resume", help="Continue the run in --store (same settings).")] = False,
     filter_name: Annotated[str, _Opt("--filter", help="What -o gets: a preset (all, iter1, iter3, para0.6, "
