@@ -373,7 +373,7 @@ class Augmenter:
         keep = tuple((a.start, a.end) for a in args) if cfg.keep_args else ()
         banned: list[str] = [text[anchor.start:anchor.end]]
         for iteration in range(1, cfg.iterations + 1):
-            offset = 0  # candidate rows of this iteration's earlier attempts
+            first_row = len(result.candidates)  # this iteration's candidate rows start here
             out: OutputRow | None = None
             failure = ""
             for attempt in range(max(0, cfg.retries) + 1):
@@ -382,10 +382,11 @@ class Augmenter:
                     ban=tuple(ban_spans), keep=keep, n=cfg.candidates,
                     # structure-aware generators (infill, rewrite) read the annotated sentence itself
                     meta={"ban_texts": banned[1:], "sentence": sentence, "structure": index, "attempt": attempt})
-                out, failure = self._attempt(sentence, index, iteration, request, args, banned, result, offset)
+                # candidate numbers go on from the earlier attempts' rows (they share the iteration)
+                out, failure = self._attempt(sentence, index, iteration, request, args, banned, result,
+                                             offset=len(result.candidates) - first_row, attempt=attempt)
                 if out is not None:
                     break
-                offset = len([c for c in result.candidates if c.structure == index and c.iteration == iteration])
             if out is None:
                 tried = f" ({cfg.retries + 1} attempts)" if cfg.retries else ""
                 return f"iteration {iteration}: {failure}{tried}"
@@ -397,7 +398,7 @@ class Augmenter:
         return None
 
     def _attempt(self, sentence: Sentence, index: int, iteration: int, request: Any, args: list[Span],
-                 banned: list[str], result: WorkResult, offset: int) -> tuple[OutputRow | None, str]:
+                 banned: list[str], result: WorkResult, *, offset: int, attempt: int) -> tuple[OutputRow | None, str]:
         """Paraphrase once, align the anchor (and arguments) into every candidate, record the
         candidates in ``result``; the output of the best placed one, or None and why not."""
         from paraspan.align import AlignTask
@@ -429,14 +430,14 @@ class Augmenter:
             result.candidates.append(CandidateRow(
                 index, iteration, offset + c, cand.text, cand.scores.get("forward"), cand.scores.get("backward"),
                 cand.scores.get("score"), got[0][0], got[0][1], placed, False,
-                {"args_placed": args_placed, "args": len(args), "attempt": request.meta.get("attempt", 0),
+                {"args_placed": args_placed, "args": len(args), "attempt": attempt,
                  **{k: v for k, v in cand.meta.items() if k in ("cluster", "constraint_set")}}))
         if best is None:
             return None, "no candidate with every required span placed"
         chosen = best[1]
         result.candidates[-len(candidates) + chosen].chosen = True
         out = self._output(sentence, index, iteration, candidates, chosen, placements[chosen], args, banned,
-                           offset=offset, attempt=int(request.meta.get("attempt", 0)))
+                           offset=offset, attempt=attempt)
         return out, ""
 
     def _output(self, sentence: Sentence, index: int, iteration: int, candidates: list[Any], chosen: int,
