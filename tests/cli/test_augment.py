@@ -124,8 +124,8 @@ def test_kill_9_then_resume_loses_and_duplicates_nothing(tmp_path):
     corpus = write_corpus(tmp_path / "many.jsonl", rows)
     store, out = tmp_path / "run.db", tmp_path / "out.jsonl"
     cmd = [sys.executable, "-m", "paraspan", "augment", str(corpus), "-o", str(out), "--store", str(store),
-           "-k", "2", *FAKE_ARGS]
-    env = {**os.environ, "PARASPAN_FAKE_DELAY": "0.15", "PYTHONPATH": str(REPO)}
+           "-k", "2", "--set", "generator.delay=0.15", *FAKE_ARGS]
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
     proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     done = 0
     deadline = time.time() + 240
@@ -146,7 +146,6 @@ def test_kill_9_then_resume_loses_and_duplicates_nothing(tmp_path):
     with sqlite3.connect(store) as conn:
         before = conn.execute("SELECT COUNT(*) FROM inputs WHERE status != 'pending'").fetchone()[0]
     assert 6 <= before < len(rows)
-    env["PARASPAN_FAKE_DELAY"] = "0"
     resumed = subprocess.run([*cmd, "--resume"], cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     summary = json.loads((tmp_path / "out.summary.json").read_text())
@@ -183,9 +182,9 @@ def _alive(pid: int) -> bool:
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads processes from /proc (Linux)")
 def test_kill_9_of_the_run_ends_its_workers(tmp_path, corpus):
     cmd = [sys.executable, "-m", "paraspan", "augment", str(corpus), "-o", str(tmp_path / "out.jsonl"),
-           "--store", str(tmp_path / "run.db"), "--workers", "2", *FAKE_ARGS]
+           "--store", str(tmp_path / "run.db"), "--workers", "2", "--set", "generator.delay=5", *FAKE_ARGS]
     # each paraphrase takes 5 s: the workers are busy when the run is killed
-    env = {**os.environ, "PARASPAN_FAKE_DELAY": "5", "PYTHONPATH": str(REPO)}
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
     proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         workers: set[int] = set()
@@ -217,3 +216,23 @@ def test_demo_runs_on_the_bundled_corpus(tmp_path, capsys):
     assert (tmp_path / "demo" / "demo.run.db").exists()
     assert main(["augment", "--demo", "-o", str(out), *FAKE_ARGS]) == 0  # runs again, afresh
     assert main(["augment", str(out), "--demo", *FAKE_ARGS]) == 1
+
+
+def test_registered_filters_are_reachable_from_augment_and_export(tmp_path, corpus):
+    """The NLI relation filter, by name with options in the run config, and by name in export."""
+    store = tmp_path / "run.db"
+    relation = '[{"name": "relation", "accept": ["equivalence", "forward_entailment"], "record_as": "rel"}]'
+    assert main(["augment", str(corpus), "-o", str(tmp_path / "o.jsonl"), "-k", "1", "--store", str(store),
+                 "--set", f"filters={relation}", *FAKE_ARGS]) == 0
+    rows = _lines(tmp_path / "o.jsonl")
+    assert rows and all("rel" in r["provenance"]["filters"] for r in rows)
+    # a synonym swap ("sold" → "traded") is judged an equivalence or entailment by the packaged judge
+    assert any(r["provenance"]["filters"]["rel"] for r in rows)
+    with sqlite3.connect(store) as conn:
+        reasons = [r for (r,) in conn.execute("SELECT reason FROM decisions WHERE filter = 'rel'")]
+    assert len(reasons) == len(rows) and all(reasons)
+    # export decides with a filter the run did not record (its decisions are stored first)
+    assert main(["export", str(store), "-o", str(tmp_path / "r.jsonl"), "--filter", "relation"]) == 0
+    with sqlite3.connect(store) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM decisions WHERE filter = 'relation'").fetchone()[0] == len(rows)
+    assert len(_lines(tmp_path / "r.jsonl")) <= len(rows)

@@ -46,7 +46,7 @@ def test_unknown_format_and_inapplicable_option(tmp_path, capsys):
     src = tmp_path / "in.jsonl"
     src.write_text(json.dumps(GOOD) + "\n")
     assert main(["convert", str(src), "-o", str(tmp_path / "o"), "--from", "xml"]) == 1
-    assert "unknown readers 'xml'" in capsys.readouterr().err
+    assert "unknown reader 'xml'" in capsys.readouterr().err
     assert main(["convert", str(src), "-o", str(tmp_path / "o.jsonl"), "--split", "dev"]) == 1
     assert "--split does not apply" in capsys.readouterr().err
 

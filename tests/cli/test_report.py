@@ -14,9 +14,9 @@ from fastapi.testclient import TestClient
 from paraspan.cli.main import main
 from paraspan.corpus.formats import write_corpus
 from paraspan.corpus.schema import Sentence, Span, Structure
+from paraspan.pipeline.store import RunStore
 from paraspan.review.app import create_app
 from paraspan.review.tasks import ReviewSettings
-from paraspan.store import RunStore
 from tests.report.store_fixture import write_gold
 
 CORPUS = [

@@ -60,7 +60,7 @@ def test_relabel_malformed_mrpc_line(tmp_path, capsys):
 def test_relabel_unknown_judge(tmp_path, capsys):
     src = _write(tmp_path / "pairs.jsonl", ROWS[:1])
     assert main(["relabel", str(src), "-o", str(tmp_path / "o.jsonl"), "--judges", "bert"]) == 1
-    assert "unknown judges 'bert'" in capsys.readouterr().err
+    assert "unknown judge 'bert'" in capsys.readouterr().err
 
 
 SICK_HEAD = "pair_ID\tsentence_A\tsentence_B\trelatedness_score\tentailment_judgment\n"

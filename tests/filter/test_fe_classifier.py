@@ -9,15 +9,8 @@ import pytest
 
 from paraspan.corpus.schema import Sentence, Span, Structure
 from paraspan.errors import ModelError
-from paraspan.filter.fe_classifier import (
-    NOT_FE,
-    FEClassifier,
-    FEInstance,
-    FERecipe,
-    instances_from_sentence,
-    mark,
-    train_fe_classifier,
-)
+from paraspan.filter.fe_classifier import NOT_FE, FEClassifier, FEInstance, instances_from_sentence, mark
+from paraspan.filter.fe_train import FERecipe, train_fe_classifier
 from tests.conftest import need_shared
 
 FIXTURE = Path(__file__).resolve().parents[1] / "corpus" / "fixtures" / "framenet"

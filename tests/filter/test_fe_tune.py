@@ -10,13 +10,8 @@ import pytest
 
 from paraspan.cli.main import main
 from paraspan.errors import ModelError
-from paraspan.filter.fe_classifier import (
-    NOT_FE,
-    FEClassifier,
-    _load_split,
-    featurize,
-    instances_from_sentence,
-)
+from paraspan.filter.fe_classifier import NOT_FE, FEClassifier, featurize, instances_from_sentence
+from paraspan.filter.fe_train import _load_split
 from paraspan.filter.fe_tune import (
     BUNDLE_META,
     DELTA_FILE,

@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from paraspan.corpus.schema import Sentence
 from paraspan.errors import ParaspanError
+from paraspan.filter import build_filter
 from paraspan.filter.learned import LearnedFilter, LearnedFilterModel, feature_row, train_filter
 
 
@@ -41,9 +43,18 @@ def test_save_load_roundtrip(tmp_path):
     again = LearnedFilterModel.load(path)
     assert np.allclose(again.predict(x), model.predict(x))
     flt = LearnedFilter(again, "p-classifier")
-    ok, reason, p = flt.keep({"iteration": 1, "paraphrase": {"forward": -0.5}, "aligner": {"anchor": 0.99}})
-    assert isinstance(ok, bool) and 0 <= p <= 1 and "p=" in reason
-    assert flt.keep({"iteration": 1})[0] is False
+    decision = flt.decide(Sentence("o", "x", provenance={"iteration": 1, "paraphrase": {"forward": -0.5},
+                                                          "aligner": {"anchor": 0.99}}))
+    assert isinstance(decision.keep, bool) and 0 <= decision.score <= 1 and "p=" in decision.reason
+    assert decision.keep is (decision.score >= 0.5)
+    missing = flt.decide(Sentence("o", "x", provenance={"iteration": 1}))
+    assert missing.keep is False and missing.score is None
+    # the registered factory: recorded under the mode's name unless told otherwise
+    built = build_filter(f"learned:{path}")
+    assert isinstance(built, LearnedFilter) and built.name == f"{model.mode[0]}-classifier"
+    assert build_filter({"name": "learned", "path": str(path), "record_as": "mine"}).name == "mine"
+    with pytest.raises(ParaspanError, match="learned filter"):
+        build_filter(f"learned:{tmp_path / 'missing.json'}")
 
 
 def test_bad_inputs(tmp_path):

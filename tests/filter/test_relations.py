@@ -6,7 +6,8 @@ import pytest
 
 from paraspan.corpus.schema import Sentence
 from paraspan.errors import ParaspanError
-from paraspan.filter.base import FilterDecision, filters
+from paraspan.filter import build_filter, filters
+from paraspan.filter.base import FilterDecision, decide_all
 from paraspan.filter.relations import (
     NOTE_EMPTY,
     NOTE_IDENTICAL,
@@ -96,36 +97,79 @@ def test_filter_keeps_equivalence_and_records_provenance(scripted):
     empty = Sentence("o3", "", source_id="s")
     copy = Sentence("o4", S1, source_id="s")
     judge = scripted({(S1, same.text): E, (same.text, S1): E, (S1, S2): E})
-    decisions = RelationFilter(judge)(source, [same, weaker, empty, copy])
+    decisions = decide_all(RelationFilter(judge), [(out, source) for out in (same, weaker, empty, copy)])
     assert all(isinstance(d, FilterDecision) for d in decisions)
+    assert len(judge.calls) == 4  # one batched call: both directions of the two judged pairs
     assert [d.keep for d in decisions] == [True, False, False, True]
     assert "forward_entailment" in decisions[1].reason and "equivalence" in decisions[1].reason
     assert NOTE_EMPTY in decisions[2].reason
-    assert decisions[0].scores["relation"] == "equivalence"
+    assert decisions[0].details["relation"] == "equivalence" and decisions[0].score is None
     assert same.provenance == {"method": "paraphrase", "relation": {
         "label": "equivalence", "forward": E, "backward": E, "judge": "scripted"}}
     assert weaker.provenance["relation"]["label"] == "forward_entailment"
     # keeping forward entailment too
-    decisions = RelationFilter(judge, keep={"equivalence", "forward_entailment"})(source, [same, weaker])
-    assert [d.keep for d in decisions] == [True, True]
+    flt = RelationFilter(judge, accept={"equivalence", "forward_entailment"})
+    assert [flt.decide(out, source).keep for out in (same, weaker)] == [True, True]
 
 
 def test_filter_with_two_judges_needs_agreement(scripted):
     source, out = Sentence("s", S1), Sentence("o", S2, source_id="s")
     a = scripted({(S1, S2): E, (S2, S1): E}, name="a")
     b = scripted({(S1, S2): E}, name="b")
-    [decision] = RelationFilter([a, b])(source, [out])
+    decision = RelationFilter([a, b]).decide(out, source)
     assert not decision.keep and "disagree" in decision.reason
     assert out.provenance["relation"]["agree"] is False
+    # agree=False: the first judge's relation decides
+    assert RelationFilter([a, b], agree=False).decide(out, source).keep
 
 
 def test_filter_rejects_unknown_relations(scripted):
     with pytest.raises(ParaspanError, match="paraphrase"):
-        RelationFilter(scripted({}), keep={"paraphrase"})
+        RelationFilter(scripted({}), accept={"paraphrase"})
 
 
-def test_filter_is_registered():
-    assert filters().get("relation") is RelationFilter
+def test_filter_needs_the_source(scripted):
+    with pytest.raises(ParaspanError, match="source sentence") as err:
+        RelationFilter(scripted({})).decide(Sentence("o", S2, source_id="s"))
+    assert err.value.code == "E714"
+
+
+def test_filter_is_registered_and_loads_its_judges_lazily(scripted, monkeypatch):
+    import paraspan.filter.relations as relations
+
+    assert filters.get("relation") is relations.relation_filter
+    loaded = []
+
+    def fake_load(spec, **options):
+        loaded.append((spec, options))
+        return scripted({(S1, S2): E, (S2, S1): E}, name=spec)
+
+    monkeypatch.setattr(relations, "load_judge", fake_load)
+    flt = build_filter({"name": "relation", "judges": ["minilm-nli", "llm"], "accept": ["equivalence"],
+                        "threads": 2})
+    assert isinstance(flt, RelationFilter) and flt.name == "relation" and loaded == []  # nothing loaded yet
+    decision = flt.decide(Sentence("o", S2, source_id="s"), Sentence("s", S1))
+    assert decision.keep and [spec for spec, _ in loaded] == ["minilm-nli", "llm"]
+    assert loaded[0][1] == {"threads": 2, "max_length": 256}
+    flt.decide(Sentence("o2", S2, source_id="s"), Sentence("s", S1))
+    assert len(loaded) == 2  # loaded once
+    assert build_filter("relation").name == "relation"
+    assert build_filter({"name": "relation", "record_as": "rel-fwd",
+                         "accept": ["equivalence", "forward_entailment"]}).name == "rel-fwd"
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ({"accept": ["paraphrase"]}, "unknown relation"),
+    ({"judges": ["nope"]}, "unknown judge"),
+    ({"judges": ["hub"]}, "hub needs a model id"),
+    ({"judges": ["llm", "llm"]}, "named twice"),
+    ({"judges": []}, "no judge"),
+    ({"agreee": True}, "no option 'agreee'"),
+    ({"agree": "sometimes"}, "bad options"),
+])
+def test_relation_filter_options_are_checked_when_built(options, message):
+    with pytest.raises(ParaspanError, match=message):
+        build_filter({"name": "relation", **options})
 
 
 def test_rouge_l():
@@ -155,7 +199,18 @@ def test_summary_tables(scripted):
     assert data["notes"] == {NOTE_IDENTICAL: 1, NOTE_EMPTY: 1}
     from rich.console import Console
 
+    from paraspan.cli.relations import render_relations
+
     console = Console(record=True, width=200)
-    summary.render(console)
+    render_relations(summary, console)
     text = console.export_text()
     assert "forward_entailment" in text and "gold paraphrase" in text and "Table 8" in text
+
+
+def test_an_unloaded_relation_filter_pickles():
+    import pickle
+
+    flt = build_filter({"name": "relation", "judges": ["minilm-nli:some/folder"], "agree": False})
+    again = pickle.loads(pickle.dumps(flt))
+    assert again.name == "relation" and again.accept == {"equivalence"} and again.agree is False
+    assert again._load == flt._load

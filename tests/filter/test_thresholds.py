@@ -6,6 +6,7 @@ import pytest
 
 from paraspan.corpus.schema import Sentence
 from paraspan.errors import ParaspanError
+from paraspan.filter.base import Filter, decide_all
 from paraspan.filter.thresholds import (
     CALIBRATED,
     PRESETS,
@@ -14,6 +15,10 @@ from paraspan.filter.thresholds import (
     features,
     parse_rule,
 )
+
+
+def out(provenance):
+    return Sentence("o", "x", source_id="s", provenance=provenance)
 
 
 def prov(iteration, forward, anchor, spans=(0.9,)):
@@ -42,7 +47,7 @@ def test_features():
     ("all", prov(10, -9.0, 0.0), True),
 ])
 def test_presets(name, p, keep):
-    assert parse_rule(name).keep(p)[0] is keep
+    assert parse_rule(name).decide(out(p)).keep is keep
 
 
 def test_presets_are_table4_rows_and_their_calibrated_versions():
@@ -54,14 +59,16 @@ def test_presets_are_table4_rows_and_their_calibrated_versions():
 
 def test_inline_rules_compose_with_presets():
     rule = parse_rule("lax&min_span>=0.5")
-    assert rule.keep(prov(1, -0.1, 0.99, (0.6,)))[0]
-    ok, reason = rule.keep(prov(1, -0.1, 0.99, (0.4,)))
-    assert not ok and "min_span" in reason
-    assert not parse_rule("iteration<2").keep(prov(2, 0, 1))[0]
+    assert rule.decide(out(prov(1, -0.1, 0.99, (0.6,)))).keep
+    decision = rule.decide(out(prov(1, -0.1, 0.99, (0.4,))))
+    assert not decision.keep and "min_span" in decision.reason and decision.score is None
+    assert decision.details["min_span"] == 0.4
+    assert not parse_rule("iteration<2").decide(out(prov(2, 0, 1))).keep
 
 
 def test_missing_scores_fail_the_clause():
-    assert not parse_rule("aligner>=0.5").keep({"iteration": 1})[0]
+    assert not parse_rule("aligner>=0.5").decide(out({"iteration": 1})).keep
+    assert not parse_rule("iter3").decide(out(None)).keep
 
 
 def test_bad_rules_are_explained():
@@ -72,6 +79,9 @@ def test_bad_rules_are_explained():
 
 
 def test_filter_contract():
-    out = [Sentence("a", "x", provenance=prov(1, -0.1, 1.0)), Sentence("b", "y", provenance=prov(4, -0.1, 1.0))]
-    decisions = parse_rule("iter3")(Sentence("s", "z"), out)
+    outputs = [Sentence("a", "x", provenance=prov(1, -0.1, 1.0)), Sentence("b", "y", provenance=prov(4, -0.1, 1.0))]
+    flt = parse_rule("iter3")
+    assert isinstance(flt, Filter) and flt.name == "iter3"
+    decisions = decide_all(flt, [(o, Sentence("s", "z")) for o in outputs])
     assert [d.keep for d in decisions] == [True, False]
+    assert decisions == flt.decide_batch([(o, None) for o in outputs])  # the source is not read

@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 
 from paraspan.align.calibrate import calibrate, is_copy_free, is_right, precision_at
+from paraspan.corpus.schema import Sentence
 from paraspan.errors import ParaspanError
+from paraspan.filter import RECORDED, build_filters
 from paraspan.filter.thresholds import ALIGN_P95, ALIGN_P99, PRESETS, parse_rule
-from paraspan.pipeline import AugmentConfig, build_filters
 
 
 def prov(iteration, forward, anchor):
@@ -46,18 +47,19 @@ def test_calibrated_conjunctions_match_lax_and_strict():
     ("strict-cal", prov(2, -0.5, 0.999), False),
 ])
 def test_calibrated_presets_decide(name, p, keep):
-    ok, reason = parse_rule(name).keep(p)
-    assert ok is keep, reason
+    decision = parse_rule(name).decide(Sentence("o", "x", provenance=p))
+    assert decision.keep is keep, decision.reason
 
 
 def test_lax_cal_keeps_what_lax_drops_for_the_aligner_score_only():
     p = prov(2, -0.7, 0.85)
-    assert not parse_rule("lax").keep(p)[0] and parse_rule("lax-cal").keep(p)[0]
+    out = Sentence("o", "x", provenance=p)
+    assert not parse_rule("lax").decide(out).keep and parse_rule("lax-cal").decide(out).keep
 
 
 def test_calibrated_presets_compose_and_are_recorded_by_runs():
-    assert parse_rule("align-p95&iteration<=2").keep(prov(2, -2.0, 0.7))[0]
-    names = [f.name for f in build_filters(AugmentConfig())]
+    assert parse_rule("align-p95&iteration<=2").decide(Sentence("o", "x", provenance=prov(2, -2.0, 0.7))).keep
+    names = [f.name for f in build_filters(RECORDED)]  # what every augment run records
     assert {"align-p95", "align-p99", "lax-cal", "strict-cal", "lax", "strict"} <= set(names)
     assert "align-p95" in PRESETS and "align-p95" in str(pytest.raises(ParaspanError, parse_rule, "nope").value)
 

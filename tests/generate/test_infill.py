@@ -8,20 +8,13 @@ from collections.abc import Sequence
 import pytest
 
 from paraspan.corpus.frame_index import FERelation, Frame, FrameElement, FrameIndex, LexUnit
+from paraspan.corpus.phrase_types import attach_phrase_types, read_phrase_types
 from paraspan.corpus.schema import Sentence, Span, Structure
 from paraspan.errors import ParaspanError
 from paraspan.generate.backend import Prompt, Sample, SampleGroup
 from paraspan.generate.base import GenerationRequest, generators
-from paraspan.generate.infill import (
-    InfillConfig,
-    Infiller,
-    attach_phrase_types,
-    candidate_fes,
-    inflect_like,
-    parse_answer,
-    read_phrase_types,
-    replace_lu,
-)
+from paraspan.generate.infill import InfillConfig, Infiller, candidate_fes, make_infiller, parse_answer
+from paraspan.generate.sister_lu import inflect_like, replace_lu
 
 
 def _lu(i: int, name: str, frame: str, annotated: int | None = 5) -> LexUnit:
@@ -319,31 +312,35 @@ def test_configuration_errors():
         Infiller(None, ScriptedBackend(["x"]), KeywordClassifier())
 
 
-def test_frames_from_the_environment_when_built_by_name(monkeypatch, tmp_path):
+def test_frames_are_an_option_of_the_registered_factory(tmp_path):
     from pathlib import Path
 
     release = Path(__file__).resolve().parents[1] / "corpus" / "fixtures" / "framenet" / "fndata-0.1"
-    monkeypatch.setenv("PARASPAN_FRAMENET", str(release))
-    inf = Infiller(None, ScriptedBackend(["x"]), KeywordClassifier())
+    assert generators.get("infill") is make_infiller
+    assert "frames" in generators.options("infill")
+    with pytest.raises(ParaspanError, match="generator.frames"):
+        generators.build("infill", {"model": "small"})  # no frames: the error says how to pass them
+    inf = Infiller(str(release), ScriptedBackend(["x"]), KeywordClassifier())
     assert "Trading" in inf.frames
-    monkeypatch.setenv("PARASPAN_FRAMENET", str(tmp_path / "missing"))
     with pytest.raises(ParaspanError, match="no such file"):
-        Infiller(None, ScriptedBackend(["x"]), KeywordClassifier())
+        Infiller(str(tmp_path / "missing"), ScriptedBackend(["x"]), KeywordClassifier())
 
 
-def test_registered_as_a_generator_and_follows_the_contract():
-    assert generators.get("infill") is Infiller
+def test_follows_the_generator_contract():
     inf = infiller(["two goats | to her cousin"], candidates=1, shots=0)
+    assert inf.capabilities.needs_structure and not inf.capabilities.honours_ban
     sentence = selling()
     sentence.structures[0].args[2].extra["pt"] = "PP"
-    request = GenerationRequest("s1", sentence.text, meta={"sentence": sentence.to_dict()})
-    candidates = inf.generate(request)
-    assert len(candidates) == 1
-    cand = candidates[0]
+    result = inf.generate(GenerationRequest("s1", sentence.text, sentence=sentence, structure=0))
+    assert len(result.candidates) == 1
+    cand = result.candidates[0]
     assert "two goats" in cand.text and cand.scores["fe_fidelity"] == 1.0
     assert cand.scores["score"] == pytest.approx(-math.log(cand.scores["perplexity"]))
-    assert Sentence.from_dict(cand.meta["sentence"]).source_id == "s1"
-    assert inf.generate(GenerationRequest("t", "plain text")) == []
+    placed = cand.structures[0]
+    assert placed is not None and placed.anchor.text_in(cand.text) == cand.text[placed.anchor.start:placed.anchor.end]
+    assert [a.text_in(cand.text) for a in placed.args if a.label == "Goods"] == ["two goats"]
+    plain = inf.generate(GenerationRequest("t", "plain text"))
+    assert plain.candidates == [] and "annotated sentence" in plain.note
     assert InfillConfig().conditioning == "frame+fe"
 
 

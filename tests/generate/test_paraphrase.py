@@ -61,13 +61,17 @@ def test_span_checks() -> None:
 
 
 def test_registered_generator(small_backend: LlamaBackend) -> None:
-    assert generators.get("paraphrase") is Paraphraser
-    assert isinstance(Paraphraser(small_backend, FAST), Generator)
+    from paraspan.generate.paraphrase import make_paraphraser
+
+    assert generators.get("paraphrase") is make_paraphraser
+    assert {"model", "samples", "constraint_sets", "rescore_top", "seed", "threads"} <= set(generators.options("paraphrase"))
+    paraphraser = Paraphraser(small_backend, FAST)
+    assert isinstance(paraphraser, Generator) and paraphraser.capabilities.honours_ban
 
 
 def test_end_to_end_on_the_small_model(small_backend: LlamaBackend) -> None:
     paraphraser = Paraphraser(small_backend, FAST)
-    result = paraphraser.paraphrase(GenerationRequest("a", TEXT, ban=(SOLD,), keep=(MARCH,)))
+    result = paraphraser.generate(GenerationRequest("a", TEXT, ban=(SOLD,), keep=(MARCH,)))
     assert result.stats["sampled"] == 6
     bans = expand_ban("sold")
     assert len(result.candidates) <= 3
@@ -88,15 +92,15 @@ def test_same_seed_same_paraphrases(small_backend: LlamaBackend) -> None:
     first = Paraphraser(small_backend, FAST).generate(request)
     again = Paraphraser(small_backend, FAST).generate(request)
     other = Paraphraser(small_backend, FAST, seed=1).generate(request)
-    assert [(c.text, c.scores) for c in first] == [(c.text, c.scores) for c in again]
-    assert [c.text for c in first] != [c.text for c in other]
+    assert [(c.text, c.scores) for c in first.candidates] == [(c.text, c.scores) for c in again.candidates]
+    assert [c.text for c in first.candidates] != [c.text for c in other.candidates]
 
 
 def test_bad_inputs_get_notes_not_errors(small_backend: LlamaBackend) -> None:
     paraphraser = Paraphraser(small_backend, FAST)
 
     def note(text: str, ban=(), keep=()) -> str:  # type: ignore[no-untyped-def]
-        result = paraphraser.paraphrase(GenerationRequest("x", text, ban=ban, keep=keep))
+        result = paraphraser.generate(GenerationRequest("x", text, ban=ban, keep=keep))
         assert result.candidates == []
         return result.note or ""
 
@@ -112,7 +116,7 @@ def test_bad_inputs_get_notes_not_errors(small_backend: LlamaBackend) -> None:
 def test_too_long_for_the_context() -> None:
     backend = LlamaBackend.load("small", n_ctx=256, max_parallel=2, n_threads=1)
     try:
-        result = Paraphraser(backend, FAST).paraphrase(GenerationRequest("x", "A fairly long sentence. " * 20))
+        result = Paraphraser(backend, FAST).generate(GenerationRequest("x", "A fairly long sentence. " * 20))
         assert result.candidates == [] and (result.note or "").startswith("too long")
     finally:
         backend.close()
@@ -122,7 +126,7 @@ def test_too_long_for_the_context() -> None:
 def test_default_model_one_sentence() -> None:
     backend = LlamaBackend.load("default", max_parallel=8)
     try:
-        result = Paraphraser(backend, ParaphraseConfig(n=2, samples=3, constraint_sets=2)).paraphrase(
+        result = Paraphraser(backend, ParaphraseConfig(n=2, samples=3, constraint_sets=2)).generate(
             GenerationRequest("a", TEXT, ban=(SOLD,)))
     finally:
         backend.close()
@@ -133,7 +137,7 @@ def test_default_model_one_sentence() -> None:
 
 def test_rescoring_only_the_best_of_each_cluster(small_backend: LlamaBackend) -> None:
     config = ParaphraseConfig(n=2, samples=4, constraint_sets=2, rescore_per_cluster=1, clusters=3)
-    result = Paraphraser(small_backend, config).paraphrase(GenerationRequest("a", TEXT, ban=(SOLD,)))
+    result = Paraphraser(small_backend, config).generate(GenerationRequest("a", TEXT, ban=(SOLD,)))
     assert result.stats.get("backward_scored", 0) <= 3
     for candidate in result.candidates:
         assert candidate.scores["backward"] > float("-inf")

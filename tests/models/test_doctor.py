@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from paraspan.cli.main import render_table
 from paraspan.errors import ModelError, ParaspanError
 from paraspan.models import doctor
-from paraspan.models.doctor import CHECKS, CheckResult, render_table, run_doctor
+from paraspan.models.doctor import CHECKS, CheckResult, run_doctor
 
 # Everything but the 1.5B LLM, which test_llm.py loads once (marked slow).
 FAST = ["spacy", "lemminflect", "wordnet", "encoder", "llm-small"]
@@ -35,7 +36,7 @@ def test_fast_checks_pass() -> None:
 def test_unknown_check_is_refused() -> None:
     with pytest.raises(ParaspanError) as err:
         run_doctor(include=["spacy", "vision"])
-    assert err.value.code == "E380" and "llm-small" in err.value.problem.hint
+    assert err.value.code == "E386" and "llm-small" in err.value.problem.hint
 
 
 def test_empty_include_runs_nothing() -> None:

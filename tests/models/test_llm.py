@@ -78,3 +78,22 @@ def test_default_threads_leave_a_core_free() -> None:
 
     cores = available_cores()
     assert default_threads() == max(1, cores - 1)
+
+
+def test_chat_and_complete_share_the_sampling_options() -> None:
+    from types import SimpleNamespace
+
+    from paraspan.models.llm import Sampling
+
+    calls: list[tuple[str, dict]] = []
+    reply = {"choices": [{"message": {"content": "hi"}, "text": "hi", "finish_reason": "stop"}],
+             "usage": {"prompt_tokens": 3, "completion_tokens": 1}}
+    llama = SimpleNamespace(create_chat_completion=lambda **kw: calls.append(("chat", kw)) or reply,
+                            create_completion=lambda prompt, **kw: calls.append(("complete", kw)) or reply)
+    model = LocalLLM(llama, None, 512, 1)  # type: ignore[arg-type]
+    assert model.chat(HELLO, max_tokens=6, stop=("\n",), grammar="g").text == "hi"
+    assert model.complete("Hi", Sampling(temperature=0.7), seed=3).completion_tokens == 1
+    assert calls[0] == ("chat", {"messages": HELLO, "max_tokens": 6, "temperature": 0.0, "top_k": 40, "top_p": 0.95,
+                                 "seed": None, "stop": ["\n"], "grammar": "g"})
+    assert calls[1] == ("complete", {"max_tokens": 128, "temperature": 0.7, "top_k": 40, "top_p": 0.95, "seed": 3,
+                                     "stop": None})

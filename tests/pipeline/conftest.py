@@ -27,6 +27,11 @@ SENTENCES = [
 ]
 
 
+def with_(config: AugmentConfig, **changes) -> AugmentConfig:
+    """``config`` with ``changes`` (validated, as a run config would be)."""
+    return AugmentConfig.from_dict({**config.to_dict(), **changes})
+
+
 def write_corpus(path: Path, rows: list[dict]) -> Path:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     return path

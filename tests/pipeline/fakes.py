@@ -7,14 +7,13 @@ aligner finds a span's text, or one of its synonyms, in the target.
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from paraspan.align.base import AlignResult, AlignTask
-from paraspan.generate.base import Candidate, GenerationRequest, GenerationResult
+from paraspan.generate.base import Candidate, Capabilities, GenerationRequest, GenerationResult
 
 SYNONYMS: dict[str, list[str]] = {
     "sold": ["traded", "handed over", "vended", "auctioned"],
@@ -37,11 +36,12 @@ for head, syns in SYNONYMS.items():
 class FakeGenerator:
     delay: float = 0.0
     info: dict[str, Any] = field(default_factory=lambda: {"llm": "fake-synonyms", "llm_package": "tests==0"})
+    capabilities = Capabilities(honours_ban=True)
 
-    def paraphrase(self, request: GenerationRequest) -> GenerationResult:
+    def generate(self, request: GenerationRequest) -> GenerationResult:
         if self.delay:
             time.sleep(self.delay)
-        banned = [request.span_text(s).lower() for s in request.ban] + [t.lower() for t in request.meta.get("ban_texts", [])]
+        banned = [request.span_text(s).lower() for s in request.ban] + [t.lower() for t in request.ban_texts]
         text = request.text
         out = text
         for word in banned:
@@ -80,9 +80,10 @@ class FakeAligner:
         return out
 
 
-def make_generator(config: Any) -> FakeGenerator:
-    return FakeGenerator(delay=float(os.environ.get("PARASPAN_FAKE_DELAY", "0")))
+def make_generator(delay: float = 0.0) -> FakeGenerator:
+    """``delay``: seconds each call sleeps (a slow model, for the kill and resume tests)."""
+    return FakeGenerator(delay=delay)
 
 
-def make_aligner(config: Any) -> FakeAligner:
+def make_aligner() -> FakeAligner:
     return FakeAligner()

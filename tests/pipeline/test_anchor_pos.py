@@ -3,21 +3,14 @@ seed LU (issue 5: "Cogitation:crucial.n" for the adjective "crucial")."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from types import SimpleNamespace
 
 import pytest
 
-from paraspan.corpus.schema import Sentence
-from paraspan.pipeline import (
-    UPOS_TO_FN,
-    AnchorTagger,
-    Augmenter,
-    build_filters,
-    open_store,
-    run_augment,
-    span_head,
-)
+from paraspan.corpus.schema import Sentence, Span, Structure
+from paraspan.pipeline import Augmenter, build_filters, open_store, run_augment
+from paraspan.text.lexical_units import UPOS_TO_FN, AnchorTagger, span_head
+from tests.pipeline.conftest import with_
 from tests.pipeline.fakes import FakeAligner, FakeGenerator
 
 THINK = {"id": "t", "text": "We think about the plan.",
@@ -47,7 +40,7 @@ def _lus(result):
 
 
 def test_adjective_anchor_of_a_verb_seed_gets_a(fake_config):
-    result = _augmenter(replace(fake_config, iterations=2)).process(Sentence.from_dict(THINK))
+    result = _augmenter(with_(fake_config, iterations=2)).process(Sentence.from_dict(THINK))
     assert _lus(result) == [("reflect", "reflect.v", "parse"), ("are mindful", "mindful.a", "parse")]
     out = result.outputs[1]
     assert out.anchor_lemma == "mindful" and out.frame == "Cogitation"
@@ -57,7 +50,7 @@ def test_adjective_anchor_of_a_verb_seed_gets_a(fake_config):
 
 
 def test_verb_anchor_of_an_adjective_seed_gets_v(fake_config):
-    result = _augmenter(replace(fake_config, iterations=2)).process(Sentence.from_dict(EAGER))
+    result = _augmenter(with_(fake_config, iterations=2)).process(Sentence.from_dict(EAGER))
     assert _lus(result) == [("itching", "itch.v", "parse"), ("keen", "keen.a", "parse")]
     assert result.outputs[0].sentence.provenance["anchor_lu"]["upos"] == "VERB"
 
@@ -67,7 +60,7 @@ def test_multiword_anchor_takes_the_heads_pos(fake_config):
                                    "structures": [{"kind": "frame", "label": "Commerce_sell",
                                                    "anchor": {"start": 11, "end": 15, "label": "sell.n"},
                                                    "args": []}]})
-    result = _augmenter(replace(fake_config, iterations=2)).process(sentence)
+    result = _augmenter(with_(fake_config, iterations=2)).process(sentence)
     # the seed says noun (deliberately wrong here); the parse says verb, "over" is a particle
     assert [lab for _, lab, _ in _lus(result)] == ["trade.v", "hand over.v"]
 
@@ -88,20 +81,20 @@ class _Doc(list):
 
 
 def test_seed_pos_is_only_the_fallback(fake_config):
-    aug = _augmenter(replace(fake_config, iterations=1), tagger=AnchorTagger(nlp=_Doc))
+    aug = _augmenter(with_(fake_config, iterations=1), tagger=AnchorTagger(nlp=_Doc))
     [(text, label, source)] = _lus(aug.process(Sentence.from_dict(EAGER)))
     assert (text, label, source) == ("itching", "itch.a", "seed")  # no tag: the seed's POS (eager.a)
 
 
 def test_generator_lu_and_a_given_parse_are_reused():
     tagger = AnchorTagger(nlp=lambda text: pytest.fail("parsed although a parse was given"))
-    meta = {"sentence": {"structures": [{"kind": "frame", "anchor": {"start": 4, "end": 13, "label": "purchase.v"}}]}}
-    lu = tagger.lu("She purchased it.", 4, 13, "v", meta=meta)
+    placed = [Structure("frame", "Commerce_buy", Span(4, 13, "purchase.v"), [])]
+    lu = tagger.lu("She purchased it.", 4, 13, "v", placed=placed)
     assert (lu.label, lu.source) == ("purchase.v", "generator")
     from paraspan.models import load_spacy
 
     doc = load_spacy(exclude=("ner", "lemmatizer"))("It is crucial.")
-    lu = tagger.lu("It is crucial.", 6, 13, "n", meta={"doc": doc})
+    lu = tagger.lu("It is crucial.", 6, 13, "n", doc=doc)
     assert (lu.label, lu.source, lu.upos) == ("crucial.a", "parse", "ADJ")
 
 
@@ -118,9 +111,9 @@ def test_span_head_and_pos_table():
 
 
 def test_summary_counts_pairs_by_the_new_label(tmp_path, fake_config):
-    config = replace(fake_config, iterations=2)
+    config = with_(fake_config, iterations=2)
     store = open_store(tmp_path / "pos.db", config, resume=False)
-    summary = run_augment([Sentence.from_dict(THINK), Sentence.from_dict(EAGER)], store, config, progress=False,
+    summary = run_augment([Sentence.from_dict(THINK), Sentence.from_dict(EAGER)], store, config,
                           augmenter=_augmenter(config))
     # reflect.v, mindful.a, itch.v, keen.a: all new to the seeds (think.v, eager.a)
     assert summary.seed_pairs == 2 and summary.new_pairs == 4
@@ -132,7 +125,7 @@ def test_summary_a_seed_lemma_with_a_new_pos_is_new(tmp_path, fake_config):
     # seed "itch.a" (a made-up LU): the output's "itch.v" has the seed's lemma but is a new (frame, LU) pair
     data = {**EAGER, "structures": [{**EAGER["structures"][0],
                                      "anchor": {"start": 18, "end": 23, "label": "itch.a"}}]}
-    config = replace(fake_config, iterations=1)
+    config = with_(fake_config, iterations=1)
     store = open_store(tmp_path / "pos2.db", config, resume=False)
-    summary = run_augment([Sentence.from_dict(data)], store, config, progress=False, augmenter=_augmenter(config))
+    summary = run_augment([Sentence.from_dict(data)], store, config, augmenter=_augmenter(config))
     assert summary.new_pairs == 1  # itch.v is not the seed's itch.a

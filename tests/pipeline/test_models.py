@@ -29,15 +29,16 @@ def _check(result, iterations):
 
 
 def test_small_model_end_to_end():
-    config = AugmentConfig(iterations=2, model="small", samples=3, constraint_sets=2, candidates=3, rescore_top=1,
-                           require_args=False)
+    config = AugmentConfig(iterations=2, candidates=3, require_args=False, generator={
+        "name": "paraphrase", "model": "small", "samples": 3, "constraint_sets": 2, "rescore_top": 1})
     result = Augmenter.build(config).process(Sentence.from_dict(SENTENCES[0]))
     _check(result, 2)
 
 
 @pytest.mark.slow
 def test_default_model_end_to_end():
-    config = AugmentConfig(iterations=1, model="default", samples=3, constraint_sets=2, candidates=3, rescore_top=1)
+    config = AugmentConfig(iterations=1, candidates=3, generator={
+        "name": "paraphrase", "model": "default", "samples": 3, "constraint_sets": 2, "rescore_top": 1})
     result = Augmenter.build(config).process(Sentence.from_dict(SENTENCES[0]))
     _check(result, 1)
     assert result.outputs, result.note  # the 1.5B model finds a placeable paraphrase of a plain sentence
@@ -51,7 +52,7 @@ def test_local_path_does_not_import_ray(tmp_path):
         "from tests.pipeline.conftest import SENTENCES, FAKE\n"
         "cfg = AugmentConfig(iterations=1, **FAKE)\n"
         f"store = open_store(__import__('pathlib').Path({str(tmp_path / 'r.db')!r}), cfg, resume=False)\n"
-        "run_augment([Sentence.from_dict(s) for s in SENTENCES], store, cfg, progress=False)\n"
+        "run_augment([Sentence.from_dict(s) for s in SENTENCES], store, cfg)\n"
         "assert 'ray' not in sys.modules, 'ray was imported'\n"
     )
     from tests.cli.test_augment import REPO

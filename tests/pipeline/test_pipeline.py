@@ -4,15 +4,14 @@ filters, skipped input, unplaced spans, keep-args, workers, streaming."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 
 import pytest
 
 from paraspan.corpus.schema import Sentence
 from paraspan.generate.base import GenerationResult
 from paraspan.pipeline import AugmentConfig, Augmenter, export_outputs, open_store, run_augment
-from paraspan.store import RunStore, StoreError
-from tests.pipeline.conftest import FAKE, SENTENCES, write_corpus
+from paraspan.pipeline.store import RunStore, StoreError
+from tests.pipeline.conftest import FAKE, SENTENCES, with_, write_corpus
 from tests.pipeline.fakes import FakeAligner, FakeGenerator
 
 
@@ -56,7 +55,7 @@ def test_sentence_without_structures_is_skipped(fake_config):
 
 
 def test_structure_stops_when_nothing_is_left(fake_config):
-    config = replace(fake_config, iterations=8)
+    config = with_(fake_config, iterations=8)
     result = _augmenter(config).process(Sentence.from_dict(SENTENCES[0]))
     assert len(result.outputs) == 4  # four synonyms of "sold", then no paraphrase
     assert "iteration 5" in result.note
@@ -65,22 +64,22 @@ def test_structure_stops_when_nothing_is_left(fake_config):
 class _FlakyGenerator(FakeGenerator):
     """Returns nothing on the first attempt of iteration 2 (as sampling sometimes does)."""
 
-    def paraphrase(self, request):
+    def generate(self, request):
         if request.id.endswith("/i2"):
-            assert request.meta["attempt"] == 0
+            assert request.attempt == 0
             return GenerationResult(request, [], note="all samples rejected")
-        return super().paraphrase(request)
+        return super().generate(request)
 
 
 def test_retry_continues_a_chain_after_a_failed_iteration(tmp_path, fake_config):
     from paraspan.pipeline import build_filters
 
     sentence = Sentence.from_dict(SENTENCES[0])
-    config = replace(fake_config, retries=0)
+    config = with_(fake_config, retries=0)
     once = Augmenter(config, _FlakyGenerator(), FakeAligner(), {}, build_filters(config)).process(sentence)
     assert len(once.outputs) == 1 and once.note == "structure 0: iteration 2: no paraphrase (all samples rejected)"
 
-    config = replace(fake_config, retries=1)  # the default
+    config = with_(fake_config, retries=1)  # the default
     assert AugmentConfig().retries == 1
     result = Augmenter(config, _FlakyGenerator(), FakeAligner(), {}, build_filters(config)).process(sentence)
     assert result.status == "done" and result.note is None
@@ -115,7 +114,7 @@ def test_unplaced_argument_drops_the_output(fake_config):
     aug = _augmenter(fake_config)
     result = aug.process(Sentence.from_dict(data))
     assert result.outputs  # "The" is placed in candidate 0 (verbatim)
-    strict = _augmenter(replace(fake_config, iterations=1))
+    strict = _augmenter(with_(fake_config, iterations=1))
 
     class Dropping(FakeAligner):
         def align(self, tasks, progress=None):
@@ -127,14 +126,14 @@ def test_unplaced_argument_drops_the_output(fake_config):
     strict.aligner = Dropping()
     dropped = strict.process(Sentence.from_dict(SENTENCES[0]))
     assert not dropped.outputs and "required span" in dropped.note
-    partial = _augmenter(replace(fake_config, iterations=1, require_args=False))
+    partial = _augmenter(with_(fake_config, iterations=1, require_args=False))
     partial.aligner = Dropping()
     [out] = partial.process(Sentence.from_dict(SENTENCES[0])).outputs
     assert out.sentence.provenance["args_placed"] == 2 and len(out.sentence.structures[0].args) == 2
 
 
 def test_keep_args_places_arguments_verbatim(fake_config):
-    config = replace(fake_config, keep_args=True, iterations=1)
+    config = with_(fake_config, keep_args=True, iterations=1)
     [out] = _augmenter(config).process(Sentence.from_dict(SENTENCES[0])).outputs
     st = out.sentence.structures[0]
     assert [out.sentence.text[a.start:a.end] for a in st.args] == ["The farmer", "his tractor", "to a neighbour"]
@@ -143,7 +142,7 @@ def test_keep_args_places_arguments_verbatim(fake_config):
 
 def test_run_store_and_export(tmp_path, corpus, fake_config):
     store = open_store(tmp_path / "run.db", fake_config, resume=False)
-    summary = run_augment(corpus, store, fake_config, progress=False)
+    summary = run_augment(corpus, store, fake_config)
     assert (summary.inputs, summary.done, summary.skipped) == (4, 3, 1)
     # a: 3 iterations; c: 3; d: frame 3 + entity 0 ("train" has no synonym)
     assert summary.outputs == 9 and summary.outputs_per_iteration == {1: 3, 2: 3, 3: 3}
@@ -158,16 +157,16 @@ def test_run_store_and_export(tmp_path, corpus, fake_config):
     # a resumed run with different settings is refused
     store.close()
     with pytest.raises(StoreError, match="different settings"):
-        open_store(tmp_path / "run.db", replace(fake_config, iterations=5), resume=True)
+        open_store(tmp_path / "run.db", with_(fake_config, iterations=5), resume=True)
     again = open_store(tmp_path / "run.db", fake_config, resume=True)
-    assert run_augment(corpus, again, fake_config, progress=False).processed_now == 0
+    assert run_augment(corpus, again, fake_config).processed_now == 0
 
 
 def test_two_worker_processes_match_one(tmp_path, corpus, fake_config):
     one = open_store(tmp_path / "one.db", fake_config, resume=False)
-    run_augment(corpus, one, fake_config, progress=False)
+    run_augment(corpus, one, fake_config)
     two = open_store(tmp_path / "two.db", fake_config, resume=False)
-    run_augment(corpus, two, fake_config, workers=2, progress=False)
+    run_augment(corpus, two, fake_config, workers=2)
     a = [(r.id, r.sentence.text) for r in one.iter_outputs()]
     b = [(r.id, r.sentence.text) for r in two.iter_outputs()]
     assert a == b and len(a) == 9
@@ -178,7 +177,7 @@ def test_two_worker_processes_match_one(tmp_path, corpus, fake_config):
 def test_ray_backend(tmp_path, corpus, fake_config):
     pytest.importorskip("ray")
     store = open_store(tmp_path / "ray.db", fake_config, resume=False)
-    summary = run_augment(corpus, store, fake_config, workers=2, backend="ray", progress=False)
+    summary = run_augment(corpus, store, fake_config, workers=2, backend="ray")
     assert summary.outputs == 9 and summary.done == 3
 
 
@@ -193,7 +192,7 @@ def _peak_memory(tmp_path, n, config):
     store = open_store(tmp_path / f"big{n}.db", config, resume=False)
     augmenter = _augmenter(config)
     tracemalloc.start()
-    summary = run_augment(path, store, config, progress=False, augmenter=augmenter)
+    summary = run_augment(path, store, config, augmenter=augmenter)
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     assert summary.skipped == n and summary.outputs == 0
@@ -209,7 +208,7 @@ def test_large_corpus_is_streamed(tmp_path, fake_config):
 
 def test_limit(tmp_path, corpus, fake_config):
     store = open_store(tmp_path / "lim.db", fake_config, resume=False)
-    summary = run_augment(corpus, store, fake_config, limit=2, progress=False)
+    summary = run_augment(corpus, store, fake_config, limit=2)
     assert summary.inputs == 2 and RunStore.open(tmp_path / "lim.db").count_inputs() == 2
 
 
@@ -221,7 +220,7 @@ def test_bad_corpus_line_reports_file_and_line(tmp_path, fake_config):
         handle.write('{"id": "z", "text": "x", "structures": [{"kind": "frame"}]}\n')
     store = open_store(tmp_path / "bad.db", fake_config, resume=False)
     with pytest.raises(CorpusError) as info:
-        run_augment(path, store, fake_config, progress=False)
+        run_augment(path, store, fake_config)
     assert info.value.problem.line == 2
 
 

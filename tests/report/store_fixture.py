@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from paraspan.corpus.schema import Sentence, Span, Structure
-from paraspan.store import CandidateRow, OutputRow, RunStore, WorkResult
+from paraspan.pipeline.store import CandidateRow, OutputRow, RunStore, WorkResult
 
 # (id, text, frame, LU, anchor word, [(arg text, FE)], [replacement anchor word per iteration])
 INPUTS = [

@@ -7,10 +7,10 @@ import re
 
 import pytest
 
+from paraspan.pipeline.store import RunStore
 from paraspan.report.collect import collect
 from paraspan.report.highlight import ANCHOR_COLOUR, MarkedSpan, Palette, highlight_html, legend_html
 from paraspan.report.render import _json_for_script, build_report, render
-from paraspan.store import RunStore
 from tests.report.store_fixture import make_store
 
 

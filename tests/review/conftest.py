@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from paraspan.pipeline.store import RunStore
 from paraspan.review.tasks import GoldPool, ReviewSettings, prepare_tasks
-from paraspan.store import RunStore
 from tests.report.store_fixture import gold_sentences, make_store
 
 

@@ -9,9 +9,9 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
+from paraspan.pipeline.store import RunStore
 from paraspan.review.app import create_app
 from paraspan.review.tasks import ReviewSettings
-from paraspan.store import RunStore
 
 
 @pytest.fixture

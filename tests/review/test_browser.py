@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from paraspan.store import RunStore
+from paraspan.pipeline.store import RunStore
 
 
 def test_rate_a_task_in_the_browser(browser, live_server, review_store):

@@ -8,6 +8,7 @@ import time
 import pytest
 
 from paraspan.corpus.schema import Sentence, Span, Structure
+from paraspan.pipeline.store import RunStore
 from paraspan.review.stats import agreement, export_judgments, fleiss_kappa
 from paraspan.review.tasks import (
     GOLD_IN,
@@ -21,7 +22,6 @@ from paraspan.review.tasks import (
     prepare_tasks,
     submit,
 )
-from paraspan.store import RunStore
 from tests.report.store_fixture import INPUTS, gold_sentences, input_sentence, make_store
 from tests.review.conftest import prepared_store
 

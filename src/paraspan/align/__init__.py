@@ -14,6 +14,9 @@ means, or say there is none. Three aligners share one interface (:class:`Aligner
     [result] = aligner.align([AlignTask("1", "I bought a car .", "I purchased an auto .", (2, 8))])
     result.pred  # (2, 11): "purchased"
 
+Predicted spans are scored by :mod:`.scoring` (exact and token-overlap P/R/F1), which training
+uses on its held-out slice and ``paraspan evaluate alignment`` shows.
+
 Importing this package is cheap: torch and the encoder load when an aligner is built.
 """
 

@@ -127,16 +127,18 @@ def prepare_all(tasks: Sequence[AlignTask], *, need_target: bool = True
 AlignerFactory = Callable[..., Aligner]
 
 
+ALIGNERS: Registry[AlignerFactory] = Registry("aligners")
+ALIGNERS.register("discriminative", "paraspan.align.discriminative:load_aligner",
+                  "Culkin et al. 2021 span aligner: frozen encoder + trained scorer (shipped head)")
+ALIGNERS.register("ibm2", "paraspan.align.ibm2:IBM2Aligner",
+                  "fast_align-style IBM Model 2, both directions, grow-diag-final-and, span hull")
+ALIGNERS.register("argmax", "paraspan.align.argmax:ArgmaxAligner",
+                  "SimAlign-style: cosine argmax over candidate spans, threshold for null")
+
+
 def aligners() -> Registry[AlignerFactory]:
     """The aligner factories by name: ``factory(**options) -> Aligner``."""
-    reg: Registry[AlignerFactory] = Registry("aligners")
-    reg.register("discriminative", "paraspan.align.discriminative:load_aligner",
-                 "Culkin et al. 2021 span aligner: frozen encoder + trained scorer (shipped head)")
-    reg.register("ibm2", "paraspan.align.ibm2:IBM2Aligner",
-                 "fast_align-style IBM Model 2, both directions, grow-diag-final-and, span hull")
-    reg.register("argmax", "paraspan.align.argmax:ArgmaxAligner",
-                 "SimAlign-style: cosine argmax over candidate spans, threshold for null")
-    return reg
+    return ALIGNERS
 
 
 def get_aligner(name: str, **options: Any) -> Aligner:

@@ -7,7 +7,7 @@ ours scores on another scale). Input: prediction records as ``paraspan align`` w
 (``source``, ``target``, ``source_span``, ``gold``, ``pred``, ``score``). A record counts only
 when the aligner predicted a span (a null prediction places no anchor, so no output exists to
 filter); it is right when the predicted span equals the gold span on word-token boundaries (the
-exact match of :mod:`paraspan.evaluate.alignment`), wrong otherwise (a gold null included).
+exact match of :mod:`paraspan.align.scoring`), wrong otherwise (a gold null included).
 
 Subsets: ``all`` tasks; ``copy_free``: tasks whose source-span words do not occur in the target
 (lowercased, as one word sequence) — what the pipeline's anchors face, since the anchor's words
@@ -92,11 +92,9 @@ def calibrate(records: Iterable[Mapping[str, Any]], targets: Sequence[float] = (
     precision).
     """
     if subset not in SUBSETS:
-        raise ParaspanError(f"unknown calibration subset {subset!r}", f"use one of {', '.join(SUBSETS)}",
-                            code="E660")
+        raise ParaspanError.from_code("E660", subset=subset, choices=", ".join(SUBSETS))
     if any(not 0 < t <= 1 for t in targets):
-        raise ParaspanError(f"precision targets must be in (0, 1], got {list(targets)}",
-                            "give fractions such as 0.95", code="E661")
+        raise ParaspanError.from_code("E661", targets=list(targets))
     scored: list[tuple[float, bool]] = []
     for rec in records:
         if rec.get("pred") is None or rec.get("score") is None:

@@ -200,6 +200,22 @@ def _lex_features(pc: PairCache, first: int, last: int, starts: np.ndarray, ends
 VECTOR_FEATURES = ("df", "mx")  # built from the span vectors; the others are a few columns each
 
 
+def _task_spans(item: Prepared, states: PairStates, config: HeadConfig, cache: dict[int, PairCache] | None
+                ) -> tuple[PairCache, int, int, np.ndarray, np.ndarray]:
+    """The pair's shared work (from ``cache`` by pair), the source span inside its window (a span
+    longer than the window keeps its first words) and the candidate target spans (window-relative)."""
+    key = id(states)
+    pc = cache.get(key) if cache is not None else None
+    if pc is None:
+        pc = PairCache(item, states)
+        if cache is not None:
+            cache[key] = pc
+    first = item.first - states.src.offset
+    last = min(item.last - states.src.offset, len(states.src.vecs) - 1)
+    starts, ends = candidate_spans(len(states.tgt.vecs), item.last - item.first + 1, config.k)
+    return pc, first, last, starts, ends
+
+
 def featurize(item: Prepared, states: PairStates, config: HeadConfig,
               cache: dict[int, PairCache] | None = None,
               keep: np.ndarray | None = None,
@@ -210,18 +226,8 @@ def featurize(item: Prepared, states: PairStates, config: HeadConfig,
     ``fixed`` holds the task's non-vector feature columns for all candidates, computed before
     (training reuses them every epoch; see :func:`fixed_features`).
     """
-    key = id(states)
-    pc = cache.get(key) if cache is not None else None
-    if pc is None:
-        pc = PairCache(item, states)
-        if cache is not None:
-            cache[key] = pc
-    src, tgt = states.src, states.tgt
-    # The source span inside its window (a span longer than the window keeps its first words).
-    first = item.first - src.offset
-    last = min(item.last - src.offset, len(src.vecs) - 1)
-    width = item.last - item.first + 1
-    starts, ends = candidate_spans(len(tgt.vecs), width, config.k)
+    pc, first, last, starts, ends = _task_spans(item, states, config, cache)
+    tgt = states.tgt
     if keep is not None:
         starts, ends = starts[keep], ends[keep]
     if len(starts) == 0:
@@ -245,15 +251,7 @@ def featurize(item: Prepared, states: PairStates, config: HeadConfig,
 def fixed_features(item: Prepared, states: PairStates, config: HeadConfig,
                    cache: dict[int, PairCache] | None = None) -> dict[str, np.ndarray]:
     """The non-vector feature columns (cue, cos, align, lex) of all of a task's candidates."""
-    key = id(states)
-    pc = cache.get(key) if cache is not None else None
-    if pc is None:
-        pc = PairCache(item, states)
-        if cache is not None:
-            cache[key] = pc
-    first = item.first - states.src.offset
-    last = min(item.last - states.src.offset, len(states.src.vecs) - 1)
-    starts, ends = candidate_spans(len(states.tgt.vecs), item.last - item.first + 1, config.k)
+    pc, first, last, starts, ends = _task_spans(item, states, config, cache)
     if not len(starts):
         return {}
     s_vec = span_means(pc.src_cum, np.array([first]), np.array([last]))[0]
@@ -324,8 +322,7 @@ def load_head(path: str | os.PathLike[str] | None = None) -> tuple[torch.nn.Modu
     if path is None:
         with as_file(files("paraspan.align") / "data" / DEFAULT_HEAD) as shipped:
             if not Path(shipped).is_file():
-                raise ModelError("the packaged aligner head is missing",
-                                 "reinstall paraspan, or train one: `paraspan train-aligner ...`", code="E620")
+                raise ModelError.from_code("E620")
             return load_head(Path(shipped))
     try:
         with np.load(path, allow_pickle=False) as data:
@@ -333,8 +330,7 @@ def load_head(path: str | os.PathLike[str] | None = None) -> tuple[torch.nn.Modu
             params = {k.split("/", 1)[1]: torch.from_numpy(np.array(data[k])) for k in data.files
                       if k.startswith("param/")}
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise ModelError(f"cannot read the aligner head {path}: {exc}"[:300],
-                         "pass a file written by `paraspan train-aligner`", code="E621") from None
+        raise ModelError.from_code("E621", path=path, exc=exc) from None
     scorer = build_scorer(config)
     state = scorer.state_dict()
     for key, value in params.items():
@@ -406,8 +402,6 @@ def load_aligner(
     scorer, config = load_head(head)
     enc = load_encoder(encoder or config.encoder, threads=threads, max_length=config.max_length)
     if enc.dim != config.dim:
-        raise ModelError(f"the head was trained on {config.dim}-d vectors ({config.encoder}), "
-                         f"the encoder gives {enc.dim}-d", "use the head's encoder, or train a head for this one",
-                         code="E622")
+        raise ModelError.from_code("E622", config_dim=config.dim, config_encoder=config.encoder, enc_dim=enc.dim)
     return DiscriminativeAligner(enc, scorer, config, config.threshold if threshold is None else threshold,
                                  batch_size=batch_size)

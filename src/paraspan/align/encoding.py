@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from paraspan.align.base import Prepared
+from paraspan.models.batching import length_sorted_batches
 
 
 @dataclass
@@ -166,9 +167,7 @@ def encode_pairs(
     dim = int(encoder.dim)
     truncated = first_layers(model, layer) if layer != -1 else None
     vecs: dict[tuple[Any, str], np.ndarray] = {}
-    order = sorted(range(len(jobs)), key=lambda j: sum(len(w) for w in jobs[j].words))
-    for start in range(0, len(order), batch_size):
-        chunk = order[start:start + batch_size]
+    for chunk in length_sorted_batches([sum(len(w) for w in job.words) for job in jobs], batch_size):
         batch = [jobs[j] for j in chunk]
         seqs_a = [job.words[0] or ["."] for job in batch]  # an empty side still needs a token
         seqs_b = [job.words[1] or ["."] for job in batch] if joint else None

@@ -141,18 +141,19 @@ def read_bitext(path: str | Path) -> list[tuple[str, str]]:
                 data = json.loads(raw)
                 out.append((str(data["source"]), str(data["target"])))
             except (json.JSONDecodeError, KeyError, TypeError):
-                raise CorpusError("expected a JSON object with 'source' and 'target'", "", file=name, line=number,
-                                  code="E640") from None
+                raise CorpusError.from_code("E640", file=name, line=number, fix="",
+                                            problem="expected a JSON object with 'source' and 'target'") from None
         elif name.endswith(".tsv"):
             cols = raw.split("\t")
             if len(cols) < 4:
-                raise CorpusError("expected MultiMWA columns: id, sentence 1, -, sentence 2, ...", "",
-                                  file=name, line=number, code="E640")
+                raise CorpusError.from_code("E640", file=name, line=number,
+                                            problem="expected MultiMWA columns: id, sentence 1, -, sentence 2, ...",
+                                            fix="")
             out.append((cols[1], cols[3]))
         else:
             if "|||" not in raw:
-                raise CorpusError("expected 'source ||| target'", "fast_align's bitext format", file=name,
-                                  line=number, code="E640")
+                raise CorpusError.from_code("E640", file=name, line=number, problem="expected 'source ||| target'",
+                                            fix="fast_align's bitext format")
             src, _, tgt = raw.partition("|||")
             out.append((src.strip(), tgt.strip()))
     return out

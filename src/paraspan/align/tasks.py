@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from paraspan.align.base import AlignResult, AlignTask
-from paraspan.corpus.jsonl import atomic_write, iter_lines
+from paraspan.corpus.jsonl import atomic_write, iter_lines, parse_json
 from paraspan.errors import CorpusError, ProblemList
 
 REQUIRED = ("id", "source", "target", "source_span")
@@ -41,40 +41,36 @@ class TaskLine:
 def _span(value: Any, what: str, text: str, side: str, file: str, line: int, code: str) -> tuple[int, int]:
     if (not isinstance(value, (list, tuple)) or len(value) != 2
             or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
-        raise CorpusError(f"{what} must be [start, end] (two integers), got {json.dumps(value)[:60]}",
-                          FORMAT_HINT, file=file, line=line, code=code)
+        raise CorpusError.from_code(code, file=file, line=line, fix=FORMAT_HINT,
+                                    problem=f"{what} must be [start, end] (two integers), got {json.dumps(value)[:60]}")
     start, end = int(value[0]), int(value[1])
     if not (0 <= start < end <= len(text)):
         problem = "is empty" if start >= end else f"is outside the {side} (length {len(text)})"
-        raise CorpusError(f"{what} [{start}, {end}] {problem}",
-                          f"offsets are characters into the {side}, end exclusive: 0 <= start < end <= "
-                          f"{len(text)}", file=file, line=line, code=code)
+        raise CorpusError.from_code(code, file=file, line=line, problem=f"{what} [{start}, {end}] {problem}",
+                                    fix=f"offsets are characters into the {side}, end exclusive: 0 <= start < end <= "
+                                        f"{len(text)}")
     return start, end
 
 
 def parse_task(data: Any, *, file: str, line: int) -> AlignTask:
     """Validate one decoded JSON value and build its task (extra keys are kept in ``extra``)."""
     if not isinstance(data, dict):
-        raise CorpusError(f"expected a JSON object, got {type(data).__name__}", FORMAT_HINT,
-                          file=file, line=line, code="E601")
+        raise CorpusError.from_code("E601", file=file, line=line, type_name=type(data).__name__)
     missing = [k for k in REQUIRED if k not in data]
     if missing:
-        raise CorpusError(f"missing key(s): {', '.join(missing)}", FORMAT_HINT, file=file, line=line,
-                          code="E602")
+        raise CorpusError.from_code("E602", file=file, line=line, choices=", ".join(missing))
     for key in ("source", "target"):
         if not isinstance(data[key], str):
-            raise CorpusError(f"{key!r} must be a string, got {type(data[key]).__name__}", FORMAT_HINT,
-                              file=file, line=line, code="E603")
+            raise CorpusError.from_code("E603", file=file, line=line,
+                                        problem=f"{key!r} must be a string, got {type(data[key]).__name__}")
     if not isinstance(data["id"], (str, int)) or isinstance(data["id"], bool):
-        raise CorpusError("'id' must be a string or an integer", FORMAT_HINT, file=file, line=line, code="E603")
+        raise CorpusError.from_code("E603", file=file, line=line, problem="'id' must be a string or an integer")
     source, target = data["source"], data["target"]
     if not source.strip():
-        raise CorpusError("the source sentence is empty", "a task needs a source sentence holding the span",
-                          file=file, line=line, code="E605")
+        raise CorpusError.from_code("E605", file=file, line=line)
     span = _span(data["source_span"], "source_span", source, "source", file, line, "E604")
     if not source[span[0]:span[1]].strip():
-        raise CorpusError(f"source_span {list(span)} covers only whitespace",
-                          "point the span at the words to align", file=file, line=line, code="E606")
+        raise CorpusError.from_code("E606", file=file, line=line, span=list(span))
     gold = data.get("gold")
     if gold is not None:
         gold = _span(gold, "gold", target, "target", file, line, "E607")
@@ -86,13 +82,12 @@ def iter_task_lines(path: str | Path) -> Iterator[TaskLine]:
     """Stream the tasks of a JSONL file ('-' = stdin); the first bad line raises (FILE:LINE)."""
     name = str(path)
     for number, raw in iter_lines(path):
-        try:
-            data = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise CorpusError(f"malformed JSON: {exc.msg} (column {exc.colno})",
-                              "each line must be one complete JSON object", file=name, line=number,
-                              code="E600") from None
-        yield TaskLine(parse_task(data, file=name, line=number), data, number)
+        yield _task_line(raw, name, number)
+
+
+def _task_line(raw: str, file: str, number: int) -> TaskLine:
+    data = parse_json(raw, file=file, line=number, code="E600")
+    return TaskLine(parse_task(data, file=file, line=number), data, number)
 
 
 def read_task_lines(path: str | Path, max_problems: int = 100) -> list[TaskLine]:
@@ -102,13 +97,7 @@ def read_task_lines(path: str | Path, max_problems: int = 100) -> list[TaskLine]
     out: list[TaskLine] = []
     for number, raw in iter_lines(path):
         try:
-            try:
-                data = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                raise CorpusError(f"malformed JSON: {exc.msg} (column {exc.colno})",
-                                  "each line must be one complete JSON object", file=name, line=number,
-                                  code="E600") from None
-            out.append(TaskLine(parse_task(data, file=name, line=number), data, number))
+            out.append(_task_line(raw, name, number))
         except CorpusError as exc:
             problems.problems.extend(exc.problems)
             if len(problems.problems) >= max_problems:

@@ -136,8 +136,8 @@ def tune_threshold(cands: Sequence[Candidates], scores: Sequence[np.ndarray], ex
 def evaluate_examples(scorer: Any, config: HeadConfig, examples: Sequence[Example], states: Sequence[PairStates],
                       threshold: float) -> dict[str, float]:
     """The alignment evaluator's scores for these examples at ``threshold``."""
+    from paraspan.align.scoring import AlignmentEvaluator
     from paraspan.align.tasks import prediction_record
-    from paraspan.evaluate.alignment import AlignmentEvaluator
 
     cands, scores = predict_examples(scorer, config, examples, states)
     records = []
@@ -283,11 +283,10 @@ def train_aligner(
     t0 = time.perf_counter()
     examples = load_examples(train_paths)
     if not examples:
-        raise ParaspanError("no training tasks", "pass span-task JSONL files with gold spans", code="E630")
+        raise ParaspanError.from_code("E630")
     fit, tune = split_by_pair(examples, holdout, seed)
     if not fit or not tune:
-        raise ParaspanError(f"cannot hold out {holdout:.0%} of {len(examples)} tasks by pair",
-                            "give more training tasks or change --holdout", code="E631")
+        raise ParaspanError.from_code("E631", holdout=holdout, n_examples=len(examples))
     dev = {str(p): load_examples([p]) for p in dev_paths}
     enc = load_encoder(encoder, threads=threads, batch_size=batch_size)
     config = HeadConfig(encoder=encoder, dim=enc.dim, layer=layer, k=k, features=list(features), hidden=hidden,

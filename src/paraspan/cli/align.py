@@ -7,20 +7,14 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import time
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
+from paraspan.cli.common import Progress, ProgressBar, console, table_console
 from paraspan.errors import ParaspanError
-
-
-def _console() -> Any:
-    from rich.console import Console
-
-    return Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def align_cmd(
@@ -35,19 +29,19 @@ def align_cmd(
         help="ibm2: extra sentence pairs for EM (span-task JSONL, MultiMWA TSV or 'src ||| tgt'); repeatable.")] = None,
     threads: Annotated[int | None, typer.Option(help="Torch threads (default: all cores).")] = None,
     batch_size: Annotated[int, typer.Option(help="Sentence pairs per encoder batch.")] = 32,
-    progress: Annotated[bool, typer.Option(help="Show a progress bar on stderr.")] = True,
+    progress: Progress = True,
 ) -> None:
     """Find, for each task, the span of the target that means what the source span means (or null)."""
     from paraspan.align.base import aligners, get_aligner
     from paraspan.align.tasks import read_task_lines, write_predictions
 
     if aligner not in aligners():
-        raise ParaspanError(f"unknown aligner {aligner!r}", f"choose one of: {', '.join(aligners().names())}",
-                            code="E650")
+        raise ParaspanError.from_code("E650", aligner=aligner, choices=", ".join(aligners().names()))
     if bitext and aligner != "ibm2":
-        raise ParaspanError("--bitext is for the ibm2 aligner", "drop --bitext or pass --aligner ibm2", code="E651")
+        raise ParaspanError.from_code("E651", problem="--bitext is for the ibm2 aligner",
+                                      fix="drop --bitext or pass --aligner ibm2")
     if head is not None and aligner != "discriminative":
-        raise ParaspanError("--head is for the discriminative aligner", "drop --head", code="E651")
+        raise ParaspanError.from_code("E651", problem="--head is for the discriminative aligner", fix="drop --head")
     lines = read_task_lines(tasks)
     threads = threads or os.cpu_count() or 1
     options: dict[str, Any] = {}
@@ -60,43 +54,19 @@ def align_cmd(
             options["threshold"] = threshold
     else:
         options = {"bitext": list(bitext or [])}
-    console = _console()
     start = time.perf_counter()
     model = get_aligner(aligner, **options)
     loaded = time.perf_counter()
-    with _progress_bar(len(lines), f"aligning ({aligner})", progress and sys.stderr.isatty()) as advance:
-        results = model.align([t.task for t in lines], progress=advance)
+    with ProgressBar(f"aligning ({aligner})", len(lines), enabled=progress) as bar:
+        results = model.align([t.task for t in lines], progress=bar.advance)
     seconds = time.perf_counter() - loaded
     write_predictions(output, lines, results)
     nulls = sum(r.pred is None for r in results)
     widened = sum(r.widened for r in results)
     rate = len(lines) / seconds if seconds > 0 else float("inf")
-    console.print(f"aligned {len(lines)} tasks with {aligner} in {seconds:.1f}s ({rate:.0f} tasks/s; model load "
-                  f"{loaded - start:.1f}s): {nulls} null" + (f", {widened} source spans widened to token boundaries"
-                                                             if widened else "") + f" → {output}")
-
-
-class _progress_bar:
-    """A rich progress bar on stderr whose ``advance(n)`` the aligners call; a no-op when off."""
-
-    def __init__(self, total: int, description: str, enabled: bool) -> None:
-        self.total, self.description, self.enabled = total, description, enabled
-        self._progress: Any = None
-
-    def __enter__(self) -> Any:
-        if not self.enabled:
-            return lambda n: None
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-        self._progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                  TimeRemainingColumn(), console=_console(), transient=True)
-        self._progress.__enter__()
-        task = self._progress.add_task(self.description, total=self.total)
-        return lambda n: self._progress.advance(task, n)
-
-    def __exit__(self, *exc: Any) -> None:
-        if self._progress is not None:
-            self._progress.__exit__(*exc)
+    note = f", {widened} source spans widened to token boundaries" if widened else ""
+    console().print(f"aligned {len(lines)} tasks with {aligner} in {seconds:.1f}s ({rate:.0f} tasks/s; model load "
+                    f"{loaded - start:.1f}s): {nulls} null{note} → {output}")
 
 
 def train_aligner_cmd(
@@ -118,24 +88,22 @@ def train_aligner_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON on stdout.")] = False,
 ) -> None:
     """Train the discriminative aligner's scorer on frozen encoder features and print dev scores."""
-    from rich.console import Console
-
     from paraspan.align.train import train_aligner
     from paraspan.evaluate.alignment import format_table
 
-    console = _console()
+    err = console()
     names = [f.strip() for f in features.split(",") if f.strip()]
     report = train_aligner(train, dev or [], out=output, encoder=encoder, layer=layer, k=k, features=names,
                            hidden=hidden, epochs=epochs, lr=lr, holdout=holdout, seed=seed,
-                           threads=threads or os.cpu_count() or 1, log=console.print)
+                           threads=threads or os.cpu_count() or 1, log=err.print)
     size = output.stat().st_size
-    console.print(f"wrote {output} ({size / 1e6:.2f} MB): best epoch {report.best_epoch}, null threshold "
+    err.print(f"wrote {output} ({size / 1e6:.2f} MB): best epoch {report.best_epoch}, null threshold "
                   f"{report.threshold:.3f}, {report.seconds['total']:.0f}s in all")
     if as_json:
         typer.echo(json.dumps({"head": str(output), "config": report.config.__dict__, "history": report.history,
                                "dev": report.dev, "seconds": report.seconds}, indent=2, default=str))
         return
-    out = Console(width=None if sys.stdout.isatty() else 160)  # logs are not 80 columns wide
+    out = table_console()
     for name, scores in report.dev.items():
         out.print(format_table(scores, title=f"dev: {name}"))
 
@@ -145,8 +113,6 @@ def evaluate_alignment_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON for machines.")] = False,
 ) -> None:
     """Exact-match and soft (token-overlap) span P/R/F1, overall and on non-identical tasks."""
-    from rich.console import Console
-
     from paraspan.evaluate.alignment import AlignmentEvaluator, format_table, read_predictions
 
     records = read_predictions(preds)
@@ -154,4 +120,4 @@ def evaluate_alignment_cmd(
     if as_json:
         typer.echo(json.dumps({k: round(v, 4) if isinstance(v, float) else v for k, v in scores.items()}, indent=2))
         return
-    Console(width=None if sys.stdout.isatty() else 160).print(format_table(scores, title=str(preds)))
+    table_console().print(format_table(scores, title=str(preds)))

@@ -13,6 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
+from paraspan.cli.common import Progress, ProgressBar, console
 from paraspan.errors import CorpusError, ParaspanError, Problem, ProblemList
 
 _Opt = typer.Option
@@ -22,17 +23,54 @@ _Opt = typer.Option
 DEMO = {"iterations": 2, "samples": 3, "constraint_sets": 2, "candidates": 4, "rescore_top": 1}
 
 
-def _console() -> Any:
-    from rich.console import Console
-
-    return Console(stderr=True, highlight=False, soft_wrap=True)
-
-
 def demo_corpus() -> Path:
     """The bundled FrameNet-style corpus (sentences written for the project)."""
     from importlib.resources import files
 
     return Path(str(files("paraspan") / "data" / "demo" / "framenet_demo.jsonl"))
+
+
+def run_config(*, config_file: Path | None = None, overrides: list[str] | None = None,
+               generator: str | None = None, aligner: str | None = None, settings: dict[str, Any] | None = None,
+               generator_options: dict[str, Any] | None = None, soft_options: dict[str, Any] | None = None,
+               filters: tuple[Any, ...] = ()) -> Any:
+    """The run's config: defaults < ``--config`` file < the command's flags < ``--set`` overrides.
+
+    ``settings`` are run-level flags the user gave; ``generator_options`` generator flags they
+    gave (``--model``, ``--samples`` …: an error if the generator has no such option);
+    ``soft_options`` generator settings used only where the generator has the option and
+    nothing else set it (the demo's).
+    """
+    from paraspan.pipeline import AugmentConfig, apply_overrides, check
+    from paraspan.pipeline.components import generator_options as options_of
+
+    data: dict[str, Any] = {}
+    if config_file is not None:
+        try:
+            data = json.loads(config_file.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise ParaspanError.from_code("E753", file=str(config_file), problem=f"cannot read the run config: {exc}",
+                                          fix="pass a JSON object (see `paraspan augment --help`), e.g. the `config`"
+                                          " of a summary file") from None
+        if not isinstance(data, dict):
+            raise ParaspanError.from_code("E753", file=str(config_file), problem="the run config is not a JSON object",
+                                          fix='write {"iterations": 3, "generator": {"name": "paraphrase"}, ...}')
+    data.update({k: v for k, v in (settings or {}).items() if v is not None})
+    for which, name in (("generator", generator), ("aligner", aligner)):
+        block = data.get(which)
+        block = dict(block) if isinstance(block, dict) else ({"name": block} if isinstance(block, str) else {})
+        if name is not None and block.get("name") != name:
+            block = {"name": name}  # another component: the file's options were for the old one
+        block.setdefault("name", "paraphrase" if which == "generator" else "discriminative")
+        data[which] = block
+    data["generator"].update({k: v for k, v in (generator_options or {}).items() if v is not None})
+    data["filters"] = list(dict.fromkeys([*(data.get("filters") or []), *filters]))
+    data = apply_overrides(data, overrides or [])
+    if soft_options:
+        block = data["generator"] if isinstance(data["generator"], dict) else {"name": data["generator"]}
+        known = options_of(block["name"])
+        data["generator"] = {**{k: v for k, v in soft_options.items() if k in known}, **block}
+    return check(AugmentConfig.from_dict(data, where=str(config_file) if config_file else "the run config"))
 
 
 def augment_cmd(
@@ -47,9 +85,8 @@ def augment_cmd(
     filter_name: Annotated[str, _Opt("--filter", help="What -o gets: a preset (all, iter1, iter3, para0.6, "
                                                       "para0.8, align0.99, align0.95, lax, strict; calibrated on "
                                                       "MultiMWA dev: align-p95, align-p99, lax-cal, strict-cal), a "
-                                                      "rule like "
-                                                      "'iteration<=2&aligner>=0.9', or a learned filter's "
-                                                      "name.")] = "all",
+                                                      "rule like 'iteration<=2&aligner>=0.9', a registered filter "
+                                                      "(e.g. relation) or a learned filter's name.")] = "all",
     filter_model: Annotated[list[Path] | None, _Opt(
         "--filter-model", help="A `train-filter` model whose decision every output records (repeatable).")] = None,
     keep_args: Annotated[bool, _Opt("--keep-args", help="Keep argument text verbatim (positive constraints) "
@@ -61,39 +98,55 @@ def augment_cmd(
     ray_address: Annotated[str | None, _Opt("--ray-address", help="An existing Ray cluster (default: a local "
                                                                    "Ray started for the run).")] = None,
     limit: Annotated[int | None, _Opt("--limit", min=1, help="Only the first N input sentences.")] = None,
-    seed: Annotated[int, _Opt("--seed", help="Random seed (same seed + same input = same output).")] = 0,
+    seed: Annotated[int | None, _Opt("--seed", help="Random seed (same seed + same input = same output) [0].")] = None,
     demo: Annotated[bool, _Opt("--demo", help="Run on the bundled FrameNet-style corpus; writes "
                                               "out/demo-augment/ (output, summary, store).")] = False,
-    model: Annotated[str | None, _Opt("--model", help="LLM: default, small, or a .gguf path.")] = None,
-    generator: Annotated[str, _Opt("--generator", help="Generator name or module:factory.")] = "paraphrase",
-    aligner: Annotated[str, _Opt("--aligner", help="Aligner name (discriminative, ibm2, argmax) or "
-                                                   "module:factory.")] = "discriminative",
+    model: Annotated[str | None, _Opt("--model", help="The generator's LLM: default, small, or a .gguf path "
+                                                      "(generator.model).")] = None,
+    generator: Annotated[str | None, _Opt("--generator", help="A registered generator (paraphrase, rewrite, "
+                                                              "infill, or a plugin's) or module:factory "
+                                                              "[paraphrase].")] = None,
+    aligner: Annotated[str | None, _Opt("--aligner", help="Aligner name (discriminative, ibm2, argmax) or "
+                                                          "module:factory [discriminative].")] = None,
     candidates: Annotated[int | None, _Opt("--candidates", min=1,
-                                           help="Paraphrases aligned per iteration [5].")] = None,
-    samples: Annotated[int | None, _Opt("--samples", min=1, help="Samples per constraint set [6].")] = None,
+                                           help="Candidates placed per iteration [5].")] = None,
+    samples: Annotated[int | None, _Opt("--samples", min=1, help="Samples per constraint set "
+                                                                "(generator.samples) [6].")] = None,
     constraint_sets: Annotated[int | None, _Opt("--constraint-sets", min=1,
-                                                help="Randomized constraint sets [4].")] = None,
+                                                help="Randomized constraint sets (generator.constraint_sets) "
+                                                     "[4].")] = None,
     rescore_top: Annotated[int | None, _Opt("--rescore-top", min=1, help="Backward-score only the best M per "
-                                                                         "cluster (faster).")] = None,
-    kinds: Annotated[str, _Opt("--kinds", help="Structure kinds to augment, comma-separated.")] = (
-        "frame,srl,entity,event"),
-    threads: Annotated[int, _Opt("--threads", min=1, help="CPU threads per worker.")] = 1,
+                                                                         "cluster, faster "
+                                                                         "(generator.rescore_top).")] = None,
+    kinds: Annotated[str | None, _Opt("--kinds", help="Structure kinds to augment, comma-separated "
+                                                      "[frame,srl,entity,event].")] = None,
+    threads: Annotated[int | None, _Opt("--threads", min=1, help="CPU threads per worker [1].")] = None,
+    config_file: Annotated[Path | None, _Opt("--config", help="A run config JSON (run settings and "
+                                                              "generator/aligner/filters blocks); flags and "
+                                                              "--set override it.")] = None,
+    overrides: Annotated[list[str] | None, _Opt("--set", help="KEY=VALUE into the run config, e.g. --set "
+                                                              "generator.frames=PATH, --set "
+                                                              "generator.conditioning=fe (repeatable).")] = None,
     include_inputs: Annotated[bool, _Opt("--include-inputs", help="Write the input sentences before the "
                                                                   "outputs (those without structures too).")] = False,
     summary_path: Annotated[Path | None, _Opt("--summary", help="Summary JSON (default: OUT.summary.json).")] = None,
-    progress: Annotated[bool, _Opt(help="Show a progress bar on stderr.")] = True,
+    progress: Progress = True,
 ) -> None:
     """Iterative paraphrastic augmentation (Culkin et al. 2021): paraphrase each structure's sentence
-    with its anchor banned, align anchor and arguments into the best candidate, ban the new anchor,
+    with its anchor banned, place anchor and arguments in the best candidate, ban the new anchor,
     repeat K times. Every output carries source_id and provenance (scores, models, filter decisions)."""
-    from paraspan.pipeline import AugmentConfig, export_outputs, open_store, render_summary, run_augment
+    from paraspan.pipeline import export_outputs, open_store, run_augment
 
     settings: dict[str, Any] = {}
+    soft: dict[str, Any] = {}
+    generator_options: dict[str, Any] = {"model": model, "samples": samples, "constraint_sets": constraint_sets,
+                                         "rescore_top": rescore_top}
     if demo:
         if corpus is not None:
-            raise ParaspanError("--demo runs on the bundled corpus", "drop CORPUS, or drop --demo", code="E740")
+            raise ParaspanError.from_code("E740")
         corpus = demo_corpus()
-        settings.update(DEMO)
+        settings.update({k: DEMO[k] for k in ("iterations", "candidates")})
+        soft = {k: v for k, v in DEMO.items() if k not in ("iterations", "candidates")}
         out = out or Path("out/demo-augment/demo.augmented.jsonl")
         if store_path is None:
             store_path = out.parent / "demo.run.db"
@@ -103,30 +156,35 @@ def augment_cmd(
         # two single-threaded workers use 2 cores better than one 2-thread llama.cpp (its threads spin)
         workers = max(workers, 2) if backend == "local" else workers
     if corpus is None or out is None:
-        raise ParaspanError("give CORPUS.jsonl and -o OUT.jsonl (or --demo)",
-                            "e.g. paraspan augment corpus.jsonl -o augmented.jsonl --iterations 3", code="E741")
+        raise ParaspanError.from_code("E741")
     if resume and store_path is None:
-        raise ParaspanError("--resume needs the --store of the run", "pass --store RUN.db", code="E742")
+        raise ParaspanError.from_code("E742")
     if backend not in ("local", "ray"):
-        raise ParaspanError(f"unknown --backend {backend!r}", "use local or ray", code="E732")
+        raise ParaspanError.from_code("E732", option="--backend", value=backend, fix="use local or ray")
     if not corpus.is_file():
-        raise CorpusError("no such file", "check the path", file=str(corpus), code="E010")
+        raise CorpusError.from_code("E010", file=str(corpus), what="file", fix="check the path")
     for key, value in (("iterations", iterations), ("retries", retries), ("candidates", candidates),
-                       ("samples", samples), ("constraint_sets", constraint_sets), ("rescore_top", rescore_top)):
+                       ("seed", seed), ("threads", threads)):
         if value is not None:
             settings[key] = value
-    learned = tuple(str(p) for p in (filter_model or []))
+    if kinds is not None:
+        settings["kinds"] = [k.strip() for k in kinds.split(",") if k.strip()]
+    if keep_args:
+        settings["keep_args"] = True
+    if partial_args:
+        settings["require_args"] = False
+    # the filter -o gets and the learned filters are recorded for every output (a bad one fails now)
+    extra = tuple(f"learned:{p}" for p in (filter_model or []))
+    config = run_config(config_file=config_file, overrides=overrides, generator=generator, aligner=aligner,
+                        settings=settings, generator_options=generator_options, soft_options=soft, filters=extra)
     from paraspan.pipeline import build_filters
 
-    # Load the filters now (a bad rule or model file fails before any model work).
-    names = {f.name for f in build_filters(AugmentConfig(learned_filters=learned))}
-    config = AugmentConfig(keep_args=keep_args, require_args=not partial_args, seed=seed, model=model or "default",
-                           generator=generator, aligner=aligner, threads=threads,
-                           kinds=tuple(k.strip() for k in kinds.split(",") if k.strip()),
-                           filters=() if filter_name in names else (filter_name,),
-                           learned_filters=learned, **settings)
-    build_filters(config)
-    console = _console()
+    names = {f.name for f in build_filters(config)}
+    if filter_name != "all" and filter_name not in names:
+        config = run_config(config_file=config_file, overrides=overrides, generator=generator, aligner=aligner,
+                            settings=settings, generator_options=generator_options, soft_options=soft,
+                            filters=(*extra, filter_name))
+    con = console()
     tmp: tempfile.TemporaryDirectory[str] | None = None
     if store_path is None:  # a throw-away store: the run cannot be resumed
         tmp = tempfile.TemporaryDirectory(prefix="paraspan-run-")
@@ -135,20 +193,19 @@ def augment_cmd(
         store = open_store(store_path, config, resume=resume)
         run_id = store.start_run(sys.argv)
         try:
-            summary = run_augment(corpus, store, config, limit=limit, workers=workers, backend=backend,
-                                  ray_address=ray_address, progress=progress)
+            with ProgressBar("augment", enabled=progress, unit="sentences") as bar:
+                summary = run_augment(corpus, store, config, limit=limit, workers=workers, backend=backend,
+                                      ray_address=ray_address, progress=bar)
         except KeyboardInterrupt:
             store.finish_run(run_id, "interrupted")
             if tmp is None:
-                console.print(f"interrupted: resume with --resume --store {store_path}")
+                con.print(f"interrupted: resume with --resume --store {store_path}")
             raise
         store.finish_run(run_id)
-        chosen = filter_name
-        written = export_outputs(store, out, "jsonl", None if chosen == "all" else chosen,
-                                 include_inputs=include_inputs)
+        written = export_outputs(store, out, "jsonl", filter_name, include_inputs=include_inputs)
         data = summary.to_dict()
-        data.update({"output": str(out), "written": written, "filter": chosen, "store": str(store_path) if tmp is None
-                     else None, "config": config.to_dict()})
+        data.update({"output": str(out), "written": written, "filter": filter_name,
+                     "store": str(store_path) if tmp is None else None, "config": config.to_dict()})
         spath = summary_path or out.with_name(out.name.removesuffix(".jsonl") + ".summary.json")
         from paraspan.corpus.jsonl import atomic_write
 
@@ -159,29 +216,55 @@ def augment_cmd(
     finally:
         if tmp is not None:
             tmp.cleanup()
-    render_summary(summary, console)
-    console.print(f"wrote {written} outputs ({chosen}) to {out}; summary {spath}"
-                  + (f"; store {store_path}" if tmp is None else ""))
+    render_summary(summary, con)
+    con.print(f"wrote {written} outputs ({filter_name}) to {out}; summary {spath}"
+              + (f"; store {store_path}" if tmp is None else ""))
+
+
+def render_summary(summary: Any, con: Any) -> None:
+    """The end-of-run table (inputs, outputs per iteration, kept per filter, new pairs, time)."""
+    from rich.table import Table
+
+    table = Table(title="augmentation run", show_header=True)
+    table.add_column("what")
+    table.add_column("count", justify="right")
+    table.add_row("inputs", f"{summary.inputs:,}")
+    table.add_row("  augmented", f"{summary.done:,}")
+    table.add_row("  skipped (no structure)", f"{summary.skipped:,}")
+    table.add_row("  processed in this run", f"{summary.processed_now:,}")
+    table.add_row("outputs", f"{summary.outputs:,}")
+    for it, n in sorted(summary.outputs_per_iteration.items()):
+        table.add_row(f"  iteration {it}", f"{n:,}")
+    for name, n in summary.kept_per_filter.items():
+        table.add_row(f"kept by {name}", f"{n:,}")
+    table.add_row("new (frame, trigger lemma) pairs", f"{summary.new_pairs:,}")
+    for note, n in sorted(summary.notes.items(), key=lambda kv: -kv[1])[:5]:
+        table.add_row(f"stopped: {note}"[:70], f"{n:,}")
+    table.add_row("time", f"{summary.seconds:.1f} s")
+    con.print(table)
 
 
 def export_cmd(
     store_path: Annotated[Path, typer.Argument(help="Run store written by `paraspan augment --store`.")],
     out: Annotated[Path, _Opt("--output", "-o", help="Output file.")],
     to_fmt: Annotated[str, _Opt("--to", help="jsonl, bio, docbin or opensesame.")] = "jsonl",
-    filter_name: Annotated[str | None, _Opt("--filter", help="A filter recorded in the store, or a rule.")] = None,
+    filter_name: Annotated[str | None, _Opt("--filter", help="A filter recorded in the store, a preset or rule, "
+                                                             "a registered filter (e.g. relation), or "
+                                                             "learned:PATH; all for everything.")] = None,
     filter_model: Annotated[Path | None, _Opt("--filter-model", help="Decide with a `train-filter` model "
                                                                      "(recorded in the store).")] = None,
     include_inputs: Annotated[bool, _Opt("--include-inputs", help="Input sentences first.")] = False,
 ) -> None:
     """Write the outputs of a run store (those a filter keeps) in any writer's format."""
-    from paraspan.pipeline import export_outputs
-    from paraspan.store import RunStore
+    from paraspan.pipeline import decide_in_store, export_outputs
+    from paraspan.pipeline.store import RunStore
 
     with RunStore.open(store_path) as store:
-        written = export_outputs(store, out, to_fmt, None if filter_name == "all" else filter_name,
-                                 include_inputs=include_inputs,
-                                 learned=str(filter_model) if filter_model else None)
-    _console().print(f"wrote {written} sentences to {out} ({to_fmt})")
+        if filter_model is not None:
+            name = decide_in_store(store, f"learned:{filter_model}")
+            filter_name = filter_name or name
+        written = export_outputs(store, out, to_fmt, filter_name, include_inputs=include_inputs)
+    console().print(f"wrote {written} sentences to {out} ({to_fmt})")
 
 
 def read_judgments(path: Path) -> dict[str, float]:
@@ -190,20 +273,18 @@ def read_judgments(path: Path) -> dict[str, float]:
 
     problems = ProblemList()
     scores: dict[str, list[float]] = {}
-    hint = 'each line: {"output_id": "...", "score": 0-100}'
     for number, raw in iter_lines(path):
         try:
             data = json.loads(raw)
         except json.JSONDecodeError as exc:
-            problems.add(Problem(f"malformed JSON: {exc.msg} (column {exc.colno})", hint, str(path), number, "E100"))
+            problems.add(Problem.from_code("E110", path, number, msg=exc.msg, column=exc.colno))
             continue
         oid = data.get("output_id") if isinstance(data, dict) else None
         score = data.get("score") if isinstance(data, dict) else None
         if not isinstance(oid, str) or not oid:
-            problems.add(Problem('"output_id" is missing or not a string', hint, str(path), number, "E745"))
+            problems.add(Problem.from_code("E745", path, number))
         elif isinstance(score, bool) or not isinstance(score, (int, float)) or not 0 <= score <= 100:
-            problems.add(Problem(f'"score" must be a number within 0-100, got {score!r}', hint, str(path), number,
-                                 "E746"))
+            problems.add(Problem.from_code("E746", path, number, score=score))
         else:
             scores.setdefault(oid, []).append(float(score))
     problems.raise_if_any(CorpusError)
@@ -228,11 +309,10 @@ def train_filter_cmd(
     from paraspan.filter.learned import feature_row, train_filter
 
     if (store_path is None) == (outputs is None):
-        raise ParaspanError("give exactly one of --store RUN.db or --outputs OUT.jsonl",
-                            "the judged outputs' scores come from there", code="E747")
+        raise ParaspanError.from_code("E747")
     provenance: dict[str, Any] = {}
     if store_path is not None:
-        from paraspan.store import RunStore
+        from paraspan.pipeline.store import RunStore
 
         with RunStore.open(store_path, readonly=True) as store:
             for record in store.iter_outputs():
@@ -251,7 +331,7 @@ def train_filter_cmd(
     if judgments is not None:
         scores = read_judgments(judgments)
     elif store_path is None:
-        raise ParaspanError("no judgments given", "pass JUDGMENTS.jsonl", code="E748")
+        raise ParaspanError.from_code("E748")
     rows, labels, missing = [], [], 0
     for oid, score in scores.items():
         row = feature_row(provenance.get(oid))
@@ -261,12 +341,11 @@ def train_filter_cmd(
         rows.append(row)
         labels.append(int(score >= 50))
     if missing and not rows:
-        raise ParaspanError(f"none of the {missing} judged outputs is in the store/outputs",
-                            "judge outputs of this run (their ids)", code="E749")
+        raise ParaspanError.from_code("E749", missing=missing)
     model = train_filter(rows, labels, mode=mode, down_weight=down_weight, epochs=epochs, seed=seed)
     model.info["unmatched_judgments"] = missing
     model.save(out)
     test = model.info.get("test_scores", {})
-    _console().print(f"trained a {mode} filter on {len(rows)} judged outputs ({sum(labels)} accepted"
+    console().print(f"trained a {mode} filter on {len(rows)} judged outputs ({sum(labels)} accepted"
                      + (f", {missing} unmatched" if missing else "") + f"); held-out precision "
                      f"{test.get('precision', 0):.2f} recall {test.get('recall', 0):.2f} → {out}")

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from paraspan.cli.common import FromFormat, Splits, console, input_format, read_input, reader_options
 from paraspan.errors import ParaspanError
 
 
@@ -15,19 +16,20 @@ def _percents(value: str) -> list[int]:
     try:
         out = [int(v) for v in value.split(",") if v.strip()]
     except ValueError:
-        raise ParaspanError(f"--percents {value!r} is not a comma-separated list of integers",
-                            "e.g. --percents 10,25,50,100", code="E940") from None
+        raise ParaspanError.from_code("E940",
+                                      problem=f"--percents {value!r} is not a comma-separated list of integers",
+                                      fix="e.g. --percents 10,25,50,100") from None
     if not out or any(p <= 0 or p > 100 for p in out):
-        raise ParaspanError(f"--percents {value!r}: each must be in 1..100", "e.g. --percents 10,100", code="E940")
+        raise ParaspanError.from_code("E940", problem=f"--percents {value!r}: each must be in 1..100",
+                                      fix="e.g. --percents 10,100")
     return out
 
 
 def _read(path: Path, fmt: str | None, split: str | None, splits: Path | None) -> list:
-    from paraspan.corpus.formats import guess_format, read_corpus
-
-    fmt = fmt or guess_format(path) or "jsonl"
-    options = {"split": split, "splits": splits} if fmt == "framenet" else {}
-    return list(read_corpus(path, fmt, **options))
+    fmt = input_format(path, fmt)
+    # --splits is for FrameNet; the other readers do not take it.
+    options = reader_options(split=split, splits=splits) if fmt == "framenet" else {}
+    return list(read_input(path, fmt, **options))
 
 
 def downstream_cmd(
@@ -35,9 +37,8 @@ def downstream_cmd(
     train: Annotated[Path, typer.Option(help="Gold training corpus (any readable format).")],
     eval_sets: Annotated[list[str] | None, typer.Option(
         "--eval", help="NAME=FILE evaluation set (repeatable); FrameNet with --splits: NAME is the split.")] = None,
-    from_fmt: Annotated[str | None, typer.Option("--from", "-f", help="Format of the corpora.")] = None,
-    splits: Annotated[Path | None, typer.Option(
-        help="FrameNet: the document split JSON (train = split 'train').")] = None,
+    from_fmt: FromFormat = None,
+    splits: Splits = None,
     split_by_document: Annotated[float | None, typer.Option(
         help="With no --eval: hold out this fraction of the training documents as 'test' (SRL on EWT dev).")] = None,
     augment: Annotated[str, typer.Option(help="Augmenter name (none, rewrite, ...) or jsonl:PATH.")] = "none",
@@ -58,16 +59,14 @@ def downstream_cmd(
     threads: Annotated[int, typer.Option(min=1, help="torch threads.")] = 1,
 ) -> None:
     """Learning curves: train on slices of the gold data with and without augmented sentences."""
-    from rich.console import Console
-
     from paraspan.evaluate.downstream.augment import get_augmenter, spacy_pos
     from paraspan.evaluate.downstream.curves import CurveConfig, run_curve
     from paraspan.evaluate.downstream.data import split_by_document as split_docs
     from paraspan.evaluate.downstream.runner import TASK_KINDS, check_task_data, make_learner, merge_results
 
-    console = Console(stderr=True, highlight=False)
+    err = console()
     if task not in TASK_KINDS:
-        raise ParaspanError(f"unknown task {task!r}", f"choose one of: {', '.join(TASK_KINDS)}", code="E941")
+        raise ParaspanError.from_code("E941", task=task, choices=", ".join(TASK_KINDS))
     fmt_is_fn = (from_fmt == "framenet")
     gold = _read(train, from_fmt, "train" if fmt_is_fn and splits else None, splits)
     evals: dict[str, list] = {}
@@ -75,18 +74,17 @@ def downstream_cmd(
     for item in eval_sets or []:
         name, sep, path = item.partition("=")
         if not sep or not name or not path:
-            raise ParaspanError(f"--eval {item!r} is not NAME=FILE", "e.g. --eval dev=dev.jsonl", code="E942")
+            raise ParaspanError.from_code("E942", item=item)
         evals[name] = _read(Path(path), from_fmt, name if fmt_is_fn and splits else None, splits)
         where[name] = path
     if not evals:
         if split_by_document is None:
-            raise ParaspanError("no evaluation set", "pass --eval NAME=FILE, or --split-by-document 0.3", code="E943")
+            raise ParaspanError.from_code("E943")
         gold, evals["test"] = split_docs(gold, split_by_document)
     checks = check_task_data(task, gold, evals, where)
     report_name = report or next(iter(evals))
     if report_name not in evals:
-        raise ParaspanError(f"--report {report_name!r} is not an evaluation set", f"choose from {', '.join(evals)}",
-                            code="E944")
+        raise ParaspanError.from_code("E944", report_name=report_name, choices=", ".join(evals))
     augmenter = get_augmenter(augment) if augment != "none" else None
     pos = None
     if augmenter is not None and lexsub:
@@ -99,7 +97,7 @@ def downstream_cmd(
                          lexsub=lexsub, augment=augmenter is not None, copy_control=copy_control)
     meta = {"augmenter": augment, **checks}
     curve = run_curve(learner, gold, evals, config, augmenter, pos,
-                      on_point=lambda c: merge_results(output, c, meta), progress=console.print)
+                      on_point=lambda c: merge_results(output, c, meta), progress=err.print)
     merge_results(output, curve, meta)
     if plot is not None:
         from paraspan.evaluate.downstream.plot import plot_curve
@@ -110,5 +108,5 @@ def downstream_cmd(
         for condition in ("augmented", "lexsub", "copy"):
             if condition in point.get("gain", {}):
                 line += f"; {condition} {point['summary'][condition]} gain {point['gain'][condition]}"
-        console.print(line)
-    console.print(f"wrote {output}" + (f" and {plot}" if plot else ""))
+        err.print(line)
+    err.print(f"wrote {output}" + (f" and {plot}" if plot else ""))

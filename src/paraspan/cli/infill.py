@@ -14,6 +14,7 @@ from typing import Annotated
 
 import typer
 
+from paraspan.cli.common import Limit, Progress, ProgressBar, console
 from paraspan.errors import ParaspanError
 
 
@@ -41,11 +42,11 @@ def infill_cmd(
                                                "which spans are PPs).")] = True,
     shots: Annotated[int, typer.Option(help="Few-shot examples from the corpus in each prompt.")] = 2,
     seed: Annotated[int, typer.Option(help="Random seed (target choice, sampling).")] = 0,
-    limit: Annotated[int | None, typer.Option(help="Only the first N sentences.")] = None,
+    limit: Limit = None,
     threads: Annotated[int | None, typer.Option(help="CPU threads for the LLM (default: all cores but one).")]
     = None,
     summary_path: Annotated[Path | None, typer.Option("--summary", help="Write the counters as JSON here.")] = None,
-    progress: Annotated[bool, typer.Option(help="Show progress on stderr.")] = True,
+    progress: Progress = True,
 ) -> None:
     """Make new annotated sentences by swapping in a sister LU and regenerating the FE spans that no longer fit.
 
@@ -54,32 +55,30 @@ def infill_cmd(
     """
     from itertools import islice
 
-    from rich.console import Console
-
     from paraspan.corpus.frame_index import FrameIndex
     from paraspan.corpus.jsonl import atomic_write, dumps, read_jsonl
     from paraspan.generate.infill import CONDITIONING, TARGETS, InfillConfig, Infiller
 
     if conditioning not in CONDITIONING:
-        raise ParaspanError(f"unknown --conditioning {conditioning!r}", f"use one of: {', '.join(CONDITIONING)}",
-                            code="E801")
+        raise ParaspanError.from_code("E801", option="--conditioning", value=conditioning,
+                                      choices=", ".join(CONDITIONING))
     if target not in TARGETS:
-        raise ParaspanError(f"unknown --target {target!r}", f"use one of: {', '.join(TARGETS)}", code="E802")
+        raise ParaspanError.from_code("E802", option="--target", value=target, choices=", ".join(TARGETS))
     if candidates < 1 or keep < 1 or max_targets < 1:
-        raise ParaspanError("--candidates, --keep and --max-targets must be at least 1", "e.g. --candidates 4",
-                            code="E803")
+        raise ParaspanError.from_code("E803", problem="--candidates, --keep and --max-targets must be at least 1",
+                                      fix="e.g. --candidates 4")
     if not corpus.is_file():
-        raise ParaspanError("no such file", "give a JSONL corpus (paraspan convert makes one)", file=str(corpus),
-                            code="E010")
+        raise ParaspanError.from_code("E010", file=str(corpus), what="file",
+                                      fix="give a JSONL corpus (paraspan convert makes one)")
     # Read (and so check) the corpus and the frame index before loading any model.
     stream = read_jsonl(corpus)
     sentences = list(islice(stream, limit) if limit is not None else stream)
     index = FrameIndex.load(frames)
     if phrase_types and any("annoset_id" in st.extra for s in sentences for st in s.structures):
-        from paraspan.generate.infill import attach_phrase_types, read_phrase_types
+        from paraspan.corpus.phrase_types import attach_phrase_types, read_phrase_types
 
         attach_phrase_types(sentences, read_phrase_types(frames))
-    err = Console(stderr=True, highlight=False)
+    err = console()
     config = InfillConfig(conditioning=conditioning, candidates=candidates, targets=target, max_targets=max_targets,
                           keep=keep, shots=shots, strict=not no_filter, seed=seed)
     infiller = Infiller(index, model, classifier, config, examples=sentences, n_threads=threads)
@@ -90,23 +89,21 @@ def infill_cmd(
     start = time.perf_counter()
     outputs: list[str] = []
     every: list[str] = []
-    show = progress and sys.stderr.isatty()
-    for i, sentence in enumerate(sentences, 1):
-        result = infiller.infill(sentence)
-        totals.update(result.stats)
-        for cand in result.candidates:
-            prov = cand.provenance or {}
-            fidelity.append(float(prov.get("fe_fidelity", 0.0)))
-            every.append(dumps(cand))
-        for new in result.outputs:
-            prov = new.provenance or {}
-            kept_fidelity.append(float(prov.get("fe_fidelity", 0.0)))
-            if prov.get("perplexity") is not None:
-                ppl.append(float(prov["perplexity"]))
-            outputs.append(dumps(new))
-        if show:
-            err.print(f"{i:,}/{len(sentences):,} sentences, {len(outputs):,} outputs "
-                      f"({i / (time.perf_counter() - start) * 60:.1f} sentences/min)")
+    with ProgressBar("infilling", len(sentences), enabled=progress) as bar:
+        for i, sentence in enumerate(sentences, 1):
+            result = infiller.infill(sentence)
+            totals.update(result.stats)
+            for cand in result.candidates:
+                prov = cand.provenance or {}
+                fidelity.append(float(prov.get("fe_fidelity", 0.0)))
+                every.append(dumps(cand))
+            for new in result.outputs:
+                prov = new.provenance or {}
+                kept_fidelity.append(float(prov.get("fe_fidelity", 0.0)))
+                if prov.get("perplexity") is not None:
+                    ppl.append(float(prov["perplexity"]))
+                outputs.append(dumps(new))
+            bar(i, outputs=len(outputs))
     _write_lines(out, outputs)
     if all_candidates is not None:
         _write_lines(all_candidates, every)
@@ -176,14 +173,12 @@ def train_fe_classifier_cmd(
     """
     import tempfile
 
-    from rich.console import Console
-
-    from paraspan.filter.fe_classifier import FERecipe, evaluate_on_split, train_fe_classifier
+    from paraspan.filter.fe_train import FERecipe, evaluate_on_split, train_fe_classifier
 
     for path in (frames, splits):
         if not path.exists():
-            raise ParaspanError("no such file or folder", "check the path", file=str(path), code="E010")
-    err = Console(stderr=True, highlight=False)
+            raise ParaspanError.from_code("E010", file=str(path), what="file or folder", fix="check the path")
+    err = console()
     cache_dir = cache if cache is not None else Path(tempfile.gettempdir()) / "paraspan-fe-features"
     if fine_tune:
         import torch

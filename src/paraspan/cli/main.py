@@ -9,15 +9,30 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from paraspan import __version__
+from paraspan.cli.common import (
+    Exemplars,
+    FromFormat,
+    Limit,
+    Progress,
+    Scheme,
+    Split,
+    Splits,
+    TrimPunct,
+    console,
+    input_format,
+    progress,
+    reader_options,
+    table_console,
+)
 from paraspan.errors import ParaspanError
 
 app = typer.Typer(
@@ -39,38 +54,13 @@ EXIT_CHECK = 3  # a check (doctor, validate) found problems
 MAX_SHOWN_PROBLEMS = 20
 
 
-def _stderr() -> Console:
-    return Console(stderr=True, highlight=False, soft_wrap=True)
-
-
 def report_error(exc: ParaspanError) -> None:
-    console = _stderr()
+    err = console()
     for problem in exc.problems[:MAX_SHOWN_PROBLEMS]:
-        console.print(f"[red]error[/red] [{problem.code}] {problem}", markup=True, highlight=False)
+        err.print(f"[red]error[/red] [{problem.code}] {problem}", markup=True, highlight=False)
     hidden = len(exc.problems) - MAX_SHOWN_PROBLEMS
     if hidden > 0:
-        console.print(f"... and {hidden} more problems")
-
-
-def _progress(items: Iterator, description: str, enabled: bool) -> Iterator:
-    """Wrap an iterator in a progress display on stderr (count and rate; totals are unknown)."""
-    if not enabled:
-        yield from items
-        return
-    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
-    with Progress(
-        SpinnerColumn(),
-        TextColumn("[bold]{task.description}"),
-        TextColumn("{task.completed:,} sentences"),
-        TimeElapsedColumn(),
-        console=_stderr(),
-        transient=True,
-    ) as progress:
-        task = progress.add_task(description, total=None)
-        for item in items:
-            yield item
-            progress.advance(task)
+        err.print(f"... and {hidden} more problems")
 
 
 def _version_callback(value: bool) -> None:
@@ -92,39 +82,35 @@ def _root(
 def convert(
     src: Annotated[Path, typer.Argument(help="Input file or folder (FrameNet release folder or .tar.gz).")],
     out: Annotated[Path, typer.Option("--output", "-o", help="Output file ('-' for stdout, JSONL only).")],
-    from_fmt: Annotated[str | None, typer.Option("--from", "-f", help="Input format.")] = None,
+    from_fmt: FromFormat = None,
     to_fmt: Annotated[str | None, typer.Option("--to", "-t", help="Output format (default: from -o).")] = None,
-    split: Annotated[str | None, typer.Option(help="FrameNet: train, dev or test (needs --splits).")] = None,
-    splits: Annotated[Path | None, typer.Option(help="FrameNet: the document split JSON file.")] = None,
-    exemplars: Annotated[bool, typer.Option("--exemplars", help="FrameNet: LU exemplar sentences.")] = False,
-    scheme: Annotated[str | None, typer.Option(help="bio: auto, iob1, iob2 or iobes (strict).")] = None,
-    trim_punct: Annotated[bool, typer.Option("--trim-punct", help="conllu-srl, conll2009: trim punctuation.")] = False,
-    limit: Annotated[int | None, typer.Option(help="Stop after this many sentences.")] = None,
-    progress: Annotated[bool, typer.Option(help="Show a progress display on stderr.")] = True,
+    split: Split = None,
+    splits: Splits = None,
+    exemplars: Exemplars = False,
+    scheme: Scheme = None,
+    trim_punct: TrimPunct = False,
+    limit: Limit = None,
+    show: Progress = True,
 ) -> None:
     """Convert a corpus between formats (all readers go through the one schema)."""
     from itertools import islice
 
     from paraspan.corpus.formats import guess_format, read_corpus, write_corpus
 
-    if from_fmt is None:
-        from_fmt = guess_format(src)
-        if from_fmt is None:
-            raise ParaspanError(f"cannot tell the format of {src}", "pass --from FMT (see `paraspan formats`)",
-                                code="E021")
+    from_fmt = input_format(src, from_fmt, default=None)
     if to_fmt is None:
         to_fmt = guess_format(out) or "jsonl"
     if str(out) == "-" and to_fmt != "jsonl":
-        raise ParaspanError("only JSONL can be written to stdout", "give a file name with -o", code="E022")
+        raise ParaspanError.from_code("E022")
     start = time.perf_counter()
-    sentences = read_corpus(src, from_fmt, split=split, splits=splits, exemplars=exemplars, scheme=scheme,
-                            trim_punct=trim_punct)
+    sentences = read_corpus(src, from_fmt, **reader_options(split=split, splits=splits, exemplars=exemplars,
+                                                            scheme=scheme, trim_punct=trim_punct))
     if limit is not None:
         sentences = islice(sentences, limit)
-    counted = _Counted(_progress(sentences, f"{from_fmt} → {to_fmt}", progress and sys.stderr.isatty()))
+    counted = _Counted(progress(sentences, f"{from_fmt} → {to_fmt}", show, unit="sentences"))
     written = write_corpus(counted, out, to_fmt)
     seconds = time.perf_counter() - start
-    _stderr().print(f"wrote {written} sentences ({counted.structures} structures) to {out} "
+    console().print(f"wrote {written} sentences ({counted.structures} structures) to {out} "
                     f"as {to_fmt} in {seconds:.1f}s")
 
 
@@ -144,27 +130,27 @@ class _Counted:
 @app.command()
 def stats(
     src: Annotated[Path, typer.Argument(help="Corpus file (or FrameNet release).")],
-    from_fmt: Annotated[str | None, typer.Option("--from", "-f", help="Input format (default: from the name).")] = None,
-    split: Annotated[str | None, typer.Option(help="FrameNet: train, dev or test (needs --splits).")] = None,
-    splits: Annotated[Path | None, typer.Option(help="FrameNet: the document split JSON file.")] = None,
-    exemplars: Annotated[bool, typer.Option("--exemplars", help="FrameNet: LU exemplar sentences.")] = False,
-    scheme: Annotated[str | None, typer.Option(help="bio: auto, iob1, iob2 or iobes (strict).")] = None,
-    trim_punct: Annotated[bool, typer.Option("--trim-punct", help="conllu-srl, conll2009: trim punctuation.")] = False,
+    from_fmt: FromFormat = None,
+    split: Split = None,
+    splits: Splits = None,
+    exemplars: Exemplars = False,
+    scheme: Scheme = None,
+    trim_punct: TrimPunct = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON for machines.")] = False,
     top: Annotated[int, typer.Option(help="How many labels to list per kind.")] = 10,
 ) -> None:
     """Count sentences, structures by kind, arguments and labels."""
-    from paraspan.corpus.formats import guess_format, read_corpus
+    from paraspan.corpus.formats import read_corpus
     from paraspan.corpus.stats import compute_stats
 
-    fmt = from_fmt or guess_format(src) or "jsonl"
-    result = compute_stats(read_corpus(src, fmt, split=split, splits=splits, exemplars=exemplars, scheme=scheme,
-                                       trim_punct=trim_punct))
+    result = compute_stats(read_corpus(src, input_format(src, from_fmt),
+                                       **reader_options(split=split, splits=splits, exemplars=exemplars,
+                                                        scheme=scheme, trim_punct=trim_punct)))
     data = result.to_dict(top=None if as_json else top)
     if as_json:
         typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
         return
-    console = Console()
+    screen = Console()
     summary = Table(title=f"{src}", show_header=True)
     summary.add_column("what")
     summary.add_column("count", justify="right")
@@ -174,7 +160,7 @@ def stats(
         summary.add_row(f"{kind} structures", f"{count:,}")
         summary.add_row(f"{kind} args", f"{data['args'].get(kind, 0):,}")
         summary.add_row(f"{kind} distinct labels", f"{data['distinct_labels'].get(kind, 0):,}")
-    console.print(summary)
+    screen.print(summary)
     for kind, labels in data["labels"].items():
         # Structure labels and argument labels side by side, most frequent first.
         table = Table(title=f"top {kind} labels")
@@ -186,7 +172,7 @@ def stats(
             left = (rows[i][0], f"{rows[i][1]:,}") if i < len(rows) else ("", "")
             right = (arg_rows[i][0], f"{arg_rows[i][1]:,}") if i < len(arg_rows) else ("", "")
             table.add_row(*left, *right)
-        console.print(table)
+        screen.print(table)
 
 
 @app.command()
@@ -200,7 +186,7 @@ def validate(
     valid, problems = validate_jsonl(src, max_problems=max_problems)
     if problems:
         problems.raise_if_any()
-    _stderr().print(f"{src}: {valid} sentences, all valid")
+    console().print(f"{src}: {valid} sentences, all valid")
 
 
 @app.command()
@@ -226,17 +212,16 @@ def doctor(
     skip: Annotated[list[str] | None, typer.Option("--skip", help="Skip these checks (repeatable).")] = None,
 ) -> None:
     """Load every model, run one tiny inference each, and print what is OK and how to fix what is not."""
-    from paraspan.models.doctor import CHECKS, render_table, run_doctor
+    from paraspan.models.doctor import CHECKS, run_doctor
 
     names = list(only) if only else list(CHECKS)
     unknown = [n for n in [*(only or []), *(skip or [])] if n not in CHECKS]
     if unknown:
-        raise ParaspanError(f"unknown check(s): {', '.join(unknown)}", f"choose from: {', '.join(CHECKS)}",
-                            code="E030")
+        raise ParaspanError.from_code("E030", choices=", ".join(unknown), choices2=", ".join(CHECKS))
     names = [n for n in names if n not in set(skip or [])]
     results = run_doctor(names)
     # Logs (CI, `make demo | tee`) are not terminals: give the table room instead of rich's 80 columns.
-    render_table(results, Console(width=None if sys.stdout.isatty() else 160))
+    render_table(results, table_console())
     if not all(r.ok for r in results):
         raise typer.Exit(EXIT_CHECK)
 
@@ -255,14 +240,14 @@ def demo(
     with as_file(resource) as path:
         sentences = list(read_corpus(path, "jsonl"))
     out.mkdir(parents=True, exist_ok=True)
-    console = Console()
+    screen = Console()
     for fmt, name in (("jsonl", "demo.jsonl"), ("opensesame", "demo.conll"), ("docbin", "demo.spacy")):
         written = write_corpus(sentences, out / name, fmt)
-        console.print(f"wrote {written} sentences to {out / name} ({fmt})")
+        screen.print(f"wrote {written} sentences to {out / name} ({fmt})")
     data = compute_stats(sentences).to_dict(top=5)
     (out / "stats.json").write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
     kinds = ", ".join(f"{n} {kind}" for kind, n in data["structures"].items())
-    console.print(f"{data['sentences']} sentences, {kinds} structures, {sum(data['args'].values())} args "
+    screen.print(f"{data['sentences']} sentences, {kinds} structures, {sum(data['args'].values())} args "
                   f"→ {out / 'stats.json'}")
 
 
@@ -302,7 +287,7 @@ app.command("judgments")(judgments_cmd)
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:  # type: ignore[no-untyped-def]
     # Readers warn about data they repaired (with FILE:LINE in the message); show it as one plain line.
-    _stderr().print(f"[yellow]warning[/yellow] {message}", markup=True, highlight=False)
+    console().print(f"[yellow]warning[/yellow] {message}", markup=True, highlight=False)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -318,7 +303,7 @@ def main(argv: list[str] | None = None) -> int:
     except typer.Exit as exc:
         return exc.exit_code
     except KeyboardInterrupt:
-        _stderr().print("interrupted")
+        console().print("interrupted")
         return 130
     except Exception as exc:  # click's usage errors
         import click
@@ -334,3 +319,28 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def render_table(results: Sequence[Any], console: Console | None = None) -> Table:
+    """A rich table of the results; printed too when ``console`` is given."""
+    from rich.markup import escape
+
+    from paraspan.models.doctor import human_size
+    from rich.table import Table
+
+    table = Table(title="paraspan doctor", show_lines=False)
+    for column, justify in (("check", "left"), ("ok", "center"), ("package", "left"),
+                            ("size", "right"), ("load", "right"), ("path", "left"),
+                            ("detail / fix", "left")):
+        table.add_column(column, justify=justify, overflow="fold")  # type: ignore[arg-type]
+    for r in results:
+        load = f"{r.load_seconds:.2f} s" if r.load_seconds is not None else "-"
+        note = escape(r.detail)
+        if not r.ok:
+            note = f"[red]{note}[/red]" + (f"\nfix: {escape(r.fix)}" if r.fix else "")
+        table.add_row(r.name, "[green]✓[/green]" if r.ok else "[red]✗[/red]",
+                      r.source_package or "-", human_size(r.size_bytes), load,
+                      escape(str(r.path)) if r.path else "-", note)
+    if console is not None:
+        console.print(table)
+    return table

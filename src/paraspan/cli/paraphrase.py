@@ -6,7 +6,6 @@ Heavy imports (llama.cpp, spaCy, sacrebleu) happen inside the command functions.
 from __future__ import annotations
 
 import json
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
+from paraspan.cli.common import Progress, ProgressBar, console
 from paraspan.errors import CorpusError, Problem, ProblemList
 
 
@@ -34,23 +34,21 @@ def read_paraphrase_inputs(path: Path) -> list[ParaphraseInput]:
     All problems are reported at once (``FILE:LINE: what — fix``). Overlapping spans within
     ``ban`` (or within ``keep``) are fine; a span both banned and kept is not.
     """
-    from paraspan.corpus.jsonl import iter_lines
+    from paraspan.corpus.jsonl import iter_lines, parse_json
     from paraspan.generate.paraphrase import overlap_problems, span_problems
 
     name = str(path)
     problems = ProblemList()
     out: list[ParaphraseInput] = []
     seen: dict[str, int] = {}
-    hint = 'each line: {"id": ..., "text": "...", "ban": [[start, end], ...], "keep": [[start, end], ...]}'
     for number, raw in iter_lines(path):
         try:
-            data = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            problems.add(Problem(f"malformed JSON: {exc.msg} (column {exc.colno})",
-                                 "each line must be one complete JSON object", name, number, "E100"))
+            data = parse_json(raw, file=name, line=number)
+        except CorpusError as exc:
+            problems.problems.extend(exc.problems)
             continue
         if not isinstance(data, dict):
-            problems.add(Problem(f"expected a JSON object, got {type(data).__name__}", hint, name, number, "E450"))
+            problems.add(Problem.from_code("E450", name, number, type_name=type(data).__name__))
             continue
         found: list[str] = []
         ident = data.get("id")
@@ -77,7 +75,7 @@ def read_paraphrase_inputs(path: Path) -> list[ParaphraseInput]:
         if not found and key_id in seen:
             found.append(f"duplicate id {ident!r} (first on line {seen[key_id]})")
         for message in found:
-            problems.add(Problem(message, hint, name, number, "E451"))
+            problems.add(Problem.from_code("E451", name, number, problem=message))
         if found:
             continue
         seen[key_id] = number
@@ -123,7 +121,7 @@ def paraphrase_cmd(
     n_ctx: Annotated[int, _Opt("--n-ctx", min=256, help="Context window shared by all parallel samples.")] = 4096,
     parallel: Annotated[int, _Opt(min=1, max=128, help="Samples decoded together.")] = 32,
     report: Annotated[bool, _Opt("--report", help="Print diversity and constraint statistics at the end.")] = False,
-    progress: Annotated[bool, _Opt(help="Show a progress bar on stderr.")] = True,
+    progress: Progress = True,
 ) -> None:
     """Constrained paraphrases: banned spans never appear (in any form), kept spans stay verbatim.
 
@@ -131,15 +129,13 @@ def paraphrase_cmd(
     edit-distance clustering, after ParaBank 2. Lines that cannot be paraphrased (empty, no
     letters, not English, too long for the context) get an empty list and a "note".
     """
-    from rich.console import Console
-
     from paraspan.corpus.jsonl import atomic_write
     from paraspan.generate.base import GenerationRequest
     from paraspan.generate.llama_backend import LlamaBackend
     from paraspan.generate.paraphrase import ParaphraseConfig, Paraphraser
 
     inputs = read_paraphrase_inputs(src)
-    console = Console(stderr=True, highlight=False, soft_wrap=True)
+    err = console()
     backend = LlamaBackend.load(model, n_threads=threads, seed=seed, n_ctx=n_ctx, max_parallel=parallel)
     config = ParaphraseConfig(n=n, samples=samples, constraint_sets=constraint_sets, top_k=top_k,
                               temperature=temperature, random_fraction=random_fraction,
@@ -151,11 +147,10 @@ def paraphrase_cmd(
                               "output_leaks": 0}
     items: list[tuple[str, list[str]]] = []
     started = time.perf_counter()
-    show = progress and sys.stderr.isatty()
-    with atomic_write(out) as handle, _progress_bar(console, len(inputs), show) as advance:
+    with atomic_write(out) as handle, ProgressBar("paraphrasing", len(inputs), enabled=progress) as bar:
         for item in inputs:
             request = GenerationRequest(str(item.id), item.text, item.ban, item.keep)
-            result = paraphraser.paraphrase(request)
+            result = paraphraser.generate(request)
             record: dict[str, Any] = {"id": item.id, "text": item.text, "paraphrases": [
                 {"text": c.text, "forward": _round(c.scores["forward"]), "backward": _round(c.scores["backward"]),
                  "score": _round(c.scores["score"]), "cluster": c.meta.get("cluster")}
@@ -173,35 +168,12 @@ def paraphrase_cmd(
                 bans = expand_bans(item.text[s:e] for s, e in item.ban)
                 totals["output_leaks"] += sum(bool(bans.find_leaks(c.text)) for c in result.candidates)
             items.append((item.text, [c.text for c in result.candidates]))
-            advance()
+            bar.advance()
     seconds = time.perf_counter() - started
-    console.print(f"wrote {len(inputs)} lines ({totals['paraphrases']} paraphrases, {totals['notes']} "
-                  f"without any) to {out} in {seconds:.1f}s")
+    err.print(f"wrote {len(inputs)} lines ({totals['paraphrases']} paraphrases, {totals['notes']} "
+              f"without any) to {out} in {seconds:.1f}s")
     if report:
-        _print_report(console, totals, items, seconds)
-
-
-class _progress_bar:
-    """A rich progress bar on stderr (a no-op when off); ``advance()`` moves it by one."""
-
-    def __init__(self, console: Any, total: int, enabled: bool) -> None:
-        self.console, self.total, self.enabled = console, total, enabled
-        self._progress: Any = None
-
-    def __enter__(self) -> Any:
-        if not self.enabled:
-            return lambda: None
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-        self._progress = Progress(TextColumn("[bold]paraphrasing"), BarColumn(), MofNCompleteColumn(),
-                                  TimeRemainingColumn(), console=self.console, transient=True)
-        self._progress.__enter__()
-        task = self._progress.add_task("paraphrase", total=self.total)
-        return lambda: self._progress.advance(task)
-
-    def __exit__(self, *exc: Any) -> None:
-        if self._progress is not None:
-            self._progress.__exit__(*exc)
+        _print_report(err, totals, items, seconds)
 
 
 def _print_report(console: Any, totals: dict[str, Any], items: list[tuple[str, list[str]]], seconds: float) -> None:

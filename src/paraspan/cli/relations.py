@@ -9,10 +9,11 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
+from paraspan.cli.common import Progress, ProgressBar, console, table_console
 from paraspan.errors import ParaspanError
 
 
@@ -33,7 +34,7 @@ def relabel_cmd(
     chunk: Annotated[int, typer.Option(help="Pairs judged per call (memory vs. progress updates).")] = 256,
     max_length: Annotated[int, typer.Option(
         help="Encoders: word pieces per pair; longer pairs are cut (marked 'truncated').")] = 256,
-    progress: Annotated[bool, typer.Option(help="Show progress on stderr.")] = True,
+    progress: Progress = True,
 ) -> None:
     """Label sentence pairs with fine-grained paraphrase relations (NLI run both ways).
 
@@ -45,25 +46,23 @@ def relabel_cmd(
     """
     from itertools import islice
 
-    from rich.console import Console
-
     from paraspan.corpus.jsonl import atomic_write
     from paraspan.corpus.pairs import read_pair_file
     from paraspan.filter.judges import load_judge, parse_judge_specs
     from paraspan.filter.relations import RelationSummary, relate
 
     if chunk < 1:
-        raise ParaspanError(f"--chunk must be at least 1, got {chunk}", "use e.g. --chunk 256", code="E797")
+        raise ParaspanError.from_code("E797", chunk=chunk)
     specs = parse_judge_specs(judges)
     # Read (and so check) the whole file before loading any model: a bad line fails in a second.
     stream = read_pair_file(pairs, from_fmt)
     items = list(islice(stream, limit) if limit is not None else stream)
-    err = Console(stderr=True, highlight=False)
+    err = console()
     loaded = [load_judge(spec, threads=threads, max_length=max_length) for spec in specs]
     summary = RelationSummary()
     start = time.perf_counter()
 
-    def records():  # type: ignore[no-untyped-def]
+    def records(bar: ProgressBar):  # type: ignore[no-untyped-def]
         for begin in range(0, len(items), chunk):
             batch = items[begin : begin + chunk]
             for pair, rel in zip(batch, relate([(p.s1, p.s2) for p in batch], loaded), strict=True):
@@ -73,17 +72,17 @@ def relabel_cmd(
                     row["gold"] = pair.gold
                 row.update(rel.to_dict())
                 yield json.dumps(row, ensure_ascii=False) + "\n"
-            if progress and sys.stderr.isatty():
-                done = min(begin + chunk, len(items))
-                err.print(f"{done:,}/{len(items):,} pairs ({done / (time.perf_counter() - start):.1f} pairs/s)")
+            done = min(begin + chunk, len(items))
+            bar(done, rate=f"{done / (time.perf_counter() - start):.1f} pairs/s")
 
-    if str(out) == "-":
-        for line in records():
-            sys.stdout.write(line)
-    else:
-        with atomic_write(out) as handle:
-            for line in records():
-                handle.write(line)
+    with ProgressBar("judging pairs", len(items), enabled=progress) as bar:
+        if str(out) == "-":
+            for line in records(bar):
+                sys.stdout.write(line)
+        else:
+            with atomic_write(out) as handle:
+                for line in records(bar):
+                    handle.write(line)
     seconds = time.perf_counter() - start
     data = summary.to_dict()
     data.update({"judges": specs, "source": str(pairs), "seconds": round(seconds, 2),
@@ -95,8 +94,7 @@ def relabel_cmd(
         typer.echo(json.dumps(data, indent=2, ensure_ascii=False))
     else:
         # With the records on stdout, the tables go to stderr so the JSONL stays clean.
-        console = err if str(out) == "-" else Console(width=None if sys.stdout.isatty() else 160)
-        summary.render(console, title=Path(str(pairs)).name)
+        render_relations(summary, err if str(out) == "-" else table_console(), title=Path(str(pairs)).name)
     err.print(f"wrote {len(items):,} pairs to {out} in {seconds:.1f}s "
               f"({len(items) / seconds if seconds > 0 else 0:.1f} pairs/s, judges: {', '.join(specs)})")
 
@@ -124,14 +122,12 @@ def train_nli_cmd(
 
     The weights shipped with paraspan were made by this command with its defaults (see paraspan/filter/data).
     """
-    from rich.console import Console
-
     from paraspan.filter.nli_train import NliRecipe, train_nli
 
     for path in [*train, *(dev or [])]:
         if not path.is_file():
-            raise ParaspanError("no such file", "check the path", file=str(path), code="E010")
-    err = Console(stderr=True, highlight=False)
+            raise ParaspanError.from_code("E010", file=str(path), what="file", fix="check the path")
+    err = console()
     recipe = NliRecipe(seed=seed, train_layers=train_layers, epochs=epochs, batch_size=batch_size, lr=lr,
                        head_lr=head_lr, swap_contradictions=swap_contradictions)
     report = train_nli(train, out, recipe, dev_files=dev or [], threads=threads, log=err.print)
@@ -139,3 +135,47 @@ def train_nli_cmd(
     err.print(f"trained on {report.examples:,} pairs in {report.seconds:.0f}s; dev: {scores}; "
               f"wrote {report.weights_bytes / 1e6:.1f} MB of weights to {out}")
     err.print(f"use it with: paraspan relabel PAIRS -o OUT --judges minilm-nli:{out}")
+
+
+def render_relations(summary: Any, console: Any, title: str = "relations") -> None:
+    """Print a :class:`~paraspan.filter.relations.RelationSummary` as rich tables."""
+    from rich.table import Table
+
+    from paraspan.filter.relations import LABELS, RELATIONS
+
+    data = summary.to_dict()
+    combos = Table(title=f"{title}: forward × backward labels (Table 8)")
+    combos.add_column("forward \\ backward")
+    for label in LABELS:
+        combos.add_column(label, justify="right")
+    for f in LABELS:
+        combos.add_row(f, *(f"{100 * data['combinations'][f'{f}/{b}']:.1f}%" for b in LABELS))
+    console.print(combos)
+    table = Table(title=f"{title}: {data['pairs']:,} pairs (Tables 9-12)")
+    columns = ["relation", "pairs", "share", "len(s1)-len(s2)", "ROUGE-L"]
+    rows = [*RELATIONS, "all"]
+    groups = [data["relations"][r] if r != "all" else data["all"] for r in rows]
+    extra = [("agree", "agree"), ("gold_paraphrase_share", "gold paraphrase"),
+             ("gold_similarity_mean", "gold similarity")]
+    present = [(k, name) for k, name in extra if any(k in g for g in groups)]
+    show_nli = any("gold_nli" in g for g in groups)
+    for name in columns + [name for _, name in present] + (["gold E/N/C"] if show_nli else []):
+        table.add_column(name, justify="left" if name == "relation" else "right")
+    for relation, g in zip(rows, groups, strict=True):
+        cells = [relation, f"{g['pairs']:,}", f"{100 * g['share']:.1f}%",
+                 "" if g["length_diff"] is None else f"{g['length_diff']:+.2f}",
+                 "" if g["rouge_l"] is None else f"{g['rouge_l']:.1f}"]
+        for key, _ in present:
+            value = g.get(key)
+            cells.append("" if value is None else
+                         f"{value:.3f}" if key == "gold_similarity_mean" else f"{100 * value:.1f}%")
+        if show_nli:
+            nli = g.get("gold_nli")
+            cells.append("/".join(str(nli[label]) for label in LABELS) if nli else "")
+        table.add_row(*cells)
+    console.print(table)
+    if data["notes"] or data["truncated"]:
+        notes = [f"{n} × {note}" for note, n in data["notes"].items()]
+        if data["truncated"]:
+            notes.append(f"{data['truncated']} × truncated to fit the judge")
+        console.print("notes: " + "; ".join(notes))

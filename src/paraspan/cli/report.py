@@ -11,15 +11,10 @@ from typing import Annotated, Any
 
 import typer
 
+from paraspan.cli.common import console, read_input
 from paraspan.errors import ParaspanError
 
 _Opt = typer.Option
-
-
-def _console() -> Any:
-    from rich.console import Console
-
-    return Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def report_cmd(
@@ -39,14 +34,14 @@ def report_cmd(
     data = build_report(store_path, out, max_rows=max_rows)
     os.chmod(out, 0o644)  # a report is for sharing (the atomic write creates it private)
     size = out.stat().st_size
-    _console().print(f"wrote {out} ({size / 1024:,.0f} KiB): {data.counts['outputs']:,} outputs, "
+    console().print(f"wrote {out} ({size / 1024:,.0f} KiB): {data.counts['outputs']:,} outputs, "
                      f"{len(data.rows):,} in the table, {len(data.filters)} filters, "
                      f"{data.judgments['judgments']:,} judgments")
 
 
 def _gold_pool(store: Any, frames: Path | None, splits: Path | None, gold_split: str | None,
                gold: list[Path]) -> Any:
-    from paraspan.corpus.formats import guess_format, read_corpus
+    from paraspan.corpus.formats import read_corpus
     from paraspan.review.tasks import GoldPool
 
     pool = GoldPool()
@@ -55,8 +50,7 @@ def _gold_pool(store: Any, frames: Path | None, splits: Path | None, gold_split:
         split = gold_split if splits is not None else None
         pool.add(read_corpus(frames, "framenet", split=split, splits=splits))
     for path in gold:
-        fmt = guess_format(path) or "jsonl"
-        pool.add(read_corpus(path, fmt))
+        pool.add(read_input(path, None))
     return pool
 
 
@@ -83,10 +77,10 @@ def review_cmd(
 ) -> None:
     """Serve the review app: human 0–100 judgments of outputs, mixed blindly with gold in-frame and
     out-of-frame controls (Culkin et al. 2021 §6.1). Judgments go to the run store."""
+    from paraspan.pipeline.store import RunStore
     from paraspan.review.tasks import ReviewSettings, prepare_tasks
-    from paraspan.store import RunStore
 
-    console = _console()
+    err = console()
     definitions: dict[str, str] = {}
     with RunStore.open(store_path) as store:
         if frames is not None:
@@ -96,16 +90,14 @@ def review_cmd(
         pool = _gold_pool(store, frames, splits, gold_split, list(gold or []))
         result = prepare_tasks(store, pool, seed=seed, definitions=definitions, filter=filter_name, sample=sample)
         total = int(store.conn.execute("SELECT COUNT(*) FROM review_tasks").fetchone()[0])
-    console.print(f"{total:,} review tasks ({result.tasks:,} new) from {len(pool):,} gold structures"
-                  + (f"; {result.skipped} outputs without an anchor skipped" if result.skipped else ""))
+    err.print(f"{total:,} review tasks ({result.tasks:,} new) from {len(pool):,} gold structures"
+              + (f"; {result.skipped} outputs without an anchor skipped" if result.skipped else ""))
     if result.no_in_frame or result.same_lu or result.no_out_frame:
-        console.print(f"[yellow]note[/yellow] of the new tasks, {result.no_in_frame} have no gold in-frame control, "
-                      f"{result.same_lu} one with the output's own LU, {result.no_out_frame} no out-of-frame control"
-                      " — give more gold sentences with --gold or --frames", markup=True)
+        err.print(f"[yellow]note[/yellow] of the new tasks, {result.no_in_frame} have no gold in-frame control, "
+                  f"{result.same_lu} one with the output's own LU, {result.no_out_frame} no out-of-frame control"
+                  " — give more gold sentences with --gold or --frames", markup=True)
     if total == 0:
-        raise ParaspanError("there is nothing to review in this store",
-                            "run `paraspan augment --store` first (or drop --filter)", file=str(store_path),
-                            code="E768")
+        raise ParaspanError.from_code("E768", file=str(store_path))
     if prepare_only:
         return
     import uvicorn
@@ -113,10 +105,10 @@ def review_cmd(
     from paraspan.review.app import create_app
 
     if host not in ("127.0.0.1", "localhost", "::1"):
-        console.print(f"[yellow]warning[/yellow] serving on {host}: anyone who can reach it can submit judgments",
-                      markup=True)
+        err.print(f"[yellow]warning[/yellow] serving on {host}: anyone who can reach it can submit judgments",
+                  markup=True)
     app = create_app(store_path, ReviewSettings(redundancy=redundancy, lease=lease))
-    console.print(f"review at http://{host}:{port}/  (Ctrl+C stops)")
+    err.print(f"review at http://{host}:{port}/  (Ctrl+C stops)")
     uvicorn.run(app, host=host, port=port, log_level="warning")
 
 
@@ -133,8 +125,8 @@ def judgments_cmd(
     from rich.table import Table
 
     from paraspan.corpus.jsonl import atomic_write
+    from paraspan.pipeline.store import RunStore
     from paraspan.review.stats import agreement, export_judgments
-    from paraspan.store import RunStore
 
     with RunStore.open(store_path, readonly=True) as store:
         written, n_controls = export_judgments(store, out, controls=controls)
@@ -143,7 +135,7 @@ def judgments_cmd(
     with atomic_write(spath) as handle:
         json.dump(stats, handle, indent=2, ensure_ascii=False)
         handle.write("\n")
-    console = _console()
+    err = console()
     table = Table(title="judgments")
     for name in ("items", "judgments", "mean", "accepted"):
         table.add_column(name, justify="left" if name == "items" else "right")
@@ -155,9 +147,9 @@ def judgments_cmd(
         row = stats[kind]
         table.add_row(title, f"{row['judgments']:,}", "–" if row["mean"] is None else f"{row['mean']:.1f}",
                       pct(row["accepted"]))
-    console.print(table)
+    err.print(table)
     kappa = stats["fleiss_kappa"]
-    console.print(f"Fleiss' kappa (binarised, {stats['system']['outputs_with_2plus']} outputs with 2+ judgments): "
-                  + ("–" if kappa is None else f"{kappa:.3f}") + f"; all agree {pct(stats['all_agree'])}")
-    console.print(f"wrote {written:,} judgments to {out}" + (f", {n_controls:,} control ratings to {controls}"
-                                                             if controls else "") + f"; statistics {spath}")
+    err.print(f"Fleiss' kappa (binarised, {stats['system']['outputs_with_2plus']} outputs with 2+ judgments): "
+              + ("–" if kappa is None else f"{kappa:.3f}") + f"; all agree {pct(stats['all_agree'])}")
+    also = f", {n_controls:,} control ratings to {controls}" if controls else ""
+    err.print(f"wrote {written:,} judgments to {out}{also}; statistics {spath}")

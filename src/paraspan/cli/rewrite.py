@@ -6,67 +6,36 @@ Heavy imports (spaCy, scikit-learn) happen inside the command functions.
 from __future__ import annotations
 
 import json
-import sys
 import time
 from collections import Counter
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
+from paraspan.cli.common import FromFormat, Limit, Progress, ProgressBar, console, read_input, table_console
 from paraspan.errors import ParaspanError
 
 rules_app = typer.Typer(help="Rewrite rules: list them (hand-written, learned, refined).", no_args_is_help=True)
 
 
-def _console() -> Any:
-    from rich.console import Console
-
-    return Console(stderr=True, highlight=False, soft_wrap=True)
-
-
-@contextmanager
-def _progress(enabled: bool):
-    """Yields ``step(description) -> advance()``: one rich progress row per stage, on stderr."""
-    if not enabled:
-        yield lambda _d: None
-        return
-    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
-    with Progress(SpinnerColumn(), TextColumn("[bold]{task.description}"), TextColumn("{task.completed:,}"),
-                  TimeElapsedColumn(), console=_console(), transient=True) as progress:
-        def step(description: str):
-            task = progress.add_task(description, total=None)
-            return lambda: progress.advance(task)
-
-        yield step
-
-
 def _read(path: Path, fmt: str | None, limit: int | None = None) -> list[Any]:
-    from itertools import islice
-
-    from paraspan.corpus.formats import guess_format, read_corpus
-
     if not path.exists():
-        raise ParaspanError(f"{path}: no such file", "check the path", code="E020")
-    fmt = fmt or guess_format(path) or "jsonl"
-    sentences = read_corpus(path, fmt)
-    return list(islice(sentences, limit) if limit is not None else sentences)
+        raise ParaspanError.from_code("E014", path=path)
+    return list(read_input(path, fmt, limit=limit))
 
 
 def _ruleset(rules: Path | None, learned: Path | None = None) -> Any:
     from paraspan.generate.rewrite.rules import RuleSet
 
     if rules is not None and learned is not None:
-        raise ParaspanError("--rules and --learned exclude each other",
-                            "a refined rules file already holds its learned rules", code="E790")
+        raise ParaspanError.from_code("E715")
     if rules is not None:
         if not rules.exists():
-            raise ParaspanError(f"{rules}: no such file", "pass a file from `paraspan refine-rules`", code="E791")
+            raise ParaspanError.from_code("E717", rules=rules)
         return RuleSet.from_file(rules)
     if learned is not None and not learned.exists():
-        raise ParaspanError(f"{learned}: no such file", "pass a file from `paraspan learn-rules`", code="E791")
+        raise ParaspanError.from_code("E716", learned=learned)
     return RuleSet.default(learned)
 
 
@@ -78,9 +47,9 @@ def rewrite_cmd(
     learned: Annotated[Path | None, typer.Option(help="Learned rules file to use with the hand-written ones.")] = None,
     max_per_sentence: Annotated[int | None, typer.Option("--max-per-sentence", "-n", min=1,
                                                          help="At most N rewrites per sentence.")] = None,
-    from_fmt: Annotated[str | None, typer.Option("--from", "-f", help="Input format.")] = None,
-    limit: Annotated[int | None, typer.Option(help="Stop after this many input sentences.")] = None,
-    progress: Annotated[bool, typer.Option(help="Show progress on stderr.")] = True,
+    from_fmt: FromFormat = None,
+    limit: Limit = None,
+    progress: Progress = True,
 ) -> None:
     """Rewrite every sentence with transformation rules and carry its labels over."""
     from paraspan.corpus.formats import write_corpus
@@ -89,24 +58,23 @@ def rewrite_cmd(
     sentences = _read(corpus, from_fmt, limit)
     rewriter = Rewriter(_ruleset(rules, learned), max_per_sentence=max_per_sentence)
     start = time.perf_counter()
-    with _progress(progress and sys.stderr.isatty()) as step:
-        tick = step("rewriting")
+    with ProgressBar(enabled=progress) as bar:
+        tick = bar.stage("rewriting")
 
-        def counted():
+        def counted():  # type: ignore[no-untyped-def]
             for sentence in sentences:
                 yield sentence
-                if tick:
-                    tick()
+                tick()
 
         written = write_corpus(rewriter.rewrite_corpus(counted()), output, "jsonl")
     seconds = time.perf_counter() - start
     counts = rewriter.counts
     skipped = {k: v for k, v in sorted(counts.items()) if k.startswith(("skipped", "rule_error"))}
-    console = _console()
-    console.print(f"wrote {written} rewrites of {len(sentences)} sentences ({len(rewriter.rules)} rules) to {output} "
+    err = console()
+    err.print(f"wrote {written} rewrites of {len(sentences)} sentences ({len(rewriter.rules)} rules) to {output} "
                   f"in {seconds:.1f}s")
     if skipped:
-        console.print("skipped: " + ", ".join(f"{k.removeprefix('skipped_')} {v}" for k, v in skipped.items()))
+        err.print("skipped: " + ", ".join(f"{k.removeprefix('skipped_')} {v}" for k, v in skipped.items()))
 
 
 def rules_list_cmd(
@@ -116,16 +84,15 @@ def rules_list_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON for machines.")] = False,
 ) -> None:
     """Show every rule with its kind, family, an example and its counts."""
-    from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
     from paraspan.generate.rewrite.rules import RuleSet
 
     if kind not in (None, "hand", "learned"):
-        raise ParaspanError(f"unknown kind {kind!r}", "use --kind hand or --kind learned", code="E792")
+        raise ParaspanError.from_code("E718", kind=kind)
     if rules is not None and not rules.exists():
-        raise ParaspanError(f"{rules}: no such file", "pass a file from `paraspan refine-rules`", code="E791")
+        raise ParaspanError.from_code("E717", rules=rules)
     ruleset = RuleSet.from_file(rules, kept_only=False) if rules is not None else RuleSet.default()
     rows = []
     for rule in ruleset.rules:
@@ -149,7 +116,7 @@ def rules_list_cmd(
         table.add_row(row["name"], row["kind"], row["family"], escape(row["example"]), show(row["count"]),
                       show(row["applied"]),
                       show(row["positive"]), show(row["weight"]), show(row["kept"]))
-    Console(width=None if sys.stdout.isatty() else 200).print(table)
+    table_console(200).print(table)
 
 
 def refine_rules_cmd(
@@ -158,12 +125,12 @@ def refine_rules_cmd(
     output: Annotated[Path, typer.Option("--output", "-o", help="Refined rules JSON.")],
     learned: Annotated[Path | None, typer.Option(help="Learned rules to refine with the hand-written ones "
                                                       "(default: the shipped ones).")] = None,
-    from_fmt: Annotated[str | None, typer.Option("--from", "-f", help="Input format of both corpora.")] = None,
+    from_fmt: FromFormat = None,
     max_per_sentence: Annotated[int | None, typer.Option("--max-per-sentence", min=1)] = None,
     limit: Annotated[int | None, typer.Option(help="Use at most this many training sentences.")] = None,
     threshold: Annotated[list[float] | None, typer.Option(
         help="Candidate weight thresholds (repeatable; default: -inf, weight quantiles and +0.001).")] = None,
-    progress: Annotated[bool, typer.Option(help="Show progress on stderr.")] = True,
+    progress: Progress = True,
 ) -> None:
     """Keep the rules whose rewrites a base tagger labels as well as their sources (SVM weights, Algorithm 1)."""
     from paraspan.corpus.jsonl import atomic_write
@@ -173,22 +140,21 @@ def refine_rules_cmd(
     train, dev_sentences = _read(corpus, from_fmt, limit), _read(dev, from_fmt)
     kinds = Counter(s.kind for x in train for s in x.structures)
     if not kinds.get("srl") and not kinds.get("frame") and not kinds.get("event"):
-        raise ParaspanError(f"{corpus}: no srl or frame structures to train the base tagger on",
-                            "refinement needs predicates with labelled arguments", code="E793")
+        raise ParaspanError.from_code("E719", corpus=corpus)
     ruleset = _ruleset(None, learned)
     start = time.perf_counter()
-    with _progress(progress and sys.stderr.isatty()) as step:
+    with ProgressBar(enabled=progress) as bar:
         result = refine(train, dev_sentences, ruleset, nlp=load_spacy(), thresholds=threshold,
-                        max_per_sentence=max_per_sentence, progress=step)
+                        max_per_sentence=max_per_sentence, progress=bar.stage)
     data = result_to_json(result, ruleset, sources={"train": str(corpus), "dev": str(dev), "sentences": len(train)})
     with atomic_write(output) as handle:
         handle.write(json.dumps(data, indent=1) + "\n")
     kept = sum(1 for r in data["rules"] if r["kept"])
-    console = _console()
+    err = console()
     cv = result.cv["all"]
-    console.print(f"{len(result.samples)} labelled rewrites ({sum(s.positive for s in result.samples)} positive); "
+    err.print(f"{len(result.samples)} labelled rewrites ({sum(s.positive for s in result.samples)} positive); "
                   f"SVM CV F1 {cv.get('f1', float('nan')):.3f} AUC {cv.get('auc', float('nan')):.3f}")
-    console.print(f"kept {kept}/{len(data['rules'])} rules (threshold {data['threshold']}) → {output} "
+    err.print(f"kept {kept}/{len(data['rules'])} rules (threshold {data['threshold']}) → {output} "
                   f"in {time.perf_counter() - start:.0f}s")
 
 
@@ -197,7 +163,7 @@ def learn_rules_cmd(
                                                      "(positive pairs, aligned by identity).")],
     output: Annotated[Path, typer.Option("--output", "-o", help="Learned rules JSON.")],
     min_count: Annotated[int, typer.Option(help="Drop rules seen fewer times than this.")] = 3,
-    progress: Annotated[bool, typer.Option(help="Show progress on stderr.")] = True,
+    progress: Progress = True,
 ) -> None:
     """Extract a quasi-synchronous dependency grammar from aligned sentence pairs."""
     import itertools
@@ -208,7 +174,7 @@ def learn_rules_cmd(
     readers = []
     for path in pairs:
         if not path.exists():
-            raise ParaspanError(f"{path}: no such file", "check the path", code="E020")
+            raise ParaspanError.from_code("E014", path=path)
         with open(path, encoding="utf-8-sig") as handle:
             first = handle.readline()
         if first.lower().startswith("quality\t"):
@@ -216,12 +182,11 @@ def learn_rules_cmd(
         elif len(first.split("\t")) >= 8:
             readers.append(read_multimwa(path))
         else:
-            raise ParaspanError(f"{path}: neither MultiMWA nor MRPC TSV", "see `paraspan learn-rules --help`",
-                                file=str(path), line=1, code="E794")
+            raise ParaspanError.from_code("E727", file=str(path), line=1, path=path)
     start = time.perf_counter()
-    with _progress(progress and sys.stderr.isatty()) as step:
+    with ProgressBar(enabled=progress) as bar:
         rules, stats = learn_rules(itertools.chain(*readers), load_spacy(exclude=("ner",)), min_count=min_count,
-                                   progress=step("aligned pairs"))
+                                   progress=bar.stage("aligned pairs"))
     save_rules(rules, output, sources={"files": [p.name for p in pairs], "min_count": min_count, **stats})
-    _console().print(f"{stats.get('pairs', 0)} pairs → {stats.get('distinct_rules', 0)} distinct rules, "
+    console().print(f"{stats.get('pairs', 0)} pairs → {stats.get('distinct_rules', 0)} distinct rules, "
                      f"{len(rules)} seen ≥{min_count} times → {output} in {time.perf_counter() - start:.0f}s")

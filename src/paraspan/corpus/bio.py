@@ -20,16 +20,16 @@ from paraspan.corpus.conll import (
     SCHEMES,
     TagDecoder,
     clean_cell,
-    covering_tokens,
     fail,
     file_stem,
     iob2_tags,
     is_blank,
     iter_raw_lines,
-    open_output,
-    sentence_tokens,
     split_columns,
+    tag_spans,
     token_meta,
+    warn_counts,
+    write_blocks,
 )
 from paraspan.corpus.schema import Sentence, Span, Structure
 from paraspan.errors import FormatError
@@ -50,7 +50,7 @@ class _Rows:
 def _check_scheme(scheme: str) -> str:
     value = scheme.lower()
     if value not in SCHEMES:
-        raise FormatError(f"unknown BIO scheme {scheme!r}", f"use one of: {', '.join(SCHEMES)}", code="E021")
+        raise FormatError.from_code("E023", scheme=scheme, choices=", ".join(SCHEMES))
     return value
 
 
@@ -152,54 +152,27 @@ def read_bio(path: str | Path, *, scheme: str = "auto") -> Iterator[Sentence]:
 # --------------------------------------------------------------------------- writer
 
 
-@dataclass(slots=True)
-class _WriteStats:
-    overlapping: int = 0
-    unaligned: int = 0
-    retokenized: int = 0
-
-
-def _entity_spans(sentence: Sentence, tokens: Sequence[tuple[int, int]],
-                  stats: _WriteStats) -> list[tuple[int, int, str]]:
-    """Token spans of the entity structures, widened to token edges; the first of overlapping wins."""
-    spans: list[tuple[int, int, str]] = []
-    for structure in sentence.structures:
-        if structure.kind != "entity" or structure.anchor is None:
-            continue
-        cover = covering_tokens(tokens, structure.anchor.start, structure.anchor.end)
-        if cover is None:
-            stats.unaligned += 1
-            continue
-        if any(cover[0] <= b and a <= cover[1] for a, b, _ in spans):
-            stats.overlapping += 1
-            continue
-        spans.append((cover[0], cover[1], clean_cell(structure.label).replace(" ", "_")))
-    return sorted(spans)
-
-
 def write_bio(sentences: Iterable[Sentence], path: str | Path) -> int:
     """Write ``token<TAB>tag`` lines with IOB2 tags; return the number of sentences written."""
-    stats = _WriteStats()
-    written = 0
-    with open_output(path) as handle:
-        for sentence in sentences:
-            tokens, stale = sentence_tokens(sentence)
-            stats.retokenized += stale
-            if not tokens:
-                continue
-            tags = iob2_tags(len(tokens), _entity_spans(sentence, tokens, stats))
-            lang = sentence.meta.get("lang")
-            prefix = f"{lang}:" if isinstance(lang, str) and lang else ""
-            lines = [f"{prefix}{clean_cell(sentence.text[s:e])}\t{tag}"
-                     for (s, e), tag in zip(tokens, tags, strict=True)]
-            handle.write("\n".join(lines) + "\n\n")
-            written += 1
-    if stats.overlapping:
-        warnings.warn(f"bio: {stats.overlapping} overlapping entit(y/ies) dropped "
-                      "(BIO tags cannot nest; the first one was kept)", stacklevel=2)
-    if stats.unaligned:
-        warnings.warn(f"bio: {stats.unaligned} entit(y/ies) covering no token were dropped", stacklevel=2)
-    if stats.retokenized:
-        warnings.warn(f"bio: {stats.retokenized} sentence(s) had meta['tokens'] that no longer fit the text; "
-                      "they were re-tokenized", stacklevel=2)
+    dropped = {"uncovered": 0, "overlapping": 0}
+
+    def rows(sentence: Sentence, tokens: list[tuple[int, int]]) -> list[list[str]]:
+        if not tokens:
+            return []
+        spans, uncovered, overlapping = tag_spans(tokens, (
+            (s.anchor.start, s.anchor.end, clean_cell(s.label).replace(" ", "_"))
+            for s in sentence.structures if s.kind == "entity" and s.anchor is not None))
+        dropped["uncovered"] += uncovered
+        dropped["overlapping"] += overlapping
+        tags = iob2_tags(len(tokens), spans)
+        lang = sentence.meta.get("lang")
+        prefix = f"{lang}:" if isinstance(lang, str) and lang else ""
+        return [[f"{prefix}{clean_cell(sentence.text[s:e])}\t{tag}" for (s, e), tag in zip(tokens, tags, strict=True)]]
+
+    written, retokenized = write_blocks(sentences, path, rows)
+    warn_counts("bio", [
+        (dropped["overlapping"], "overlapping entit(y/ies) dropped (BIO tags cannot nest; the first one was kept)"),
+        (dropped["uncovered"], "entit(y/ies) covering no token were dropped"),
+        (retokenized, "sentence(s) had meta['tokens'] that no longer fit the text; they were re-tokenized"),
+    ])
     return written

@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterator, Sequence
+import warnings
+from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, NoReturn
 
-from paraspan.corpus.jsonl import atomic_write
-from paraspan.corpus.schema import Sentence
+from paraspan.corpus.jsonl import atomic_write, iter_text_lines
+from paraspan.corpus.schema import Sentence, Span
 from paraspan.errors import CorpusError
 
 # Error codes of the token formats (the JSONL reader uses E1xx, file access E01x).
@@ -38,7 +39,8 @@ _INVISIBLE = "\ufeff\u200b\u200c\u200d\u2060"
 
 
 def fail(message: str, hint: str, file: str, line: int | None, code: str) -> NoReturn:
-    raise CorpusError(message, hint, file=file, line=line, code=code)
+    # The token-format codes (E201-E208) are families: each reader words the case itself.
+    raise CorpusError.from_code(code, file=file, line=line, problem=message, fix=hint)
 
 
 @dataclass(slots=True)
@@ -67,31 +69,10 @@ def is_blank(raw: str) -> bool:
     return not raw.strip().strip(_INVISIBLE).strip()
 
 
-def _open(path: str | Path, what: str) -> tuple[IO[str], bool]:
-    if str(path) == "-":
-        return sys.stdin, False
-    try:
-        # utf-8-sig: a BOM at the start of the file is not part of the first token.
-        return open(path, encoding="utf-8-sig", newline=""), True
-    except FileNotFoundError:
-        raise CorpusError("no such file", "check the path", file=str(path), code="E010") from None
-    except IsADirectoryError:
-        raise CorpusError(f"is a directory, not a {what} file", "give the file's path",
-                          file=str(path), code="E011") from None
-
-
 def iter_raw_lines(path: str | Path, what: str = "CoNLL") -> Iterator[tuple[int, str]]:
     """Yield ``(line number, line without its newline)`` for every line, blank ones included."""
-    handle, close = _open(path, what)
-    try:
-        for number, raw in enumerate(handle, start=1):
-            yield number, raw.rstrip("\r\n")
-    except UnicodeDecodeError as exc:
-        raise CorpusError(f"not valid UTF-8 ({exc.reason} at byte {exc.start})",
-                          "re-encode the file as UTF-8", file=str(path), code="E012") from None
-    finally:
-        if close:
-            handle.close()
+    # utf-8-sig: a BOM at the start of the file is not part of the first token.
+    return iter_text_lines(path, what, encoding="utf-8-sig")
 
 
 def split_columns(raw: str, sep: str | None) -> list[str]:
@@ -182,6 +163,41 @@ class DepTree:
             else:
                 hi = predicate - 1
         return lo, hi
+
+
+def check_heads(heads: Sequence[int], lines: Sequence[int], file: str, unit: str = "token") -> None:
+    """Every head is a ``unit`` of the sentence (1-based) or 0 for the root."""
+    for head, line in zip(heads, lines, strict=True):
+        if not 0 <= head <= len(heads):
+            fail(f"HEAD {head} is not a {unit} of this sentence (1..{len(heads)}, or 0 for the root)",
+                 f"heads refer to {unit} IDs of the same sentence", file, line, E_HEAD)
+
+
+def head_arg_spans(tags: Sequence[str], predicate: int, tree: DepTree, offsets: Sequence[tuple[int, int]],
+                   punct: Sequence[str] | None, skip: Container[str]) -> list[Span]:
+    """The argument spans of one predicate from its column of role tags, marked on head words.
+
+    A tag in ``skip`` is no argument. An argument spans its head's subtree (:meth:`DepTree.arg_hull`),
+    trimmed of edge punctuation when ``punct`` (UPOS-like tags) is given; a role on the predicate
+    word itself (nominal and light-verb cases) is just that word.
+    """
+    args: list[Span] = []
+    for j, tag in enumerate(tags):
+        if tag in skip:
+            continue
+        lo, hi = (predicate, predicate) if j == predicate else trim_edge_punct(*tree.arg_hull(j, predicate), punct)
+        args.append(Span(offsets[lo][0], offsets[hi][1], tag))
+    return args
+
+
+def conllu_meta(offsets: Sequence[tuple[int, int]], *, lemma: list[str], xpos: list[str], head: list[int],
+                deprel: list[str], upos: list[str] | None = None) -> dict[str, Any]:
+    """``meta`` of a sentence read from a dependency format: its tokens and the parse columns."""
+    columns: dict[str, Any] = {"lemma": lemma}
+    if upos is not None:
+        columns["upos"] = upos
+    columns.update({"xpos": xpos, "head": head, "deprel": deprel})
+    return {"tokens": token_meta(offsets), "conllu": columns}
 
 
 def trim_edge_punct(lo: int, hi: int, upos: Sequence[str] | None) -> tuple[int, int]:
@@ -409,6 +425,40 @@ class TagDecoder:
         return self.spans
 
 
+def decode_tags(tags: Sequence[str], scheme: str = "auto", file: str = "",
+                lines: Sequence[int] | None = None) -> list[tuple[int, int, str]]:
+    """Token spans ``(first, last, type)`` of a tag sequence: paraspan's one BIO/IOBES decoder.
+
+    ``auto`` repairs as conlleval does (an I- that continues nothing opens a span); the named
+    schemes reject what breaks them, at ``lines[i]`` of ``file`` when given. Predicted tags
+    (downstream SRL) go through here as much as the tags of a corpus file.
+    """
+    decoder = TagDecoder(scheme, file)
+    for i, tag in enumerate(tags):
+        decoder.feed(tag, lines[i] if lines is not None else i + 1)
+    return decoder.finish(lines[-1] if lines else None)
+
+
+def tag_spans(tokens: Sequence[tuple[int, int]],
+              spans: Iterable[tuple[int, int, str]]) -> tuple[list[tuple[int, int, str]], int, int]:
+    """Character spans ``(start, end, label)`` as BIO-writable token spans (inclusive, sorted).
+
+    Returns ``(spans, uncovered, overlapping)``: a span covering no token is dropped, and of
+    overlapping ones the first wins (BIO tags cannot nest); both are counted for the warnings.
+    """
+    out: list[tuple[int, int, str]] = []
+    uncovered = overlapping = 0
+    for start, end, label in spans:
+        cover = covering_tokens(tokens, start, end)
+        if cover is None:
+            uncovered += 1
+        elif any(cover[0] <= b and a <= cover[1] for a, b, _ in out):
+            overlapping += 1
+        else:
+            out.append((cover[0], cover[1], label))
+    return sorted(out), uncovered, overlapping
+
+
 def iob2_tags(n: int, spans: Sequence[tuple[int, int, str]]) -> list[str]:
     """IOB2 tags for ``n`` tokens from non-overlapping token spans (inclusive)."""
     tags = ["O"] * n
@@ -417,6 +467,31 @@ def iob2_tags(n: int, spans: Sequence[tuple[int, int, str]]) -> list[str]:
         for j in range(first + 1, last + 1):
             tags[j] = f"I-{label}"
     return tags
+
+
+def write_blocks(sentences: Iterable[Sentence], path: str | Path,
+                 blocks: Callable[[Sentence, list[tuple[int, int]]], list[list[str]]]) -> tuple[int, int]:
+    """Write every sentence's ``blocks(sentence, tokens)`` (rows; a blank line after each block).
+
+    Returns ``(sentences written, sentences re-tokenized)``; a sentence without blocks is not written.
+    """
+    written = retokenized = 0
+    with open_output(path) as handle:
+        for sentence in sentences:
+            tokens, stale = sentence_tokens(sentence)
+            retokenized += stale
+            rows = blocks(sentence, tokens)
+            for block in rows:
+                handle.write("\n".join(block) + "\n\n")
+            written += bool(rows)
+    return written, retokenized
+
+
+def warn_counts(fmt: str, counts: Sequence[tuple[int, str]]) -> None:
+    """One warning ``"{fmt}: {n} {what}"`` per count that is not zero (the writer's caller is blamed)."""
+    for n, what in counts:
+        if n:
+            warnings.warn(f"{fmt}: {n} {what}", stacklevel=3)
 
 
 @contextmanager

@@ -22,12 +22,13 @@ from paraspan.corpus.conll import (
     E_INDEX,
     Block,
     DepTree,
+    check_heads,
+    conllu_meta,
     fail,
     file_stem,
+    head_arg_spans,
     iter_blocks,
     parse_int,
-    token_meta,
-    trim_edge_punct,
 )
 from paraspan.corpus.schema import Sentence, Span, Structure
 from paraspan.text.detok import detokenize
@@ -85,10 +86,7 @@ def _parse_block(block: Block, file: str) -> list[_Word]:
             fail(f"expected {width} columns like the sentence's first token, got {len(row.cols)}",
                  "every token needs one APRED column per predicate", file, row.line, E_ARGCOLS)
         words.append(_parse_word(row.cols, row.line, len(words) + 1, file))
-    for w in words:
-        if not 0 <= w.head <= len(words):
-            fail(f"HEAD {w.head} is not a token of this sentence (1..{len(words)}, or 0 for the root)",
-                 "heads refer to token IDs of the same sentence", file, w.line, E_HEAD)
+    check_heads([w.head for w in words], [w.line for w in words], file, "token")
     return words
 
 
@@ -114,28 +112,15 @@ def _structures(words: Sequence[_Word], preds: Sequence[int], offsets: Sequence[
         pred = words[p]
         lemma = pred.lemma if pred.lemma != "_" else pred.form
         label = pred.sense if pred.sense != "_" else lemma  # test sets may leave PRED empty
-        args: list[Span] = []
-        for j, w in enumerate(words):
-            tag = w.args[k]
-            if tag in ("_", ""):
-                continue
-            lo, hi = (p, p) if j == p else trim_edge_punct(*tree.arg_hull(j, p), punct)
-            args.append(Span(offsets[lo][0], offsets[hi][1], tag))
+        args = head_arg_spans([w.args[k] for w in words], p, tree, offsets, punct, ("_", ""))
         out.append(Structure("srl", label, Span(offsets[p][0], offsets[p][1], lemma), args))
     return out
 
 
 def _meta(words: Sequence[_Word], offsets: Sequence[tuple[int, int]]) -> dict[str, Any]:
     # Same layout as the CoNLL-U reader's (no UPOS here: POS is the treebank tag).
-    return {
-        "tokens": token_meta(offsets),
-        "conllu": {
-            "lemma": [w.lemma for w in words],
-            "xpos": [w.pos for w in words],
-            "head": [w.head for w in words],
-            "deprel": [w.deprel for w in words],
-        },
-    }
+    return conllu_meta(offsets, lemma=[w.lemma for w in words], xpos=[w.pos for w in words],
+                       head=[w.head for w in words], deprel=[w.deprel for w in words])
 
 
 def read_conll2009(path: str | Path, *, trim_punct: bool = False) -> Iterator[Sentence]:

@@ -26,12 +26,13 @@ from paraspan.corpus.conll import (
     Block,
     DepTree,
     align_tokens,
+    check_heads,
+    conllu_meta,
     fail,
     file_stem,
+    head_arg_spans,
     iter_blocks,
     parse_int,
-    token_meta,
-    trim_edge_punct,
 )
 from paraspan.corpus.schema import Sentence, Span, Structure
 from paraspan.text.detok import detokenize
@@ -137,13 +138,6 @@ def _parse_rows(block: Block, file: str) -> _Parsed:
     return parsed
 
 
-def _check_heads(words: Sequence[_Word], file: str) -> None:
-    for w in words:
-        if not 0 <= w.head <= len(words):
-            fail(f"HEAD {w.head} is not a word of this sentence (1..{len(words)}, or 0 for the root)",
-                 "heads refer to word IDs of the same sentence", file, w.line, E_HEAD)
-
-
 def _predicates(words: Sequence[_Word], file: str) -> list[int]:
     """Indices of the predicate words, checked against the number of argument columns."""
     preds = [i for i, w in enumerate(words) if w.sense not in _NONE]
@@ -200,29 +194,15 @@ def _structures(
     for k, p in enumerate(preds):
         pred = words[p]
         anchor = Span(offsets[p][0], offsets[p][1], pred.lemma if pred.lemma not in _NONE else pred.form)
-        args: list[Span] = []
-        for j, w in enumerate(words):
-            tag = w.args[k]
-            if tag in _NONE or tag == "V":  # V marks the predicate itself
-                continue
-            # A role on the predicate word itself (nominal/light-verb cases) is just that word.
-            lo, hi = (p, p) if j == p else trim_edge_punct(*tree.arg_hull(j, p), upos)
-            args.append(Span(offsets[lo][0], offsets[hi][1], tag))
+        # V marks the predicate itself, not an argument.
+        args = head_arg_spans([w.args[k] for w in words], p, tree, offsets, upos, (*_NONE, "V"))
         out.append(Structure("srl", pred.sense, anchor, args))
     return out
 
 
 def _meta(words: Sequence[_Word], offsets: Sequence[tuple[int, int]], comments: dict[str, str]) -> dict[str, Any]:
-    meta: dict[str, Any] = {
-        "tokens": token_meta(offsets),
-        "conllu": {
-            "lemma": [w.lemma for w in words],
-            "upos": [w.upos for w in words],
-            "xpos": [w.xpos for w in words],
-            "head": [w.head for w in words],
-            "deprel": [w.deprel for w in words],
-        },
-    }
+    meta = conllu_meta(offsets, lemma=[w.lemma for w in words], upos=[w.upos for w in words],
+                       xpos=[w.xpos for w in words], head=[w.head for w in words], deprel=[w.deprel for w in words])
     if comments:
         meta["comments"] = comments
     return meta
@@ -244,7 +224,7 @@ def read_conllu_srl(path: str | Path, *, trim_punct: bool = False) -> Iterator[S
         if not parsed.words:
             fail("sentence without words (only multiword-token or empty-node lines)",
                  "every sentence needs word lines 1, 2, ...", name, block.line, E_EMPTY)
-        _check_heads(parsed.words, name)
+        check_heads([w.head for w in parsed.words], [w.line for w in parsed.words], name, "word")
         preds = _predicates(parsed.words, name)
         text, offsets = _word_offsets(parsed, name)
         yield Sentence(

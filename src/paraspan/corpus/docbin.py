@@ -205,12 +205,11 @@ def read_docbin(path: str | Path) -> Iterator[Sentence]:
 
     target = Path(path)
     if not target.is_file():
-        raise CorpusError("no such file", "check the path", file=str(path), code="E010")
+        raise CorpusError.from_code("E010", file=str(path), what="file", fix="check the path")
     try:
         docbin = DocBin().from_disk(target)
     except Exception as exc:  # zlib/msgpack/spaCy each raise their own kind on a bad file
-        raise CorpusError(f"not a spaCy DocBin ({exc})", "write it with DocBin.to_disk or `paraspan convert`",
-                          file=str(path), code="E013") from None
+        raise CorpusError.from_code("E013", file=str(path), exc=exc) from None
     stem = target.name.split(".")[0] or target.name
     for n, doc in enumerate(docbin.get_docs(spacy.blank("en").vocab), start=1):
         try:

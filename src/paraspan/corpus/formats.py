@@ -21,30 +21,36 @@ Reader = Callable[..., Iterator[Sentence]]
 Writer = Callable[..., int]
 
 
-def readers() -> Registry[Reader]:
-    reg: Registry[Reader] = Registry("readers")
-    reg.register("jsonl", "paraspan.corpus.jsonl:read_jsonl", "paraspan's own JSONL (the corpus schema)")
-    reg.register("framenet", "paraspan.corpus.framenet:read_framenet",
+READERS: Registry[Reader] = Registry("readers")
+READERS.register("jsonl", "paraspan.corpus.jsonl:read_jsonl", "paraspan's own JSONL (the corpus schema)")
+READERS.register("framenet", "paraspan.corpus.framenet:read_framenet",
                  "FrameNet XML release (folder or .tar.gz): full text, --split/--splits, --exemplars")
-    reg.register("opensesame", "paraspan.corpus.opensesame:read_opensesame",
+READERS.register("opensesame", "paraspan.corpus.opensesame:read_opensesame",
                  "open-sesame CoNLL (FrameNet 1.7; token, LU, frame, BIO frame elements)")
-    reg.register("conllu-srl", "paraspan.corpus.conllu_srl:read_conllu_srl",
+READERS.register("conllu-srl", "paraspan.corpus.conllu_srl:read_conllu_srl",
                  "CoNLL-U with PropBank columns (Universal PropBank)")
-    reg.register("conll2009", "paraspan.corpus.conll2009:read_conll2009", "CoNLL-2009 SRL")
-    reg.register("bio", "paraspan.corpus.bio:read_bio", "CoNLL NER (IOB/IOB2/IOBES), tab or space separated")
-    reg.register("docbin", "paraspan.corpus.docbin:read_docbin", "spaCy DocBin written by paraspan (lossless)")
-    return reg
+READERS.register("conll2009", "paraspan.corpus.conll2009:read_conll2009", "CoNLL-2009 SRL")
+READERS.register("bio", "paraspan.corpus.bio:read_bio", "CoNLL NER (IOB/IOB2/IOBES), tab or space separated")
+READERS.register("docbin", "paraspan.corpus.docbin:read_docbin", "spaCy DocBin written by paraspan (lossless)")
+
+
+def readers() -> Registry[Reader]:
+    """The registry (built once; entry points are scanned on first use)."""
+    return READERS
+
+
+WRITERS: Registry[Writer] = Registry("writers")
+WRITERS.register("jsonl", "paraspan.corpus.jsonl:write_jsonl", "paraspan's own JSONL (the corpus schema)")
+WRITERS.register("bio", "paraspan.corpus.bio:write_bio", "CoNLL NER, IOB2 tags of entity structures")
+WRITERS.register("opensesame", "paraspan.corpus.opensesame:write_opensesame",
+                 "open-sesame CoNLL, one block per frame/srl structure")
+WRITERS.register("docbin", "paraspan.corpus.docbin:write_docbin",
+                 "spaCy DocBin (entities in doc.ents, all spans in doc.spans)")
 
 
 def writers() -> Registry[Writer]:
-    reg: Registry[Writer] = Registry("writers")
-    reg.register("jsonl", "paraspan.corpus.jsonl:write_jsonl", "paraspan's own JSONL (the corpus schema)")
-    reg.register("bio", "paraspan.corpus.bio:write_bio", "CoNLL NER, IOB2 tags of entity structures")
-    reg.register("opensesame", "paraspan.corpus.opensesame:write_opensesame",
-                 "open-sesame CoNLL, one block per frame/srl structure")
-    reg.register("docbin", "paraspan.corpus.docbin:write_docbin",
-                 "spaCy DocBin (entities in doc.ents, all spans in doc.spans)")
-    return reg
+    """The registry (built once; entry points are scanned on first use)."""
+    return WRITERS
 
 
 def _call(func: Callable[..., Any], fmt: str, role: str, args: tuple[Any, ...], options: dict[str, Any]) -> Any:
@@ -54,8 +60,7 @@ def _call(func: Callable[..., Any], fmt: str, role: str, args: tuple[Any, ...], 
     unknown = [k for k in options if k not in params and not accepts_any]
     if unknown:
         flags = ", ".join("--" + k.replace("_", "-") for k in unknown)
-        raise FormatError(f"option {flags} does not apply to the {role} for {fmt!r}",
-                          "drop it, or choose a format that takes it (see `paraspan formats`)", code="E020")
+        raise FormatError.from_code("E020", flags=flags, role=role, fmt=fmt)
     return func(*args, **options)
 
 

@@ -117,8 +117,9 @@ class FrameIndex:
         """Read ``frame/*.xml`` and ``frRelation.xml`` from a release folder or archive."""
         release = Release.open(path)
         if not release.exists("frame"):
-            raise CorpusError("the release has no frame/ folder", "give a FrameNet release folder or .tar.gz",
-                              file=str(release.location), code="E210")
+            raise CorpusError.from_code("E210", file=str(release.location),
+                                        problem="the release has no frame/ folder",
+                                        fix="give a FrameNet release folder or .tar.gz")
         index = cls()
         expected: set[str] | None = None
         seen: set[str] = set()
@@ -140,8 +141,8 @@ class FrameIndex:
                 index._add_frame(root)
                 seen.add(rel)
         if not index.frames:
-            raise CorpusError("no frames found (frame/*.xml)", "give a FrameNet release folder or .tar.gz",
-                              file=str(release.location), code="E210")
+            raise CorpusError.from_code("E210", file=str(release.location), problem="no frames found (frame/*.xml)",
+                                        fix="give a FrameNet release folder or .tar.gz")
         index._build()
         return index
 

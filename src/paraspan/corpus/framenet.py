@@ -115,15 +115,16 @@ class Release:
     def open(cls, path: str | Path) -> Release:
         location = Path(path)
         if not location.exists():
-            raise CorpusError("no such file or folder", "give the FrameNet release folder or its .tar.gz",
-                              file=str(location), code="E010")
+            raise CorpusError.from_code("E010", file=str(location), what="file or folder",
+                                        fix="give the FrameNet release folder or its .tar.gz")
         if location.is_dir():
             root = cls._find_root(location)
             version = cls._version_of(root.name) or cls._version_of(location.name) or cls._readme_version(root)
             return cls(root, False, version or "unknown")
         if not location.name.endswith(_TAR_SUFFIXES) and not tarfile.is_tarfile(location):
-            raise CorpusError("not a FrameNet release", "give the release folder (with fulltext/, frame/, lu/) "
-                              "or the .tar.gz it came in", file=str(location), code="E210")
+            raise CorpusError.from_code("E210", file=str(location), problem="not a FrameNet release",
+                                        fix="give the release folder (with fulltext/, frame/, lu/) or the "
+                                            ".tar.gz it came in")
         version = cls._version_of(location.name) or cls._version_of(cls._archive_top(location)) or "unknown"
         return cls(location, True, version)
 
@@ -138,9 +139,9 @@ class Release:
         inner = [p for p in folder.iterdir() if p.is_dir() and is_root(p)]
         if len(inner) == 1:
             return inner[0]
-        raise CorpusError("not a FrameNet release (no fulltext/, frame/ or lu/ folder)",
-                          "give the release folder, e.g. fndata-1.5/, or its .tar.gz", file=str(folder),
-                          code="E210")
+        raise CorpusError.from_code("E210", file=str(folder),
+                                    problem="not a FrameNet release (no fulltext/, frame/ or lu/ folder)",
+                                    fix="give the release folder, e.g. fndata-1.5/, or its .tar.gz")
 
     @staticmethod
     def _version_of(name: str) -> str | None:
@@ -215,9 +216,7 @@ class Release:
                         if done is not None and done():
                             return
         except (tarfile.TarError, EOFError, zlib.error, OSError) as exc:
-            raise CorpusError(f"cannot read the archive: {exc}", "check that the .tar.gz is complete "
-                              "(re-download it) or unpack it and give the folder", file=str(self.location),
-                              code="E217") from None
+            raise CorpusError.from_code("E217", file=str(self.location), exc=exc) from None
 
 
 def parse_xml(data: bytes, display: str) -> etree._Element:
@@ -228,8 +227,7 @@ def parse_xml(data: bytes, display: str) -> etree._Element:
         return etree.fromstring(data, parser)
     except etree.XMLSyntaxError as exc:
         line = exc.lineno if exc.lineno else (exc.position[0] if exc.position else None)
-        raise CorpusError(f"malformed XML: {exc.msg}", "the file is damaged; restore it from the release",
-                          file=display, line=line, code="E211") from None
+        raise CorpusError.from_code("E211", file=display, line=line, msg=exc.msg) from None
 
 
 def namespace_of(root: etree._Element) -> str:
@@ -247,26 +245,27 @@ def _load_splits(splits: str | Path) -> dict[str, set[str]]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise CorpusError("no such split file", "give the JSON file that lists the dev/test documents",
-                          file=str(path), code="E010") from None
+        raise CorpusError.from_code("E010", file=str(path), what="split file",
+                                    fix="give the JSON file that lists the dev/test documents") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise CorpusError(f"the split file is not valid JSON: {exc}", "it must be an object of document lists",
-                          file=str(path), code="E214") from None
+        raise CorpusError.from_code("E214", file=str(path), problem=f"the split file is not valid JSON: {exc}",
+                                    fix="it must be an object of document lists") from None
     if not isinstance(data, dict):
-        raise CorpusError("the split file must be a JSON object", 'write {"dev": [...], "test": [...]}',
-                          file=str(path), code="E214")
+        raise CorpusError.from_code("E214", file=str(path), problem="the split file must be a JSON object",
+                                    fix='write {"dev": [...], "test": [...]}')
     table: dict[str, set[str]] = {}
     for name in SPLITS:
         docs = data.get(name)
         if docs is None:
             continue
         if not isinstance(docs, list) or not all(isinstance(d, str) for d in docs):
-            raise CorpusError(f"split {name!r} must be a list of document file names", 'e.g. "dev": ["ANC__X.xml"]',
-                              file=str(path), code="E214")
+            raise CorpusError.from_code("E214", file=str(path),
+                                        problem=f"split {name!r} must be a list of document file names",
+                                        fix='e.g. "dev": ["ANC__X.xml"]')
         table[name] = {d.removesuffix(".xml") for d in docs}
     if "dev" not in table and "test" not in table:
-        raise CorpusError("the split file lists neither 'dev' nor 'test'", 'write {"dev": [...], "test": [...]}',
-                          file=str(path), code="E214")
+        raise CorpusError.from_code("E214", file=str(path), problem="the split file lists neither 'dev' nor 'test'",
+                                    fix='write {"dev": [...], "test": [...]}')
     return table
 
 
@@ -476,23 +475,21 @@ def read_framenet(path: str | Path, *, split: str | None = None, splits: str | P
     """
     # options are checked now, not on the first next(), so that mistakes surface at the call
     if split is not None and split not in SPLITS:
-        raise CorpusError(f"unknown split {split!r}", f"use one of: {', '.join(SPLITS)}", code="E213")
+        raise CorpusError.from_code("E213", split=split, choices=", ".join(SPLITS))
     if split is not None and splits is None:
-        raise CorpusError(f"--split {split} needs the split file", "pass --splits FILE.json (a JSON object "
-                          'listing the "dev" and "test" documents; the rest is train)', code="E212")
+        raise CorpusError.from_code("E212", split=split)
     if exemplars and (split is not None or splits is not None):
-        raise CorpusError("--split/--splits select full-text documents; they do not apply to --exemplars",
-                          "drop --split/--splits, or read the full text without --exemplars", code="E216")
+        raise CorpusError.from_code("E216")
     table = _load_splits(splits) if splits is not None else None
     release = Release.open(path)
     if exemplars:
         if not release.exists("lu"):
-            raise CorpusError("the release has no lu/ folder", "exemplars are read from lu/*.xml",
-                              file=str(release.location), code="E210")
+            raise CorpusError.from_code("E210", file=str(release.location), problem="the release has no lu/ folder",
+                                        fix="exemplars are read from lu/*.xml")
         return _read_exemplars(release)
     if not release.exists("fulltext"):
-        raise CorpusError("the release has no fulltext/ folder", "give a FrameNet release folder or .tar.gz",
-                          file=str(release.location), code="E210")
+        raise CorpusError.from_code("E210", file=str(release.location), problem="the release has no fulltext/ folder",
+                                    fix="give a FrameNet release folder or .tar.gz")
     return _read_fulltext(release, split, table)
 
 
@@ -507,8 +504,9 @@ def _read_fulltext(release: Release, split: str | None, table: dict[str, set[str
         if split is None or doc_split == split:
             selected.append((doc, doc_split, rel, data))
     if not present:
-        raise CorpusError("the release has no full-text documents (fulltext/*.xml)",
-                          "give a FrameNet release folder or .tar.gz", file=str(release.location), code="E210")
+        raise CorpusError.from_code("E210", file=str(release.location),
+                                    problem="the release has no full-text documents (fulltext/*.xml)",
+                                    fix="give a FrameNet release folder or .tar.gz")
     if table is not None:
         _warn_missing(table, present, release)
     # archive order is not file-name order: sort so that folder and archive read the same
@@ -534,8 +532,9 @@ def _read_exemplars(release: Release) -> Iterator[Sentence]:
         files += 1
         yield from _lu_file(data, release.display(rel), release, counter)
     if not files:
-        raise CorpusError("the release has no lexical-unit files (lu/*.xml)", "exemplars are read from lu/*.xml",
-                          file=str(release.location), code="E210")
+        raise CorpusError.from_code("E210", file=str(release.location),
+                                    problem="the release has no lexical-unit files (lu/*.xml)",
+                                    fix="exemplars are read from lu/*.xml")
     _log_dropped(counter)
 
 

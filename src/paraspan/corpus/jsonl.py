@@ -8,7 +8,7 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from paraspan.corpus.schema import Sentence
 from paraspan.errors import CorpusError, Problem, ProblemList
@@ -19,20 +19,24 @@ def dumps(sentence: Sentence) -> str:
     return json.dumps(sentence.to_dict(), ensure_ascii=False)
 
 
-def parse_line(raw: str, *, file: str | None = None, line: int | None = None) -> Sentence:
+def parse_json(raw: str, *, file: str | None = None, line: int | None = None, code: str = "E100") -> Any:
+    """The JSON value of one line; malformed JSON is error ``code`` (its message and column) at FILE:LINE."""
     try:
-        data = json.loads(raw)
+        return json.loads(raw)
     except json.JSONDecodeError as exc:
-        raise CorpusError(
-            f"malformed JSON: {exc.msg} (column {exc.colno})",
-            "each line must be one complete JSON object",
-            file=file, line=line, code="E100",
-        ) from None
-    return Sentence.from_dict(data, file=file, line=line)
+        raise CorpusError.from_code(code, file=file, line=line, msg=exc.msg, column=exc.colno) from None
 
 
-def iter_lines(path: str | Path) -> Iterator[tuple[int, str]]:
-    """Yield ``(line number, text)`` for the non-blank lines of a UTF-8 file ('-' = stdin)."""
+def parse_line(raw: str, *, file: str | None = None, line: int | None = None) -> Sentence:
+    return Sentence.from_dict(parse_json(raw, file=file, line=line), file=file, line=line)
+
+
+def iter_text_lines(path: str | Path, what: str, encoding: str = "utf-8") -> Iterator[tuple[int, str]]:
+    """Yield ``(line number, line without its newline)`` for every line of a text file ('-' = stdin).
+
+    The one place that opens an input file: a missing file, a folder, or bytes that are not
+    UTF-8 become a :class:`CorpusError` naming ``what`` kind of file was expected.
+    """
     if str(path) == "-":
         import sys
 
@@ -40,24 +44,27 @@ def iter_lines(path: str | Path) -> Iterator[tuple[int, str]]:
         close = False
     else:
         try:
-            handle = open(path, encoding="utf-8", newline="")
+            handle = open(path, encoding=encoding, newline="")
         except FileNotFoundError:
-            raise CorpusError("no such file", "check the path", file=str(path), code="E010") from None
+            raise CorpusError.from_code("E010", file=str(path), what="file", fix="check the path") from None
         except IsADirectoryError:
-            raise CorpusError("is a directory, not a JSONL file", "give the file's path", file=str(path),
-                              code="E011") from None
+            raise CorpusError.from_code("E011", file=str(path), what=what) from None
         close = True
     try:
         for number, raw in enumerate(handle, start=1):
-            stripped = raw.rstrip("\r\n")
-            if stripped.strip():
-                yield number, stripped
+            yield number, raw.rstrip("\r\n")
     except UnicodeDecodeError as exc:
-        raise CorpusError(f"not valid UTF-8 ({exc.reason} at byte {exc.start})",
-                          "re-encode the file as UTF-8", file=str(path), code="E012") from None
+        raise CorpusError.from_code("E012", file=str(path), reason=exc.reason, byte=exc.start) from None
     finally:
         if close:
             handle.close()
+
+
+def iter_lines(path: str | Path) -> Iterator[tuple[int, str]]:
+    """Yield ``(line number, text)`` for the non-blank lines of a UTF-8 file ('-' = stdin)."""
+    for number, line in iter_text_lines(path, "JSONL"):
+        if line.strip():
+            yield number, line
 
 
 def read_jsonl(path: str | Path) -> Iterator[Sentence]:
@@ -67,8 +74,8 @@ def read_jsonl(path: str | Path) -> Iterator[Sentence]:
     for number, raw in iter_lines(path):
         sentence = parse_line(raw, file=name, line=number)
         if sentence.id in seen:
-            raise CorpusError(f"duplicate id {sentence.id!r} (first on line {seen[sentence.id]})",
-                              "give every sentence a unique id", file=name, line=number, code="E108")
+            raise CorpusError.from_code("E108", file=name, line=number, id=sentence.id, first="first",
+                                        first_line=seen[sentence.id])
         seen[sentence.id] = number
         yield sentence
 
@@ -86,8 +93,8 @@ def validate_jsonl(path: str | Path, *, max_problems: int = 1000) -> tuple[int, 
             problems.problems.extend(exc.problems)
         else:
             if sentence.id in seen:
-                problems.add(Problem(f"duplicate id {sentence.id!r} (first on line {seen[sentence.id]})",
-                                     "give every sentence a unique id", name, number, "E108"))
+                problems.add(Problem.from_code("E108", name, number, id=sentence.id, first="first",
+                                               first_line=seen[sentence.id]))
             else:
                 seen[sentence.id] = number
                 valid += 1

@@ -14,7 +14,6 @@ piece as the anchor and records the further pieces in the structure's ``anchor_r
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,10 +31,11 @@ from paraspan.corpus.conll import (
     file_stem,
     iob2_tags,
     iter_blocks,
-    open_output,
     parse_int,
-    sentence_tokens,
+    tag_spans,
     token_meta,
+    warn_counts,
+    write_blocks,
 )
 from paraspan.corpus.schema import Sentence, Span, Structure
 from paraspan.text.detok import detokenize
@@ -181,7 +181,6 @@ class _WriteStats:
     overlapping_args: int = 0
     unanchored: int = 0
     without_frames: int = 0
-    retokenized: int = 0
 
 
 def _target_tokens(structure: Structure, tokens: Sequence[tuple[int, int]]) -> list[int]:
@@ -200,21 +199,6 @@ def _target_tokens(structure: Structure, tokens: Sequence[tuple[int, int]]) -> l
     return sorted(indices)
 
 
-def _fe_spans(structure: Structure, tokens: Sequence[tuple[int, int]],
-              stats: _WriteStats) -> list[tuple[int, int, str]]:
-    """Token spans of the arguments; overlapping ones (first wins) are counted and dropped."""
-    spans: list[tuple[int, int, str]] = []
-    for arg in structure.args:
-        cover = covering_tokens(tokens, arg.start, arg.end)
-        if cover is None:
-            continue
-        if any(cover[0] <= b and a <= cover[1] for a, b, _ in spans):
-            stats.overlapping_args += 1
-            continue
-        spans.append((cover[0], cover[1], clean_cell(arg.label or "_")))
-    return sorted(spans)
-
-
 def _block(sentence: Sentence, structure: Structure, tokens: Sequence[tuple[int, int]],
            stats: _WriteStats) -> list[str] | None:
     target = _target_tokens(structure, tokens) if structure.anchor is not None else []
@@ -224,7 +208,9 @@ def _block(sentence: Sentence, structure: Structure, tokens: Sequence[tuple[int,
     assert structure.anchor is not None
     lu = clean_cell(structure.anchor.label or sentence.text[structure.anchor.start : structure.anchor.end].lower())
     frame = clean_cell(structure.label)
-    tags = iob2_tags(len(tokens), _fe_spans(structure, tokens, stats))
+    spans, _, overlapping = tag_spans(tokens, ((a.start, a.end, clean_cell(a.label or "_")) for a in structure.args))
+    stats.overlapping_args += overlapping
+    tags = iob2_tags(len(tokens), spans)
     rows = []
     is_target = set(target)
     for i, (start, end) in enumerate(tokens):
@@ -237,35 +223,20 @@ def _block(sentence: Sentence, structure: Structure, tokens: Sequence[tuple[int,
 def write_opensesame(sentences: Iterable[Sentence], path: str | Path) -> int:
     """Write one block per frame/srl structure; return how many sentences got a block."""
     stats = _WriteStats()
-    written = 0
-    with open_output(path) as handle:
-        for sentence in sentences:
-            tokens, stale = sentence_tokens(sentence)
-            stats.retokenized += stale
-            blocks = [
-                b for s in sentence.structures if s.kind in ("frame", "srl")
-                if (b := _block(sentence, s, tokens, stats)) is not None
-            ]
-            if not blocks:
-                stats.without_frames += 1
-                continue
-            for rows in blocks:
-                handle.write("\n".join(rows) + "\n\n")
-            written += 1
-    _warn(stats)
+
+    def blocks(sentence: Sentence, tokens: list[tuple[int, int]]) -> list[list[str]]:
+        out = [b for s in sentence.structures if s.kind in ("frame", "srl")
+               if (b := _block(sentence, s, tokens, stats)) is not None]
+        stats.without_frames += not out
+        return out
+
+    written, retokenized = write_blocks(sentences, path, blocks)
+    warn_counts("open-sesame", [
+        (retokenized, "sentence(s) had meta['tokens'] that no longer fit the text; they were re-tokenized"),
+        (stats.overlapping_args, "overlapping frame element(s) dropped (BIO tags cannot nest; the first one was "
+                                 "kept)"),
+        (stats.unanchored, "frame/srl structure(s) without a usable target were not written"),
+        (stats.without_frames, "sentence(s) without frame/srl structures were not written (the format has one "
+                               "block per frame)"),
+    ])
     return written
-
-
-def _warn(stats: _WriteStats) -> None:
-    if stats.retokenized:
-        warnings.warn(f"open-sesame: {stats.retokenized} sentence(s) had meta['tokens'] that no longer fit "
-                      "the text; they were re-tokenized", stacklevel=3)
-    if stats.overlapping_args:
-        warnings.warn(f"open-sesame: {stats.overlapping_args} overlapping frame element(s) dropped "
-                      "(BIO tags cannot nest; the first one was kept)", stacklevel=3)
-    if stats.unanchored:
-        warnings.warn(f"open-sesame: {stats.unanchored} frame/srl structure(s) without a usable target "
-                      "were not written", stacklevel=3)
-    if stats.without_frames:
-        warnings.warn(f"open-sesame: {stats.without_frames} sentence(s) without frame/srl structures "
-                      "were not written (the format has one block per frame)", stacklevel=3)

@@ -32,10 +32,6 @@ class Pair:
     gold: dict[str, Any] = field(default_factory=dict)
 
 
-def _bad(message: str, hint: str, file: str, line: int | None, code: str) -> CorpusError:
-    return CorpusError(message, hint, file=file, line=line, code=code)
-
-
 def _lines(path: str | Path) -> Iterator[tuple[int, str]]:
     # Corpora downloaded from Windows tools often start with a BOM; it is not part of the text.
     for number, raw in iter_lines(path):
@@ -50,23 +46,22 @@ def read_pairs_jsonl(path: str | Path) -> Iterator[Pair]:
         try:
             data = json.loads(raw)
         except json.JSONDecodeError as exc:
-            raise _bad(f"malformed JSON: {exc.msg} (column {exc.colno})",
-                       "each line must be one JSON object {\"id\", \"s1\", \"s2\"}", name, number, "E770") from None
+            raise CorpusError.from_code("E770", file=name, line=number,
+                                        problem=f"malformed JSON: {exc.msg} (column {exc.colno})",
+                                        fix='each line must be one JSON object {"id", "s1", "s2"}') from None
         if not isinstance(data, dict):
-            raise _bad(f"expected a JSON object, got {type(data).__name__}",
-                       "write one {\"id\", \"s1\", \"s2\"} object per line", name, number, "E770")
+            raise CorpusError.from_code("E770", file=name, line=number,
+                                        problem=f"expected a JSON object, got {type(data).__name__}",
+                                        fix='write one {"id", "s1", "s2"} object per line')
         for key in ("s1", "s2"):
             if not isinstance(data.get(key), str):
-                raise _bad(f"{key!r} must be a string, got {data.get(key)!r}",
-                           "give both sentences as strings in 's1' and 's2'", name, number, "E771")
+                raise CorpusError.from_code("E771", file=name, line=number, key=key, get=data.get(key))
         pid = data.get("id", str(number))  # no id: the line number keeps outputs traceable
         if not isinstance(pid, str | int) or isinstance(pid, bool) or pid == "":
-            raise _bad(f"'id' must be a non-empty string, got {pid!r}", "give every pair a unique string id",
-                       name, number, "E772")
+            raise CorpusError.from_code("E772", file=name, line=number, pid=pid)
         pid = str(pid)
         if pid in seen:
-            raise _bad(f"duplicate id {pid!r} (first on line {seen[pid]})", "give every pair a unique id",
-                       name, number, "E773")
+            raise CorpusError.from_code("E773", file=name, line=number, pid=pid, seen=seen[pid])
         seen[pid] = number
         gold = {k: v for k, v in data.items() if k not in ("id", "s1", "s2")}
         yield Pair(pid, data["s1"], data["s2"], gold)
@@ -83,12 +78,10 @@ def read_mrpc(path: str | Path) -> Iterator[Pair]:
         if number == 1 and fields[0].strip().lower() == "quality":
             continue
         if len(fields) != 5:
-            raise _bad(f"expected 5 tab-separated fields (Quality, #1 ID, #2 ID, #1 String, #2 String), "
-                       f"got {len(fields)}", "check for a missing or extra tab on this line", name, number, "E774")
+            raise CorpusError.from_code("E774", file=name, line=number, n_fields=len(fields))
         quality = fields[0].strip()
         if quality not in ("0", "1"):
-            raise _bad(f"Quality must be 0 or 1, got {quality!r}", "the first column is the paraphrase label",
-                       name, number, "E775")
+            raise CorpusError.from_code("E775", file=name, line=number, quality=quality)
         yield Pair(f"{fields[1].strip()}-{fields[2].strip()}", fields[3], fields[4], {"paraphrase": int(quality)})
 
 
@@ -103,19 +96,20 @@ def read_stsb(path: str | Path) -> Iterator[Pair]:
         try:
             rows = list(csv.reader([raw], strict=True))
         except csv.Error as exc:
-            raise _bad(f"malformed CSV: {exc}", "quote fields that contain commas with \"...\"",
-                       name, number, "E776") from None
+            raise CorpusError.from_code("E776", file=name, line=number, problem=f"malformed CSV: {exc}",
+                                        fix='quote fields that contain commas with "..."') from None
         fields = rows[0] if rows else []
         if len(fields) != 3:
-            raise _bad(f"expected 3 comma-separated fields (sentence1, sentence2, score), got {len(fields)}",
-                       "quote sentences that contain commas", name, number, "E776")
+            raise CorpusError.from_code("E776", file=name, line=number,
+                                        problem="expected 3 comma-separated fields (sentence1, sentence2, "
+                                                f"score), got {len(fields)}",
+                                        fix="quote sentences that contain commas")
         try:
             score = float(fields[2])
         except ValueError:
             if number == 1:  # a header line some copies of the file carry
                 continue
-            raise _bad(f"score must be a number, got {fields[2]!r}", "the third field is the 0-5 similarity",
-                       name, number, "E777") from None
+            raise CorpusError.from_code("E777", file=name, line=number, fields=fields[2]) from None
         yield Pair(f"{stem}-{number}", fields[0], fields[1], {"similarity": score})
 
 
@@ -132,26 +126,33 @@ def read_sick(path: str | Path) -> Iterator[Pair]:
             columns = {f.strip(): i for i, f in enumerate(fields)}
             missing = [c for c in ("pair_ID", "sentence_A", "sentence_B") if c not in columns]
             if missing:
-                raise _bad(f"the header lacks the column(s) {', '.join(missing)}",
-                           "a SICK file starts with the header pair_ID<TAB>sentence_A<TAB>sentence_B<TAB>...",
-                           name, number, "E778")
+                raise CorpusError.from_code("E778", file=name, line=number,
+                                            problem=f"the header lacks the column(s) {', '.join(missing)}",
+                                            fix="a SICK file starts with the header "
+                                                "pair_ID<TAB>sentence_A<TAB>sentence_B<TAB>...")
             continue
         if len(fields) != len(columns):
-            raise _bad(f"expected {len(columns)} tab-separated fields as in the header, got {len(fields)}",
-                       "check for a missing or extra tab on this line", name, number, "E778")
+            raise CorpusError.from_code("E778", file=name, line=number,
+                                        problem=f"expected {len(columns)} tab-separated fields as in the "
+                                                f"header, got {len(fields)}",
+                                        fix="check for a missing or extra tab on this line")
         gold: dict[str, Any] = {}
         if "entailment_judgment" in columns:
             label = fields[columns["entailment_judgment"]].strip().lower()
             if label not in NLI_LABELS:
-                raise _bad(f"entailment_judgment must be ENTAILMENT, NEUTRAL or CONTRADICTION, got {label!r}",
-                           "fix the label in this line", name, number, "E779")
+                raise CorpusError.from_code("E779", file=name, line=number,
+                                            problem="entailment_judgment must be ENTAILMENT, NEUTRAL or "
+                                                    f"CONTRADICTION, got {label!r}",
+                                            fix="fix the label in this line")
             gold["nli"] = label
         if "relatedness_score" in columns:
             try:
                 gold["relatedness"] = float(fields[columns["relatedness_score"]])
             except ValueError:
-                raise _bad(f"relatedness_score must be a number, got {fields[columns['relatedness_score']]!r}",
-                           "the score is on a 1-5 scale", name, number, "E779") from None
+                raise CorpusError.from_code("E779", file=name, line=number,
+                                            problem="relatedness_score must be a number, got "
+                                                    f"{fields[columns['relatedness_score']]!r}",
+                                            fix="the score is on a 1-5 scale") from None
         yield Pair(fields[columns["pair_ID"]].strip(), fields[columns["sentence_A"]],
                    fields[columns["sentence_B"]], gold)
 
@@ -169,22 +170,24 @@ def read_rte(path: str | Path) -> Iterator[Pair]:
 
     name = str(path)
     if not Path(name).is_file():
-        raise CorpusError("no such file", "check the path", file=name, code="E010")
+        raise CorpusError.from_code("E010", file=name, what="file", fix="check the path")
     try:
         root = etree.parse(name, etree.XMLParser(resolve_entities=False, no_network=True)).getroot()
     except etree.XMLSyntaxError as exc:
-        raise _bad(f"malformed XML: {exc.msg}", "fix the XML (RTE pairs are <pair><t/><h/></pair>)",
-                   name, exc.lineno, "E780") from None
+        raise CorpusError.from_code("E780", file=name, line=exc.lineno, msg=exc.msg) from None
     for node in root.iter("pair"):
         line = node.sourceline
         value = (node.get("value") or node.get("entailment") or "").strip().upper()
         if value not in _RTE_TRUE:
-            raise _bad(f"pair {node.get('id')!r}: value/entailment must be TRUE/FALSE or YES/NO, got {value!r}",
-                       "set the gold label attribute", name, line, "E781")
+            raise CorpusError.from_code("E781", file=name, line=line,
+                                        problem=f"pair {node.get('id')!r}: value/entailment must be TRUE/FALSE "
+                                                f"or YES/NO, got {value!r}",
+                                        fix="set the gold label attribute")
         t, h = node.find("t"), node.find("h")
         if t is None or h is None:
-            raise _bad(f"pair {node.get('id')!r} lacks a <t> or <h> element", "each pair needs both",
-                       name, line, "E781")
+            raise CorpusError.from_code("E781", file=name, line=line,
+                                        problem=f"pair {node.get('id')!r} lacks a <t> or <h> element",
+                                        fix="each pair needs both")
         gold = {"nli2": "entailment" if _RTE_TRUE[value] else "not_entailment"}
         if node.get("task"):
             gold["task"] = node.get("task")
@@ -216,9 +219,10 @@ def read_pair_file(path: str | Path, fmt: str | None = None) -> Iterator[Pair]:
     """Stream pairs from ``path`` in format ``fmt`` (default: guessed from the name)."""
     fmt = fmt or guess_pair_format(path)
     if fmt is None:
-        raise FormatError(f"cannot tell the pair format of {path}",
-                          f"pass --from with one of: {', '.join(PAIR_FORMATS)}", code="E782")
+        raise FormatError.from_code("E782", problem=f"cannot tell the pair format of {path}",
+                                    fix=f"pass --from with one of: {', '.join(PAIR_FORMATS)}")
     readers = pair_readers()
     if fmt not in readers:
-        raise FormatError(f"unknown pair format {fmt!r}", f"choose one of: {', '.join(PAIR_FORMATS)}", code="E782")
+        raise FormatError.from_code("E782", problem=f"unknown pair format {fmt!r}",
+                                    fix=f"choose one of: {', '.join(PAIR_FORMATS)}")
     return readers[fmt](path)

@@ -158,27 +158,26 @@ def _is_int(value: Any) -> bool:
 def _parse_span(
     data: Any, where: str, problems: ProblemList, file: str | None, line: int | None, *, label_required: bool
 ) -> Span | None:
-    def bad(message: str, hint: str, code: str) -> None:
-        problems.add(Problem(f"{where}: {message}", hint, file, line, code))
+    def bad(code: str, **fields: Any) -> None:
+        problems.add(Problem.from_code(code, file, line, where=where, **fields))
 
     if not isinstance(data, dict):
-        bad(f"expected an object {{\"start\", \"end\", \"label\"}}, got {type(data).__name__}",
-            "write spans as objects with integer character offsets", "E112")
+        bad("E112", type_name=type(data).__name__)
         return None
     ok = True
     for key in ("start", "end"):
         if key not in data:
-            bad(f"missing {key!r}", "every span needs integer 'start' and 'end' character offsets", "E113")
+            bad("E113", key=key)
             ok = False
         elif not _is_int(data[key]):
-            bad(f"{key!r} must be an integer, got {data[key]!r}", "use character offsets (end exclusive)", "E114")
+            bad("E114", key=key, data=data[key])
             ok = False
     label = data.get("label")
     if label_required and (not isinstance(label, str) or not label.strip()):
-        bad(f"'label' must be a non-empty string, got {label!r}", "give every argument its role / FE name", "E115")
+        bad("E115", label=label)
         ok = False
     elif label is not None and not isinstance(label, str):
-        bad(f"'label' must be a string or null, got {label!r}", "use a string label or null", "E115")
+        bad("E116", label=label)
         ok = False
     if not ok:
         return None
@@ -189,23 +188,22 @@ def _parse_span(
 def _parse_structure(
     data: Any, where: str, problems: ProblemList, file: str | None, line: int | None
 ) -> Structure | None:
-    def bad(message: str, hint: str, code: str) -> None:
-        problems.add(Problem(f"{where}: {message}", hint, file, line, code))
+    def bad(code: str, **fields: Any) -> None:
+        problems.add(Problem.from_code(code, file, line, where=where, **fields))
 
     if not isinstance(data, dict):
-        bad(f"expected an object, got {type(data).__name__}", "structures is a list of objects", "E120")
+        bad("E120", type_name=type(data).__name__)
         return None
     kind = data.get("kind")
     if not isinstance(kind, str):
-        bad(f"'kind' must be a string, got {kind!r}", f"use one of: {', '.join(sorted(KINDS))}", "E121")
+        bad("E121", kind=kind, choices=", ".join(sorted(KINDS)))
         return None
     if kind not in KINDS:
-        bad(f"unknown kind {kind!r}", f"use one of: {', '.join(sorted(KINDS))}", "E122")
+        bad("E122", kind=kind, choices=", ".join(sorted(KINDS)))
         return None
     label = data.get("label")
     if not isinstance(label, str) or not label.strip():
-        bad(f"'label' must be a non-empty string, got {label!r}",
-            "give the frame name, predicate sense or entity type", "E123")
+        bad("E123", label=label)
         return None
     anchor = None
     if data.get("anchor") is not None:
@@ -213,11 +211,11 @@ def _parse_structure(
         if anchor is None:
             return None
     elif kind == "entity":
-        bad("an entity needs an 'anchor' (the mention span)", "set anchor to the entity's offsets", "E124")
+        bad("E124")
         return None
     raw_args = data.get("args", [])
     if not isinstance(raw_args, list):
-        bad(f"'args' must be a list, got {type(raw_args).__name__}", "use [] when there are no arguments", "E125")
+        bad("E125", type_name=type(raw_args).__name__)
         return None
     args: list[Span] = []
     for i, raw in enumerate(raw_args):
@@ -231,39 +229,37 @@ def _parse_structure(
 
 
 def _parse_sentence(data: Any, problems: ProblemList, file: str | None, line: int | None) -> Sentence | None:
-    def bad(message: str, hint: str, code: str) -> None:
-        problems.add(Problem(message, hint, file, line, code))
+    def bad(code: str, **fields: Any) -> None:
+        problems.add(Problem.from_code(code, file, line, **fields))
 
     if not isinstance(data, dict):
-        bad(f"expected a JSON object per line, got {type(data).__name__}",
-            "write one sentence object per line (JSONL)", "E101")
+        bad("E101", type_name=type(data).__name__)
         return None
     ok = True
     sid = data.get("id")
     if not isinstance(sid, str) or not sid:
-        bad(f"'id' must be a non-empty string, got {sid!r}", "give every sentence a unique string id", "E102")
+        bad("E102", sid=sid)
         ok = False
     text = data.get("text")
     if not isinstance(text, str):
-        bad(f"'text' must be a string, got {text!r}", "put the sentence in 'text'", "E103")
+        bad("E103", text=text)
         ok = False
     raw_structures = data.get("structures", [])
     if not isinstance(raw_structures, list):
-        bad(f"'structures' must be a list, got {type(raw_structures).__name__}", "use [] when there are none", "E104")
+        bad("E104", type_name=type(raw_structures).__name__)
         ok = False
         raw_structures = []
     meta = data.get("meta", {})
     if not isinstance(meta, dict):
-        bad(f"'meta' must be an object, got {type(meta).__name__}", "use {} when there is none", "E105")
+        bad("E105", type_name=type(meta).__name__)
         ok = False
     source_id = data.get("source_id")
     if source_id is not None and not isinstance(source_id, str):
-        bad(f"'source_id' must be a string or null, got {source_id!r}", "use the id of the source sentence", "E106")
+        bad("E106", source_id=source_id)
         ok = False
     provenance = data.get("provenance")
     if provenance is not None and not isinstance(provenance, dict):
-        bad(f"'provenance' must be an object or null, got {type(provenance).__name__}",
-            "provenance holds method, iteration and scores", "E107")
+        bad("E107", type_name=type(provenance).__name__)
         ok = False
     structures: list[Structure] = []
     for i, raw in enumerate(raw_structures):
@@ -287,8 +283,8 @@ def validate(
     n = len(sentence.text)
     for i, structure in enumerate(sentence.structures):
         if structure.kind not in KINDS:
-            problems.add(Problem(f"structures[{i}]: unknown kind {structure.kind!r}",
-                                 f"use one of: {', '.join(sorted(KINDS))}", file, line, "E122"))
+            problems.add(Problem.from_code("E122", file, line, where=f"structures[{i}]", kind=structure.kind,
+                                           choices=", ".join(sorted(KINDS))))
         named: list[tuple[str, Span]] = []
         if structure.anchor is not None:
             named.append((f"structures[{i}].anchor", structure.anchor))
@@ -301,17 +297,11 @@ def _check_span(
     where: str, span: Span, text: str, n: int, problems: ProblemList, file: str | None, line: int | None
 ) -> None:
     if span.start < 0 or span.end > n:
-        problems.add(Problem(
-            f"{where}: offsets [{span.start}, {span.end}) out of range for a text of {n} characters",
-            "offsets are character offsets into 'text', end exclusive", file, line, "E130"))
+        problems.add(Problem.from_code("E130", file, line, where=where, span_start=span.start, span_end=span.end, n=n))
     elif span.start >= span.end:
-        problems.add(Problem(
-            f"{where}: empty span [{span.start}, {span.end})",
-            "end must be greater than start (end is exclusive)", file, line, "E131"))
+        problems.add(Problem.from_code("E131", file, line, where=where, span_start=span.start, span_end=span.end))
     elif not text[span.start : span.end].strip():
-        problems.add(Problem(
-            f"{where}: span [{span.start}, {span.end}) covers only whitespace",
-            "point the span at the words it labels", file, line, "E132"))
+        problems.add(Problem.from_code("E132", file, line, where=where, span_start=span.start, span_end=span.end))
 
 
 def check_unique_ids(sentences: Iterable[tuple[Sentence, str | None, int | None]]) -> ProblemList:
@@ -320,8 +310,8 @@ def check_unique_ids(sentences: Iterable[tuple[Sentence, str | None, int | None]
     problems = ProblemList()
     for sentence, file, line in sentences:
         if sentence.id in seen:
-            problems.add(Problem(f"duplicate id {sentence.id!r} (first seen on line {seen[sentence.id]})",
-                                 "give every sentence a unique id", file, line, "E108"))
+            problems.add(Problem.from_code("E108", file, line, id=sentence.id, first="first seen",
+                                           first_line=seen[sentence.id]))
         else:
             seen[sentence.id] = line
     return problems

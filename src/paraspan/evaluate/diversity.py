@@ -194,31 +194,20 @@ def diversity_report(items: Iterable[tuple[str, Sequence[str]]], *, nlp: Languag
 
 def read_paraphrase_file(path: str) -> list[tuple[str, list[str]]]:
     """``(source, paraphrases)`` from a ``paraspan paraphrase`` output file."""
-    import json
-
-    from paraspan.corpus.jsonl import iter_lines
+    from paraspan.corpus.jsonl import iter_lines, parse_json
     from paraspan.errors import CorpusError
 
     items: list[tuple[str, list[str]]] = []
     for number, raw in iter_lines(path):
-        try:
-            data = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise CorpusError(f"malformed JSON: {exc.msg} (column {exc.colno})",
-                              "each line must be one complete JSON object", file=path, line=number,
-                              code="E100") from None
+        data = parse_json(raw, file=path, line=number)
         if not isinstance(data, dict) or not isinstance(data.get("text"), str) \
                 or not isinstance(data.get("paraphrases"), list):
-            raise CorpusError('expected {"text": str, "paraphrases": [...]}',
-                              "give the output of `paraspan paraphrase`", file=path, line=number,
-                              code="E460")
+            raise CorpusError.from_code("E460", file=path, line=number)
         paras = []
         for item in data["paraphrases"]:
             text = item.get("text") if isinstance(item, dict) else item
             if not isinstance(text, str):
-                raise CorpusError("a paraphrase is neither a string nor an object with \"text\"",
-                                  "give the output of `paraspan paraphrase`", file=path, line=number,
-                                  code="E461")
+                raise CorpusError.from_code("E461", file=path, line=number)
             paras.append(text)
         items.append((data["text"], paras))
     return items

@@ -1,39 +1,72 @@
-"""The shared filter contract: a filter looks at a source sentence and its rewrites and returns,
-for each rewrite, a decision with a reason.
+"""The filter contract.
 
-Filters are registered by name as ``"module:attr"`` strings (see :func:`filters`), so listing
-them imports nothing heavy. A registered target is a factory: call it with its options to get a
-filter (``filters().get("relation")(judge)``).
+A filter decides, for one augmentation output (and the input sentence it was rewritten from),
+whether to keep it: :meth:`Filter.decide` returns a :class:`FilterDecision` (keep, score,
+reason). The numbers threshold rules read are in ``output.provenance`` (see
+:func:`paraspan.filter.thresholds.features`); ``source`` is the input with id
+``output.source_id``, which filters that compare the two (the relation filter) need and the
+others ignore. Model-backed filters also decide many outputs in one call
+(:meth:`BatchFilter.decide_batch`); :func:`decide_all` uses that when a filter has it.
+
+Filters are registered and built by name in :mod:`paraspan.filter` (``filters``,
+``build_filter``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from paraspan.corpus.schema import Sentence
-from paraspan.registry import Registry
 
 
 @dataclass(frozen=True)
 class FilterDecision:
-    """Keep or drop one output; ``reason`` says why in words, ``scores`` holds the numbers behind it."""
+    """Keep or drop one output: ``score`` is the number the decision rests on when there is one
+    (the learned filter's probability), ``reason`` says why in words, ``details`` holds the
+    numbers behind it."""
 
     keep: bool
+    score: float | None
     reason: str
-    scores: dict[str, Any] = field(default_factory=dict)
+    details: dict[str, Any] = field(default_factory=dict, compare=False)
 
 
+@runtime_checkable
 class Filter(Protocol):
-    """Decides, for each output rewritten from ``source``, whether to keep it (one decision per output)."""
+    """Decides whether to keep one output; ``name`` is what decisions are recorded under."""
 
-    def __call__(self, source: Sentence, outputs: list[Sentence]) -> list[FilterDecision]: ...
+    name: str
+
+    def decide(self, output: Sentence, source: Sentence | None = None) -> FilterDecision: ...
 
 
-def filters() -> Registry[Callable[..., Filter]]:
-    """Filter factories by name (a fresh registry: no global state)."""
-    reg: Registry[Callable[..., Filter]] = Registry("filters")
-    reg.register("relation", "paraspan.filter.relations:RelationFilter",
-                 "keep rewrites whose NLI relation to the source is equivalence (or also forward entailment)")
-    return reg
+@runtime_checkable
+class BatchFilter(Filter, Protocol):
+    """A filter that decides many (output, source) pairs at once (a model-backed one)."""
+
+    def decide_batch(self, pairs: Sequence[tuple[Sentence, Sentence | None]]) -> list[FilterDecision]: ...
+
+
+class BaseFilter:
+    """A convenient base: ``decide_batch`` decides one pair after another."""
+
+    name: str
+
+    def decide(self, output: Sentence, source: Sentence | None = None) -> FilterDecision:
+        raise NotImplementedError
+
+    def decide_batch(self, pairs: Sequence[tuple[Sentence, Sentence | None]]) -> list[FilterDecision]:
+        return [self.decide(output, source) for output, source in pairs]
+
+
+def decide_all(flt: Filter, pairs: Sequence[tuple[Sentence, Sentence | None]]) -> list[FilterDecision]:
+    """One decision per (output, source) pair, in one batched call when the filter has one."""
+    batch = getattr(flt, "decide_batch", None)
+    if callable(batch):
+        decisions = list(batch(pairs))
+        if len(decisions) != len(pairs):  # a bug in the filter, not in the input
+            raise ValueError(f"filter {flt.name!r} returned {len(decisions)} decisions for {len(pairs)} outputs")
+        return decisions
+    return [flt.decide(output, source) for output, source in pairs]

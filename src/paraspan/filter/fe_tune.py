@@ -33,7 +33,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from paraspan.errors import ModelError
-from paraspan.filter.fe_classifier import NOT_FE, FEClassifier, FEInstance, evaluate_split, mark
+from paraspan.filter.fe_classifier import NOT_FE, FEClassifier, FEInstance, mark, quiet
+from paraspan.filter.fe_train import evaluate_split
 
 if TYPE_CHECKING:
     import torch
@@ -149,10 +150,11 @@ def write_bundle(folder: str | Path, sets: dict[str, dict[str, np.ndarray]], bas
 
 
 def build_bundle(release: str | Path, splits: str | Path, out: str | Path, recipe: FETuneRecipe | None = None,
-                 log: Callable[[str], None] = print) -> Path:
+                 log: Callable[[str], None] = quiet) -> Path:
     """Read FrameNet train (+ exemplars) and dev, prepare them, and write a training bundle."""
     from paraspan.corpus.frame_index import FrameIndex
-    from paraspan.filter.fe_classifier import FERecipe, _load_split, instances_from_sentence, training_instances
+    from paraspan.filter.fe_classifier import instances_from_sentence
+    from paraspan.filter.fe_train import FERecipe, _load_split, training_instances
     from paraspan.models.encoder import load_private_model
 
     recipe = recipe or FETuneRecipe()
@@ -312,7 +314,7 @@ def _masks(frames: np.ndarray, labels: np.ndarray, frame_fes: list[list[int]], n
 
 
 def _snapshot(model: Any, labels: list[str], frame_fes: dict[str, list[str]]) -> FEClassifier:
-    from paraspan.filter.fe_classifier import _snapshot as head_snapshot
+    from paraspan.filter.fe_train import _snapshot as head_snapshot
 
     return head_snapshot(model.head, model.mean.cpu().numpy(), model.scale.cpu().numpy(), labels, frame_fes)
 
@@ -337,19 +339,20 @@ def _instances_for_eval(data: dict[str, np.ndarray], labels: list[str], frames: 
 
 
 def train_bundle(bundle: str | Path, out: str | Path, *, device: str = "cpu", recipe: FETuneRecipe | None = None,
-                 limit: int | None = None, log: Callable[[str], None] = print) -> dict[str, Any]:
+                 limit: int | None = None, log: Callable[[str], None] = quiet) -> dict[str, Any]:
     """Train on a bundle from :func:`write_bundle`; writes ``fe-head.npz`` + ``fe-encoder.safetensors``."""
     import torch
-    from safetensors.torch import load_file, save_file
+    from safetensors.torch import load_file
     from transformers import BertConfig, BertModel
+
+    from paraspan.models.batching import warmup_linear_decay
+    from paraspan.models.delta import save_delta
 
     started = time.perf_counter()
     folder = Path(bundle)
     meta = json.loads((folder / BUNDLE_META).read_text(encoding="utf-8"))
     if meta.get("format") != FORMAT_VERSION:
-        raise ModelError(f"{folder} holds a bundle of format {meta.get('format')!r}, this paraspan reads "
-                         f"{FORMAT_VERSION}", "write it again with `paraspan train-fe-classifier --fine-tune "
-                         "--bundle-only`", code="E822")
+        raise ModelError.from_code("E822", folder=folder, format=meta.get("format"), format_version=FORMAT_VERSION)
     recipe = recipe or FETuneRecipe(**_stored_recipe(meta))
     torch.manual_seed(recipe.seed)
     rng = np.random.default_rng(recipe.seed)
@@ -376,8 +379,7 @@ def train_bundle(bundle: str | Path, out: str | Path, *, device: str = "cpu", re
     missing = [k for k in missing if not k.endswith("position_ids")]
     unexpected = [k for k in unexpected if not k.endswith("position_ids")]
     if missing or unexpected:
-        raise ModelError(f"the bundle's base weights do not fit the encoder: missing {missing[:3]}, "
-                         f"unexpected {unexpected[:3]}", "write the bundle again", code="E823")
+        raise ModelError.from_code("E823", missing=missing[:3], unexpected=unexpected[:3])
     dev_t = torch.device(device)
     autocast = dev_t.type == "cuda"
     model = FESpanModel.build(bert, recipe.train_layers, len(labels), recipe.hidden, recipe.dropout,
@@ -396,9 +398,7 @@ def train_bundle(bundle: str | Path, out: str | Path, *, device: str = "cpu", re
                              {"params": model.head.parameters(), "lr": recipe.head_lr}],
                             weight_decay=recipe.weight_decay)
     steps = recipe.epochs * math.ceil(len(targets) / recipe.batch_size)
-    warm = max(1, int(recipe.warmup * steps))
-    sched = torch.optim.lr_scheduler.LambdaLR(
-        opt, lambda s: min((s + 1) / warm, max(0.0, (steps - s) / max(1, steps - warm))))
+    sched = warmup_linear_decay(opt, steps, recipe.warmup)
     dev_items = _instances_for_eval(dev, labels, frames)
     prior = {(frames[f], labels[y]): n for (f, y), n in
              Counter(zip(train["frame"].tolist(), train["label"].tolist(), strict=True)).items()
@@ -445,7 +445,7 @@ def train_bundle(bundle: str | Path, out: str | Path, *, device: str = "cpu", re
         clf.prior_weight = max(tried, key=lambda w: (tried[w], -w))
         dev_scores = evaluate_split(clf, dev_items, x_dev)
         target.mkdir(parents=True, exist_ok=True)
-        save_file(model.delta(), str(target / DELTA_FILE))
+        save_delta(model.delta(), target / DELTA_FILE)
         info = {
             "kind": "fine-tuned", "encoder_delta": DELTA_FILE, "train_layers": recipe.train_layers,
             "recipe": asdict(recipe), "best_epoch": epoch, "history": list(history),
@@ -483,7 +483,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         fields["epochs"] = args.epochs
     if args.train_layers is not None:
         fields["train_layers"] = args.train_layers
-    train_bundle(args.bundle, args.out, device=args.device, recipe=FETuneRecipe(**fields), limit=args.limit)
+    train_bundle(args.bundle, args.out, device=args.device, recipe=FETuneRecipe(**fields), limit=args.limit,
+                 log=print)  # a script: its log is its output
     return 0
 
 

@@ -25,14 +25,15 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from paraspan.corpus.pairs import NLI_LABELS
 from paraspan.errors import ModelError, ParaspanError
 from paraspan.registry import Registry
 
-#: Column order of every probability array a judge returns.
-LABELS: tuple[str, str, str] = ("entailment", "neutral", "contradiction")
+#: Column order of every probability array a judge returns (the gold labels' order too).
+LABELS: tuple[str, str, str] = NLI_LABELS
 
-WEIGHTS_NAME = "minilm-nli.safetensors"
-RECIPE_NAME = "minilm-nli.json"
+#: The judge a relation filter (and ``paraspan relabel``) uses unless told otherwise.
+DEFAULT_JUDGE = "minilm-nli"
 
 
 @dataclass
@@ -165,8 +166,7 @@ class LLMJudge:
         # Single tokens are distinct words, so labels cannot share one; a label may still lack any.
         missing = [label for label, ids in out.items() if not ids]
         if missing:
-            raise ModelError(f"the tokenizer of {self.name} splits every spelling of the answer word(s) for "
-                             f"{', '.join(missing)} into pieces", "use another model for the LLM judge", code="E785")
+            raise ModelError.from_code("E785", model=self.name, choices=", ".join(missing))
         return out
 
     def _prompt(self, premise: str, hypothesis: str) -> tuple[list[int], bool]:
@@ -197,8 +197,7 @@ class LLMJudge:
 
         llama = self.llm.llama
         if len(tokens) >= llama.n_ctx():
-            raise ModelError(f"a prompt of {len(tokens)} tokens does not fit the context of {llama.n_ctx()}",
-                             "load the judge with a larger n_ctx or lower max_sentence_tokens", code="E786")
+            raise ModelError.from_code("E786", n_tokens=len(tokens), n_ctx=llama.n_ctx())
         # Reuse the KV cache for the shared prefix (instruction and examples); at least the last
         # token is evaluated again so that its logits are fresh.
         cached = llama.input_ids[: llama.n_tokens]
@@ -249,13 +248,15 @@ def map_hub_labels(id2label: dict[int, str]) -> dict[str, list[int]]:
     for index, raw in id2label.items():
         key = _HUB_NAMES.get(str(raw).strip().lower())
         if key is None:
-            raise ModelError(f"cannot map the model's label {raw!r} to entailment/neutral/contradiction",
-                             "use an NLI model whose config.id2label names its classes (e.g. roberta-large-mnli)",
-                             code="E787")
+            raise ModelError.from_code("E787", problem=f"cannot map the model's label {raw!r} to "
+                                       "entailment/neutral/contradiction",
+                                       fix="use an NLI model whose config.id2label names its classes"
+                                       " (e.g. roberta-large-mnli)")
         mapping.setdefault(key, []).append(int(index))
     if "entailment" not in mapping or not ({"neutral", "contradiction"} & set(mapping) or "not_entailment" in mapping):
-        raise ModelError(f"the model's labels {sorted(id2label.values())} lack entailment or its alternatives",
-                         "use a 3-way (or entailment / not_entailment) NLI classifier", code="E787")
+        raise ModelError.from_code("E787", problem=f"the model's labels {sorted(id2label.values())} lack entailment"
+                                   " or its alternatives",
+                                   fix="use a 3-way (or entailment / not_entailment) NLI classifier")
     return mapping
 
 
@@ -297,8 +298,7 @@ class HubJudge:
         try:
             from transformers import AutoModelForSequenceClassification, AutoTokenizer
         except ImportError:
-            raise ModelError("transformers is not installed", "run `pip install 'transformers<5'`",
-                             code="E360") from None
+            raise ModelError.from_code("E360") from None
         if threads is not None:
             import torch
 
@@ -314,12 +314,7 @@ class HubJudge:
             why = ("the hub is switched off (HF_HUB_OFFLINE/TRANSFORMERS_OFFLINE) and it is not in the local cache"
                    if offline else "the hub cannot be reached (offline?) and it is not in the local cache"
                    if cache_only and not Path(model_id).is_dir() else str(exc).splitlines()[0][:300])
-            raise ModelError(
-                f"could not load the NLI model {model_id!r}: {why}",
-                "go online once to download it, pass a local folder as hub:<folder>, "
-                "or use the packaged judge minilm-nli",
-                code="E788",
-            ) from None
+            raise ModelError.from_code("E788", model_id=model_id, why=why) from None
         model.eval()
         columns = map_hub_labels(dict(model.config.id2label))
         return cls(model, tokenizer, columns, name=f"hub:{model_id}", batch_size=batch_size, max_length=max_length)
@@ -341,6 +336,8 @@ def _judge_in_batches(tokenizer: Any, premises: Sequence[str], hypotheses: Seque
     """Run ``forward(encoded batch) -> (batch, 3) probabilities`` over length-sorted batches."""
     import torch
 
+    from paraspan.models.batching import length_sorted_batches
+
     _check_lengths(premises, hypotheses)
     n = len(premises)
     if n == 0:
@@ -350,9 +347,7 @@ def _judge_in_batches(tokenizer: Any, premises: Sequence[str], hypotheses: Seque
     # Untruncated lengths (fast tokenizer, cheap) tell which pairs get cut, and sort batches.
     full = tokenizer(list(premises), list(hypotheses), truncation=False, verbose=False)["input_ids"]
     lengths = [len(ids) for ids in full]
-    order = sorted(range(n), key=lambda i: lengths[i])
-    for start in range(0, n, batch_size):
-        idx = order[start : start + batch_size]
+    for idx in length_sorted_batches(lengths, batch_size):
         enc = tokenizer([premises[i] for i in idx], [hypotheses[i] for i in idx], padding=True,
                         truncation="longest_first", max_length=max_length, return_tensors="pt")
         with torch.inference_mode():
@@ -379,7 +374,7 @@ def load_llm_judge(arg: str | None = None, **options: Any) -> LLMJudge:
 def load_hub_judge(arg: str | None = None, **options: Any) -> HubJudge:
     """``hub:<model id or local folder>``."""
     if not arg:
-        raise ParaspanError("hub needs a model id: hub:<id>", "e.g. hub:roberta-large-mnli", code="E789")
+        raise ParaspanError.from_code("E789")
     return HubJudge.load(arg, **_only(options, "threads", "batch_size", "max_length"))
 
 
@@ -412,13 +407,15 @@ def parse_judge_specs(text: str) -> list[str]:
     """``"a,b"`` → ``["a", "b"]`` (a Windows path with ':' stays one spec as long as it has no ',')."""
     specs = [s.strip() for s in text.split(",") if s.strip()]
     if not specs:
-        raise ParaspanError("no judge given", "pass --judges minilm-nli (or a comma-separated list)", code="E789")
+        raise ParaspanError.from_code("E729")
     if len(set(specs)) != len(specs):
-        raise ParaspanError(f"a judge is named twice in {text!r}", "list each judge once", code="E789")
+        raise ParaspanError.from_code("E734", text=text)
     return specs
 
 
 def recipe_of(folder: Path) -> dict[str, Any]:
     """The recipe JSON beside the weights (for reports)."""
+    from paraspan.filter.nli_train import RECIPE_NAME
+
     path = folder / RECIPE_NAME
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}

@@ -23,7 +23,7 @@ import numpy as np
 
 from paraspan.corpus.schema import Sentence
 from paraspan.errors import ParaspanError
-from paraspan.filter.base import FilterDecision
+from paraspan.filter.base import BaseFilter, FilterDecision
 from paraspan.filter.thresholds import features
 
 INPUTS = ("iteration", "nll", "aligner")
@@ -65,11 +65,11 @@ class LearnedFilterModel:
         try:
             data = json.loads(Path(path).read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError) as exc:
-            raise ParaspanError(f"cannot read the learned filter: {exc}",
-                                "pass a file written by `paraspan train-filter`", file=str(path), code="E720") from None
+            raise ParaspanError.from_code("E720", file=str(path), problem=f"cannot read the learned filter: {exc}",
+                                          fix="pass a file written by `paraspan train-filter`") from None
         if not isinstance(data, dict) or data.get("kind") != "paraspan-learned-filter":
-            raise ParaspanError("not a learned filter file", "pass a file written by `paraspan train-filter`",
-                                file=str(path), code="E720")
+            raise ParaspanError.from_code("E720", file=str(path), problem="not a learned filter file",
+                                          fix="pass a file written by `paraspan train-filter`")
         data.pop("kind")
         data.pop("version", None)
         return cls(**data)
@@ -85,31 +85,28 @@ def feature_row(provenance: Mapping[str, Any] | None) -> list[float] | None:
 
 
 @dataclass
-class LearnedFilter:
-    """A trained model as a :class:`~paraspan.filter.base.Filter`."""
+class LearnedFilter(BaseFilter):
+    """A trained model as a :class:`~paraspan.filter.base.Filter` (ignores the source sentence);
+    the decision's score is the keep-probability."""
 
     model: LearnedFilterModel
     name: str = "learned"
 
-    def keep(self, provenance: Mapping[str, Any] | None) -> tuple[bool, str, float | None]:
-        row = feature_row(provenance)
+    def decide(self, output: Sentence, source: Sentence | None = None) -> FilterDecision:
+        row = feature_row(output.provenance)
         if row is None:
-            return False, "missing iteration, paraphrase or aligner score", None
+            return FilterDecision(False, None, "missing iteration, paraphrase or aligner score")
         p = float(self.model.predict(np.array([row]))[0])
         ok = p >= self.model.threshold
-        return ok, f"{self.model.mode} classifier p={p:.3f} {'≥' if ok else '<'} {self.model.threshold:g}", p
-
-    def __call__(self, source: Sentence, outputs: list[Sentence]) -> list[FilterDecision]:
-        out = []
-        for sentence in outputs:
-            ok, reason, p = self.keep(sentence.provenance)
-            out.append(FilterDecision(ok, reason, {"p": p} if p is not None else {}))
-        return out
+        return FilterDecision(ok, p, f"{self.model.mode} classifier p={p:.3f} {'≥' if ok else '<'} "
+                              f"{self.model.threshold:g}", {"p": p})
 
 
-def load_learned_filter(path: str | Path, name: str | None = None) -> LearnedFilter:
+def learned_filter(path: str | Path, record_as: str | None = None) -> LearnedFilter:
+    """The registered ``learned`` filter: the `train-filter` model at ``path``, recorded as
+    ``record_as`` (default: ``p-classifier`` or ``r-classifier`` after its mode)."""
     model = LearnedFilterModel.load(path)
-    return LearnedFilter(model, name or f"{model.mode[0]}-classifier")
+    return LearnedFilter(model, record_as or f"{model.mode[0]}-classifier")
 
 
 def _metrics(pred: np.ndarray, gold: np.ndarray) -> dict[str, float]:
@@ -133,12 +130,11 @@ def train_filter(rows: Sequence[Sequence[float]], labels: Sequence[int], *, mode
     from torch import nn
 
     if mode not in ("precision", "recall"):
-        raise ParaspanError(f"unknown mode {mode!r}", "use precision or recall", code="E721")
+        raise ParaspanError.from_code("E721", mode=mode)
     x = np.asarray(rows, dtype=np.float64)
     y = np.asarray(labels, dtype=np.float64)
     if len(x) < 10 or len(set(y.tolist())) < 2:
-        raise ParaspanError(f"too few judgments to train on ({len(x)}, {int(y.sum())} accepted)",
-                            "give at least 10 judged outputs, some accepted (score ≥ 50) and some not", code="E722")
+        raise ParaspanError.from_code("E722", n_judgments=len(x), n_accepted=int(y.sum()))
     rng = np.random.default_rng(seed)
     order = rng.permutation(len(x))
     n_test = max(1, int(round(test_share * len(x)))) if test_share > 0 else 0

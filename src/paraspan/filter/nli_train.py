@@ -30,12 +30,14 @@ from typing import Any
 import torch
 from torch import nn
 
-from paraspan.corpus.pairs import NLI_LABELS, Pair, read_pair_file
+from paraspan.corpus.pairs import NLI_LABELS as LABELS
+from paraspan.corpus.pairs import Pair, read_pair_file
 from paraspan.errors import ModelError, ParaspanError
-from paraspan.filter.judges import LABELS, RECIPE_NAME, WEIGHTS_NAME
+from paraspan.models.batching import length_sorted_batches, warmup_linear_decay
 
-assert tuple(NLI_LABELS) == LABELS  # one label order everywhere
-
+# Imports flow one way: the judges load this module's model; nothing here imports the judges.
+WEIGHTS_NAME = "minilm-nli.safetensors"
+RECIPE_NAME = "minilm-nli.json"
 FORMAT_VERSION = 1
 
 
@@ -64,8 +66,7 @@ class NliCrossEncoder(nn.Module):
         self.bert: Any = bert  # a transformers BertModel
         n_layers = len(bert.encoder.layer)
         if not 1 <= train_layers <= n_layers:
-            raise ParaspanError(f"train_layers must be between 1 and {n_layers}, got {train_layers}",
-                                "fine-tune at least the top layer", code="E790")
+            raise ParaspanError.from_code("E790", n_layers=n_layers, train_layers=train_layers)
         self.cut = n_layers - train_layers
         hidden = int(bert.config.hidden_size)
         self.head = nn.Sequential(nn.Dropout(dropout), nn.Linear(hidden, hidden), nn.Tanh(), nn.Dropout(dropout),
@@ -120,30 +121,25 @@ def _base_fingerprint(resolved: Any) -> dict[str, Any]:
 
 def load_cross_encoder(folder: Path) -> tuple[NliCrossEncoder, Any, dict[str, Any]]:
     """The packaged encoder with the delta from ``folder`` applied; (model, tokenizer, recipe JSON)."""
-    from safetensors.torch import load_file
+    from paraspan.models.delta import apply_delta
 
     weights, recipe_path = folder / WEIGHTS_NAME, folder / RECIPE_NAME
     if not weights.is_file() or not recipe_path.is_file():
-        raise ModelError(f"no {WEIGHTS_NAME} + {RECIPE_NAME} in {folder}",
-                         "train them with `paraspan train-nli`, or reinstall paraspan for the shipped ones",
-                         code="E791")
+        raise ModelError.from_code("E791", weights_name=WEIGHTS_NAME, recipe_name=RECIPE_NAME, folder=folder)
     info = json.loads(recipe_path.read_text(encoding="utf-8"))
     if info.get("format") != FORMAT_VERSION:
-        raise ModelError(f"{recipe_path} has format {info.get('format')!r}, this paraspan reads {FORMAT_VERSION}",
-                         "retrain with `paraspan train-nli`", code="E792")
+        raise ModelError.from_code("E792", recipe_path=recipe_path, format=info.get("format"),
+                                   format_version=FORMAT_VERSION)
     tokenizer, bert, resolved = _load_base()
     base = _base_fingerprint(resolved)
     if info.get("base", {}).get("weights_bytes") not in (None, base["weights_bytes"]):
-        raise ModelError(f"the weights in {folder} were trained on another encoder ({info['base']})",
-                         f"retrain with `paraspan train-nli` on this one ({base})", code="E793")
+        raise ModelError.from_code("E793", problem=f"the weights in {folder} were trained on another encoder"
+                                   f" ({info['base']})", fix=f"retrain with `paraspan train-nli` on this one ({base})")
     recipe = NliRecipe(**info["recipe"])
     model = NliCrossEncoder(bert, recipe.train_layers, recipe.dropout)
-    delta = {k: v.float() for k, v in load_file(str(weights)).items()}
-    expected = model.delta()
-    if set(delta) != set(expected) or any(delta[k].shape != expected[k].shape for k in delta):
-        raise ModelError(f"{weights} does not match its recipe (train_layers={recipe.train_layers})",
-                         "retrain with `paraspan train-nli`", code="E793")
-    model.load_state_dict(delta, strict=False)
+    if apply_delta(model, weights, exact=model.delta().keys()):
+        raise ModelError.from_code("E793", problem=f"{weights} does not match its recipe"
+                                   f" (train_layers={recipe.train_layers})", fix="retrain with `paraspan train-nli`")
     model.eval()
     return model, tokenizer, info
 
@@ -172,8 +168,7 @@ def _target(pair: Pair, file: str) -> int:
         return LABELS.index(pair.gold["nli"])
     if "nli2" in pair.gold:
         return 0 if pair.gold["nli2"] == "entailment" else -1
-    raise ParaspanError(f"pair {pair.id!r} has no NLI label", "train on SICK (3-way) or RTE (2-way) files",
-                        file=file, code="E794")
+    raise ParaspanError.from_code("E794", file=file, pair_id=pair.id)
 
 
 def _sha256(path: Path) -> str:
@@ -183,10 +178,8 @@ def _sha256(path: Path) -> str:
 def _encode_lower(model: NliCrossEncoder, tokenizer: Any, pairs: Sequence[tuple[str, str]],
                   max_length: int, batch_size: int = 64) -> list[torch.Tensor]:
     out: list[torch.Tensor | None] = [None] * len(pairs)
-    order = sorted(range(len(pairs)), key=lambda i: len(pairs[i][0]) + len(pairs[i][1]))
     with torch.inference_mode():
-        for start in range(0, len(order), batch_size):
-            idx = order[start : start + batch_size]
+        for idx in length_sorted_batches([len(s1) + len(s2) for s1, s2 in pairs], batch_size):
             enc = tokenizer([pairs[i][0] for i in idx], [pairs[i][1] for i in idx], padding=True, truncation=True,
                             max_length=max_length, return_tensors="pt")
             hidden = model.lower(enc["input_ids"], enc["attention_mask"], enc["token_type_ids"])
@@ -208,10 +201,8 @@ def _collate(items: Sequence[torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]
 def _predict(model: NliCrossEncoder, cached: Sequence[torch.Tensor], batch_size: int = 64) -> torch.Tensor:
     model.eval()
     probs = torch.zeros(len(cached), len(LABELS))
-    order = sorted(range(len(cached)), key=lambda i: int(cached[i].shape[0]))
     with torch.inference_mode():
-        for start in range(0, len(order), batch_size):
-            idx = order[start : start + batch_size]
+        for idx in length_sorted_batches([int(h.shape[0]) for h in cached], batch_size):
             hidden, mask = _collate([cached[i] for i in idx])
             probs[idx] = model.upper(hidden, mask).softmax(-1)
     return probs
@@ -245,9 +236,8 @@ def train_nli(
 ) -> TrainReport:
     """Train the cross-encoder on ``train_files`` (SICK / RTE / pair JSONL with ``nli``), score it on
     ``dev_files`` after each epoch, and write the delta + recipe JSON into ``out_dir``."""
-    from safetensors.torch import save_file
-
     from paraspan.corpus.jsonl import atomic_write
+    from paraspan.models.delta import save_delta
 
     recipe = recipe or NliRecipe()
     say = log or (lambda _msg: None)
@@ -278,7 +268,7 @@ def train_nli(
                 targets.append(2)
         data_info.append({"file": Path(path).name, "pairs": len(pairs), "sha256": _sha256(Path(path))})
     if not texts:
-        raise ParaspanError("no training pairs", "pass a SICK train file", code="E794")
+        raise ParaspanError.from_code("E736")
 
     model.eval()  # the frozen part runs without dropout, so its outputs can be cached
     cached = _encode_lower(model, tokenizer, texts, recipe.max_length)
@@ -298,9 +288,7 @@ def train_nli(
     )
     per_epoch = math.ceil(len(cached) / recipe.batch_size)
     total = recipe.epochs * per_epoch
-    warm = max(1, int(recipe.warmup * total))
-    scheduler = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda step: min((step + 1) / warm, max(0.0, (total - step) / max(1, total - warm))))
+    scheduler = warmup_linear_decay(optimizer, total, recipe.warmup)
 
     history: list[dict[str, Any]] = []
     scores: dict[str, float] = {}
@@ -334,11 +322,7 @@ def train_nli(
 
     seconds = time.perf_counter() - start
     out_dir.mkdir(parents=True, exist_ok=True)
-    delta = {k: v.detach().to(torch.float16).contiguous() for k, v in model.delta().items()}
-    weights_path = out_dir / WEIGHTS_NAME
-    tmp = out_dir / f".{WEIGHTS_NAME}.tmp"
-    save_file(delta, str(tmp), metadata={"format": str(FORMAT_VERSION)})
-    tmp.replace(weights_path)
+    weights_path = save_delta(model.delta(), out_dir / WEIGHTS_NAME, {"format": str(FORMAT_VERSION)})
     info = {
         "format": FORMAT_VERSION,
         "what": "minilm-nli: top-layer + head delta for the packaged all-MiniLM-L6-v2 (fp16)",

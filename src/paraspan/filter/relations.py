@@ -19,22 +19,23 @@ Defined behaviour for odd inputs: identical sentences (after collapsing whitespa
 judges the first one's labels are reported and ``agree`` says whether all gave the same two labels
 (the paper keeps only those); with one judge ``agree`` is null.
 
-:class:`RelationFilter` applies this to augmentation outputs; :class:`RelationSummary` gives the
-paper's Tables 8-12 for a relabelled corpus.
+:class:`RelationFilter` (the registered ``relation`` filter) applies this to augmentation outputs;
+:class:`RelationSummary` gives the paper's Tables 8-12 for a relabelled corpus.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from paraspan.corpus.schema import Sentence
 from paraspan.errors import ParaspanError
-from paraspan.filter.base import FilterDecision
-from paraspan.filter.judges import LABELS, Judge
+from paraspan.filter.base import BaseFilter, FilterDecision
+from paraspan.filter.judges import DEFAULT_JUDGE, LABELS, Judge, load_judge
+from paraspan.filter.judges import judges as judge_registry
 
 RELATIONS: tuple[str, ...] = (
     "equivalence", "forward_entailment", "reverse_entailment", "negation", "alternation", "other",
@@ -115,7 +116,7 @@ def _probs(row: Any) -> dict[str, float]:
 def relate(pairs: Sequence[tuple[str, str]], judges: Sequence[Judge]) -> list[PairRelation]:
     """Relations for ``pairs`` of (s1, s2): each judge runs once over both directions of all of them."""
     if not judges:
-        raise ParaspanError("no judge given", "pass at least one judge (e.g. minilm-nli)", code="E795")
+        raise ParaspanError.from_code("E795")
     results: list[PairRelation | None] = [None] * len(pairs)
     todo: list[int] = []
     for i, (s1, s2) in enumerate(pairs):
@@ -155,49 +156,116 @@ def relate(pairs: Sequence[tuple[str, str]], judges: Sequence[Judge]) -> list[Pa
 # --------------------------------------------------------------------------- filter
 
 
-class RelationFilter:
-    """Keep rewrites whose relation to their source is in ``keep`` (default: equivalence only).
+class RelationFilter(BaseFilter):
+    """Keep rewrites whose relation to their source is in ``accept`` (default: equivalence only).
 
-    With several judges an output is kept only when they agree. The relation is recorded in each
-    output's provenance under ``"relation"`` (the outputs are updated in place), and in the
-    decision's scores.
+    With several judges and ``agree`` (the default, as in the paper), an output is kept only when
+    they all give the same two labels. The relation is recorded in each output's provenance under
+    ``"relation"`` (the outputs are updated in place), and in the decision's details. ``judges``
+    are judge objects, or ``load`` a function that loads them on the first decision (so building
+    the filter, e.g. to check a config, loads no model).
     """
 
-    def __init__(self, judge: Judge | Sequence[Judge], keep: Iterable[str] = ("equivalence",)) -> None:
-        self.judges: list[Judge] = list(judge) if isinstance(judge, list | tuple) else [judge]  # type: ignore[list-item]
-        self.keep = frozenset(keep)
-        unknown = sorted(self.keep - set(RELATIONS))
-        if unknown or not self.keep:
-            raise ParaspanError(f"unknown relation(s) to keep: {', '.join(unknown) or '(none given)'}",
-                                f"choose from: {', '.join(RELATIONS)}", code="E796")
+    def __init__(self, judges: Judge | Sequence[Judge] | None = None, accept: Iterable[str] = ("equivalence",),
+                 *, agree: bool = True, name: str = "relation",
+                 load: Callable[[], Sequence[Judge]] | None = None) -> None:
+        if judges is None and load is None:
+            raise ParaspanError.from_code("E795")
+        self._judges: list[Judge] | None = None
+        if judges is not None:
+            self._judges = list(judges) if isinstance(judges, list | tuple) else [judges]  # type: ignore[list-item]
+        self._load = load
+        self.accept = frozenset(accept)
+        self.agree = agree
+        self.name = name
+        unknown = sorted(self.accept - set(RELATIONS))
+        if unknown or not self.accept:
+            raise ParaspanError.from_code("E796", value=", ".join(unknown) or "(none given)",
+                                          choices=", ".join(RELATIONS))
 
-    def __call__(self, source: Sentence, outputs: list[Sentence]) -> list[FilterDecision]:
-        relations = relate([(source.text, out.text) for out in outputs], self.judges)
+    @property
+    def judges(self) -> list[Judge]:
+        """The judges, loaded now if they were not yet."""
+        if self._judges is None:
+            assert self._load is not None
+            self._judges = list(self._load())
+        return self._judges
+
+    def decide(self, output: Sentence, source: Sentence | None = None) -> FilterDecision:
+        return self.decide_batch([(output, source)])[0]
+
+    def decide_batch(self, pairs: Sequence[tuple[Sentence, Sentence | None]]) -> list[FilterDecision]:
+        """Each judge runs once over both directions of all the pairs."""
+        if not pairs:
+            return []
+        missing = [out.id for out, source in pairs if source is None]
+        if missing:
+            raise ParaspanError.from_code("E714", missing=missing[0])
+        judges = self.judges
+        relations = relate([(source.text, out.text) for out, source in pairs if source is not None], judges)
         decisions = []
-        for out, rel in zip(outputs, relations, strict=True):
+        for (out, _), rel in zip(pairs, relations, strict=True):
             record: dict[str, Any] = {"label": rel.relation, "forward": rel.forward, "backward": rel.backward,
-                      "judge": ",".join(j.name for j in self.judges) if rel.judge else None}
+                                      "judge": ",".join(j.name for j in judges) if rel.judge else None}
             if rel.agree is not None:
                 record["agree"] = rel.agree
             if rel.truncated:
                 record["truncated"] = True
-            out.provenance = {**(out.provenance or {}), "relation": record}
-            scores: dict[str, Any] = {"relation": rel.relation, "p_forward": rel.p_forward,
-                                      "p_backward": rel.p_backward, "agree": rel.agree}
-            if rel.relation not in self.keep:
-                keep, reason = False, f"relation {rel.relation} is not in {sorted(self.keep)}"
+            if out.provenance is None:
+                out.provenance = {}
+            out.provenance["relation"] = record  # in place: a caller may hold the dict
+            details: dict[str, Any] = {"relation": rel.relation, "p_forward": rel.p_forward,
+                                       "p_backward": rel.p_backward, "agree": rel.agree}
+            if rel.relation not in self.accept:
+                keep, reason = False, f"relation {rel.relation} is not in {sorted(self.accept)}"
                 if rel.note:
                     reason += f" ({rel.note})"
-            elif rel.agree is False:
+            elif self.agree and rel.agree is False:
                 keep, reason = False, f"judges disagree ({self._views(rel)})"
             else:
                 keep, reason = True, f"relation {rel.relation}" + (f" ({rel.note})" if rel.note else "")
-            decisions.append(FilterDecision(keep, reason, scores))
+            decisions.append(FilterDecision(keep, None, reason, details))
         return decisions
 
     @staticmethod
     def _views(rel: PairRelation) -> str:
         return "; ".join(f"{name}: {v.relation}" for name, v in rel.judges.items())
+
+
+def relation_filter(judges: tuple[str, ...] = (DEFAULT_JUDGE,), accept: tuple[str, ...] = ("equivalence",),
+                    agree: bool = True, threads: int | None = None, max_length: int = 256,
+                    record_as: str | None = None) -> RelationFilter:
+    """The registered ``relation`` filter: NLI both ways by ``judges`` (specs as for
+    ``paraspan relabel --judges``: minilm-nli, minilm-nli:FOLDER, llm, llm:MODEL, hub:ID), keeping
+    the relations in ``accept``; with several judges and ``agree``, only what they agree on.
+    ``threads`` and ``max_length`` go to the judges, which load on the first decision."""
+    specs = [s.strip() for s in judges if s.strip()]
+    if not specs:
+        raise ParaspanError.from_code("E795")
+    if len(set(specs)) != len(specs):
+        raise ParaspanError.from_code("E734", text=list(judges))
+    registry = judge_registry()
+    for spec in specs:
+        kind, _, arg = spec.partition(":")
+        registry.get(kind)  # an unknown judge fails now, naming the known ones (no model loads)
+        if kind == "hub" and not arg:
+            raise ParaspanError.from_code("E789")
+
+    load = _JudgeLoader(tuple(specs), threads, max_length)
+    return RelationFilter(accept=accept, agree=agree, name=record_as or "relation", load=load)
+
+
+@dataclass(frozen=True)
+class _JudgeLoader:
+    """Loads the judges of a spec list (a plain object, so a filter that has not loaded them
+    yet pickles, e.g. to a worker process)."""
+
+    specs: tuple[str, ...]
+    threads: int | None
+    max_length: int
+
+    def __call__(self) -> list[Judge]:
+        return [load_judge(spec, threads=self.threads, max_length=self.max_length) for spec in self.specs]
 
 
 # --------------------------------------------------------------------------- summary
@@ -322,44 +390,3 @@ class RelationSummary:
             "relations": {r: self._group_dict(self.groups[r], total) for r in RELATIONS},
             "all": self._group_dict(self.total, total),
         }
-
-    def render(self, console: Any, title: str = "relations") -> None:
-        """Print the summary as rich tables."""
-        from rich.table import Table
-
-        data = self.to_dict()
-        combos = Table(title=f"{title}: forward × backward labels (Table 8)")
-        combos.add_column("forward \\ backward")
-        for label in LABELS:
-            combos.add_column(label, justify="right")
-        for f in LABELS:
-            combos.add_row(f, *(f"{100 * data['combinations'][f'{f}/{b}']:.1f}%" for b in LABELS))
-        console.print(combos)
-        table = Table(title=f"{title}: {data['pairs']:,} pairs (Tables 9-12)")
-        columns = ["relation", "pairs", "share", "len(s1)-len(s2)", "ROUGE-L"]
-        rows = [*RELATIONS, "all"]
-        groups = [data["relations"][r] if r != "all" else data["all"] for r in rows]
-        extra = [("agree", "agree"), ("gold_paraphrase_share", "gold paraphrase"),
-                 ("gold_similarity_mean", "gold similarity")]
-        present = [(k, name) for k, name in extra if any(k in g for g in groups)]
-        show_nli = any("gold_nli" in g for g in groups)
-        for name in columns + [name for _, name in present] + (["gold E/N/C"] if show_nli else []):
-            table.add_column(name, justify="left" if name == "relation" else "right")
-        for relation, g in zip(rows, groups, strict=True):
-            cells = [relation, f"{g['pairs']:,}", f"{100 * g['share']:.1f}%",
-                     "" if g["length_diff"] is None else f"{g['length_diff']:+.2f}",
-                     "" if g["rouge_l"] is None else f"{g['rouge_l']:.1f}"]
-            for key, _ in present:
-                value = g.get(key)
-                cells.append("" if value is None else
-                             f"{value:.3f}" if key == "gold_similarity_mean" else f"{100 * value:.1f}%")
-            if show_nli:
-                nli = g.get("gold_nli")
-                cells.append("/".join(str(nli[label]) for label in LABELS) if nli else "")
-            table.add_row(*cells)
-        console.print(table)
-        if data["notes"] or data["truncated"]:
-            notes = [f"{n} × {note}" for note, n in data["notes"].items()]
-            if data["truncated"]:
-                notes.append(f"{data['truncated']} × truncated to fit the judge")
-            console.print("notes: " + "; ".join(notes))

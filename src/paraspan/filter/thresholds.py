@@ -60,6 +60,8 @@ Besides names, a rule can be written inline: ``"iteration<=2&aligner>=0.9"`` wit
 ``iteration``, ``nll`` (forward NLL), ``score`` (forward + backward log-probability),
 ``backward``, ``aligner`` (anchor) and ``min_span`` (lowest span score), the operators
 ``<= < >= > =`` and ``&`` for "and". Names and inline rules mix: ``"lax&min_span>=0.5"``.
+``paraspan.filter.build_filter`` reads any such string (it is the registered ``threshold``
+filter); the filter is recorded under the string as written.
 """
 
 from __future__ import annotations
@@ -72,7 +74,7 @@ from typing import Any
 
 from paraspan.corpus.schema import Sentence
 from paraspan.errors import ParaspanError
-from paraspan.filter.base import FilterDecision
+from paraspan.filter.base import BaseFilter, FilterDecision
 
 #: Aligner-score thresholds at which the shipped discriminative aligner (``minilm-head.npz``,
 #: sha256 71e79712…) reaches 95% / 99% exact-match precision on the MultiMWA dev span tasks
@@ -144,34 +146,34 @@ class Clause:
 
 
 @dataclass(frozen=True)
-class ThresholdFilter:
-    """A conjunction of threshold clauses; a :class:`~paraspan.filter.base.Filter`."""
+class ThresholdFilter(BaseFilter):
+    """A conjunction of threshold clauses over an output's provenance; a
+    :class:`~paraspan.filter.base.Filter` that ignores the source sentence."""
 
     name: str
     clauses: tuple[Clause, ...]
 
-    def keep(self, provenance: Mapping[str, Any] | None) -> tuple[bool, str]:
-        feats = features(provenance)
+    def decide(self, output: Sentence, source: Sentence | None = None) -> FilterDecision:
+        feats = features(output.provenance)
+        details = {k: v for k, v in feats.items() if v is not None}
         for clause in self.clauses:
             if not clause.test(feats):
                 got = feats.get(clause.field)
                 shown = "missing" if got is None else f"{float(got):.3g}"
-                return False, f"{clause.field} {shown} fails {clause}"
-        return True, "passes " + ("&".join(map(str, self.clauses)) or "everything")
+                return FilterDecision(False, None, f"{clause.field} {shown} fails {clause}", details)
+        return FilterDecision(True, None, "passes " + ("&".join(map(str, self.clauses)) or "everything"), details)
 
-    def __call__(self, source: Sentence, outputs: list[Sentence]) -> list[FilterDecision]:
-        decisions = []
-        for out in outputs:
-            ok, reason = self.keep(out.provenance)
-            decisions.append(FilterDecision(ok, reason, {k: v for k, v in features(out.provenance).items()
-                                                         if v is not None}))
-        return decisions
+
+def threshold_filter(rule: str, record_as: str | None = None) -> ThresholdFilter:
+    """The registered ``threshold`` filter: a preset, an inline rule or a ``&`` of both,
+    recorded as ``record_as`` (default: the rule as written)."""
+    return parse_rule(rule, record_as)
 
 
 def parse_rule(spec: str, name: str | None = None, *, _depth: int = 0) -> ThresholdFilter:
     """A filter from a preset name, an inline rule, or a ``&`` of both (see the module doc)."""
     if _depth > 8:
-        raise ParaspanError(f"filter {spec!r} refers to itself", "check the preset definitions", code="E710")
+        raise ParaspanError.from_code("E710", spec=spec)
     clauses: list[Clause] = []
     for part in (p.strip() for p in spec.split("&")):
         if not part:
@@ -181,9 +183,6 @@ def parse_rule(spec: str, name: str | None = None, *, _depth: int = 0) -> Thresh
             continue
         match = _CLAUSE.match(part)
         if match is None or match.group(1) not in FIELDS:
-            raise ParaspanError(
-                f"cannot read the filter {part!r}",
-                f"use a preset ({', '.join(PRESETS)}) or FIELD OP NUMBER with FIELD one of {', '.join(FIELDS)} "
-                "and OP one of <= < >= > =, joined by &", code="E711")
+            raise ParaspanError.from_code("E711", part=part, choices=", ".join(PRESETS), choices2=", ".join(FIELDS))
         clauses.append(Clause(match.group(1), match.group(2), float(match.group(3))))
     return ThresholdFilter(name or spec, tuple(clauses))

@@ -1,8 +1,13 @@
-"""Generators: produce rewrites of a sentence (paraphrase now; rewrite and infill later).
+"""Generators: rewrites of a sentence, and where its labelled spans went.
 
-Importing this package is cheap; models load only when a generator is built. See
-:mod:`paraspan.generate.base` for the contract and :data:`paraspan.generate.base.generators`
-for the registry.
+- :mod:`.base`: the Generator contract (request, candidates, capabilities) and the registry;
+- :mod:`.paraphrase`: constrained LLM paraphrasing (ParaBank 2) on a :mod:`.backend`
+  (:mod:`.llama_backend`: llama.cpp);
+- :mod:`.rewrite`: rewrite rules over dependency parses with a token mapping (Woodsend & Lapata);
+- :mod:`.infill`: sister-LU replacement (:mod:`.sister_lu`) and FE infilling (Cui & Swayamdipta);
+- :mod:`.project`: the one projection module — placed structures, token mappings or the aligner.
+
+Importing this package is cheap; models load only when a generator is built.
 """
 
 from paraspan.generate.base import Candidate, GenerationRequest, GenerationResult, Generator, generators

@@ -1,27 +1,61 @@
-"""The contract every generator (paraphrase, rewrite, infill, …) follows.
+"""The contract every generator (paraphrase, rewrite, infill, baselines, plugins) follows.
 
-A generator turns one :class:`GenerationRequest` into a ranked list of :class:`Candidate`
-rewrites. Generators are looked up by name in :data:`generators` (``"module:attr"`` strings, so
-listing them imports nothing heavy).
+A generator turns one :class:`GenerationRequest` into a :class:`GenerationResult`: ranked
+:class:`Candidate` rewrites, and a note saying why there are none. A candidate tells the
+projection stage (:mod:`paraspan.generate.project`) where the labelled spans went in one of
+three ways, best first:
+
+- ``structures``: the generator placed the structures itself (infill splices new spans in);
+- ``mapping``: a source-token → output-token :class:`TokenMapping` (rule rewrites know it);
+- neither: free text (a paraphrase), placed by the span aligner.
+
+A generator declares what it can do in :class:`Capabilities`, so the pipeline never guesses
+from attribute names. Generators are registered by name in :data:`generators` as
+``"module:factory"`` strings (nothing heavy is imported to list them) and built from their
+config block by :meth:`paraspan.registry.Registry.build`: the factory's typed keyword
+parameters are its options. Other packages register theirs under the entry point group
+``paraspan.generators``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from paraspan.registry import Registry
+
+if TYPE_CHECKING:
+    from paraspan.corpus.schema import Sentence, Structure
 
 #: A character span ``[start, end)`` of the request text.
 CharSpan = tuple[int, int]
 
 
 @dataclass(frozen=True)
+class Capabilities:
+    """What a generator does, read by the pipeline.
+
+    ``honours_ban``: no word of a banned span appears in a candidate, in any form (so an
+    iteration can find a new anchor); a generator without it runs one iteration per structure.
+    ``needs_structure``: it reads ``request.sentence`` (the annotated sentence); plain text gets
+    no candidates. ``deterministic``: the same request gives the same candidates, so a retry
+    with new samples is pointless.
+    """
+
+    honours_ban: bool = False
+    needs_structure: bool = False
+    deterministic: bool = False
+
+
+@dataclass(frozen=True)
 class GenerationRequest:
     """One sentence to rewrite.
 
-    ``ban``: spans whose words (in any form) must not appear in a rewrite.
-    ``keep``: spans whose text must appear verbatim in every rewrite.
+    ``ban``: spans whose words (in any form) must not appear in a rewrite; ``ban_texts``: more
+    words to ban that the text no longer holds (earlier iterations' anchors). ``keep``: spans
+    whose text must appear verbatim in every rewrite. ``sentence``/``structure``: the annotated
+    sentence and the index of the structure being augmented (structure-aware generators read
+    them). ``attempt``: 0, then 1, 2 … when an iteration is retried with new samples.
     """
 
     id: str
@@ -29,10 +63,46 @@ class GenerationRequest:
     ban: tuple[CharSpan, ...] = ()
     keep: tuple[CharSpan, ...] = ()
     n: int | None = None  # how many rewrites to return (None: the generator's default)
+    ban_texts: tuple[str, ...] = ()
+    sentence: Sentence | None = field(default=None, compare=False)
+    structure: int | None = None
+    attempt: int = 0
     meta: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def span_text(self, span: CharSpan) -> str:
         return self.text[span[0]:span[1]]
+
+
+@dataclass(frozen=True)
+class MappedToken:
+    """One output token of a :class:`TokenMapping`, at ``[start, end)`` of the candidate text.
+
+    ``src``: the source token it carries over (its form may be re-inflected); None for an
+    inserted word. ``changed``: the carried word was replaced by a different lemma, so an anchor
+    on it no longer has its predicate/LU. ``attach``: an inserted word that belongs with source
+    token ``attach`` (a copied noun phrase standing in for a relative pronoun). ``marker``: an
+    attached case marker (the "by" of a new passive agent): it joins arguments, not anchors.
+    """
+
+    start: int
+    end: int
+    src: int | None = None
+    changed: bool = False
+    attach: int | None = None
+    marker: bool = False
+
+
+@dataclass(frozen=True)
+class TokenMapping:
+    """Source tokens (character offsets and syntactic heads) and the output tokens they became."""
+
+    source_tokens: tuple[CharSpan, ...]
+    source_heads: tuple[int, ...]  # each source token's head (itself for a root)
+    tokens: tuple[MappedToken, ...]
+
+    def pairs(self) -> list[tuple[int, int]]:
+        """``(source token, output token)`` for every carried-over token."""
+        return [(t.src, j) for j, t in enumerate(self.tokens) if t.src is not None]
 
 
 @dataclass
@@ -40,20 +110,22 @@ class Candidate:
     """One rewrite.
 
     ``scores`` are named numbers, larger = better unless the name says otherwise (the
-    paraphraser uses ``forward``, ``backward`` and ``score``). ``mapping`` is an optional
-    source-token → candidate-token alignment for generators that know it (an infiller does; a
-    free paraphraser does not: ``None``). ``meta`` holds anything else (cluster, constraint set, …).
+    paraphraser uses ``forward``, ``backward`` and ``score``). ``structures``: the source's
+    structures placed in ``text`` by the generator (same order; None where one was lost), or
+    None. ``mapping``: see :class:`TokenMapping`. ``meta`` holds anything else (cluster,
+    constraint set, rules …).
     """
 
     text: str
     scores: dict[str, float] = field(default_factory=dict)
-    mapping: list[tuple[int, int]] | None = None
+    structures: list[Structure | None] | None = None
+    mapping: TokenMapping | None = None
     meta: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
 class GenerationResult:
-    """Candidates for one request, plus why there are none (``note``) and counters."""
+    """Candidates for one request (best first), plus why there are none (``note``) and counters."""
 
     request: GenerationRequest
     candidates: list[Candidate]
@@ -63,16 +135,22 @@ class GenerationResult:
 
 @runtime_checkable
 class Generator(Protocol):
-    """Anything with ``generate(request) -> list[Candidate]`` (best first)."""
+    """Anything with ``capabilities`` and ``generate(request) -> GenerationResult``.
 
-    def generate(self, request: GenerationRequest) -> list[Candidate]: ...
+    An ``info`` dict (model names and versions), when present, is recorded in each output's
+    provenance.
+    """
+
+    capabilities: Capabilities
+
+    def generate(self, request: GenerationRequest) -> GenerationResult: ...
 
 
-#: Generators by name. Values are factories (a class or function) returning a Generator.
+#: Generators by name. Values are factories whose keyword parameters are their options.
 generators: Registry[Any] = Registry("generators")
-generators.register("paraphrase", "paraspan.generate.paraphrase:Paraphraser",
+generators.register("paraphrase", "paraspan.generate.paraphrase:make_paraphraser",
                     "LLM paraphrases under negative/positive lexical constraints (ParaBank 2 style)")
-generators.register("rewrite", "paraspan.generate.rewrite.generator:Rewriter",
+generators.register("rewrite", "paraspan.generate.rewrite.generator:make_rewriter",
                     "rewrite rules over dependency parses with a token mapping (Woodsend & Lapata 2014)")
-generators.register("infill", "paraspan.generate.infill:Infiller",
+generators.register("infill", "paraspan.generate.infill:make_infiller",
                     "sister-LU replacement + FE-span infilling + FE-type filter (Cui & Swayamdipta 2024)")

@@ -29,7 +29,6 @@ Each output is a new :class:`~paraspan.corpus.schema.Sentence` annotated for the
 from __future__ import annotations
 
 import math
-import os
 import re
 import zlib
 from collections import Counter
@@ -42,24 +41,22 @@ import numpy as np
 
 from paraspan.corpus.schema import Sentence, Span, Structure
 from paraspan.errors import ParaspanError
-from paraspan.generate.base import Candidate, GenerationRequest
+from paraspan.generate.base import Candidate, Capabilities, GenerationRequest, GenerationResult
+from paraspan.generate.sister_lu import inflect_like, lemma_words, replace_lu, splice
 
 if TYPE_CHECKING:
     from paraspan.corpus.frame_index import FrameIndex, LexUnit
     from paraspan.filter.fe_classifier import FEClassifier
     from paraspan.generate.backend import Backend, Prompt
 
-__all__ = ["CONDITIONING", "InfillConfig", "InfillResult", "Infiller", "attach_phrase_types", "candidate_fes",
-           "inflect_like", "parse_answer", "read_phrase_types", "replace_lu"]
+__all__ = ["CONDITIONING", "InfillConfig", "InfillResult", "Infiller", "candidate_fes", "make_infiller",
+           "parse_answer"]
 
 CONDITIONING = ("none", "fe", "frame+fe")
 TARGETS = ("all", "unannotated")
 MASK = "<mask>"
 #: FEs (and FEs inheriting from them) that describe a participant independent of the verb.
 AGENTIVE = frozenset({"Agent", "Self_mover"})
-#: Words before a verb that make an ambiguous -ed form a participle (VBN) rather than a past (VBD).
-_PARTICIPLE_CUES = frozenset({"have", "has", "had", "having", "'ve", "'s", "'d", "be", "is", "are", "was", "were",
-                              "been", "being", "am", "'re", "'m", "get", "gets", "got", "gotten", "getting"})
 _WORD = re.compile(r"[\w'’-]+")
 _LU_NAME = re.compile(r"^[\w ]+\.(?:v|n|a|adv|prep)$")  # the model echoed an LU name ("relinquish.v")
 
@@ -113,106 +110,6 @@ class InfillResult:
     notes: list[str] = field(default_factory=list)
 
 
-# ----------------------------------------------------------------------------- sister LUs
-
-
-def _lemma_words(lu: LexUnit | str) -> list[str]:
-    name = lu if isinstance(lu, str) else lu.name
-    return name.rsplit(".", 1)[0].split()
-
-
-def _verb_tag(word: str, lemma: str, before: str) -> str | None:
-    """The Penn tag of ``word`` as a form of verb ``lemma`` (None: it is not one)."""
-    from paraspan.models.inflect import inflections
-
-    low = word.lower()
-    tags = [tag for tag, forms in inflections(lemma, "VERB").items() if low in (f.lower() for f in forms)]
-    if not tags and low == lemma.lower():
-        tags = ["VB"]
-    if not tags:
-        return None
-    if "VBD" in tags and "VBN" in tags:
-        return "VBN" if before.lower() in _PARTICIPLE_CUES else "VBD"
-    for tag in ("VBG", "VBZ", "VBD", "VBN", "VBP", "VB"):  # the most specific reading first
-        if tag in tags:
-            return tag
-    return tags[0]
-
-
-def inflect_like(anchor_text: str, lu_from: str, lu_to: str, before: str = "") -> str | None:
-    """``lu_to`` in the form ``anchor_text`` has as ``lu_from`` ("sold", sell.v, trade.v → "traded").
-
-    Multiword LUs inflect their first word and keep the rest. None when the anchor is not a form of
-    ``lu_from`` that LemmInflect knows.
-    """
-    from paraspan.models.inflect import inflect
-
-    src, dst = _lemma_words(lu_from), _lemma_words(lu_to)
-    words = anchor_text.split()
-    if not src or not dst or not words:
-        return None
-    tag = _verb_tag(words[0], src[0], before)
-    if tag is None:
-        return None
-    head = dst[0] if tag == "VB" else inflect(dst[0], tag)
-    if head is None:
-        return None
-    if dst[0] == "be" and tag == "VBP":  # LemmInflect's VBP of "be" is "am"; "are" is the common one
-        head = "are" if before.lower() not in ("i",) else "am"
-    out = " ".join([head, *dst[1:]])
-    if anchor_text[:1].isupper():
-        out = out[:1].upper() + out[1:]
-    return out
-
-
-def _splice(text: str, spans: Sequence[Span], edits: Sequence[tuple[Span, str]]) -> tuple[str, list[Span]]:
-    """Replace each edited span's text; every span gets its new offsets (edits must not overlap)."""
-    edited = {id(span): new for span, new in edits}
-    order = sorted(edits, key=lambda e: e[0].start)
-    pieces: list[str] = []
-    pos = 0
-    new_bounds: dict[int, tuple[int, int]] = {}
-    shifts: list[tuple[int, int]] = []  # (old position, cumulative delta after it)
-    delta = 0
-    for span, new in order:
-        pieces.append(text[pos:span.start])
-        start = span.start + delta
-        pieces.append(new)
-        new_bounds[id(span)] = (start, start + len(new))
-        delta += len(new) - (span.end - span.start)
-        shifts.append((span.end, delta))
-        pos = span.end
-    pieces.append(text[pos:])
-
-    def moved(offset: int) -> int:
-        d = 0
-        for at, after in shifts:
-            if offset >= at:
-                d = after
-        return offset + d
-
-    out = []
-    for span in spans:
-        if id(span) in edited:
-            s, e = new_bounds[id(span)]
-        else:
-            s, e = moved(span.start), moved(span.end)
-        out.append(Span(s, e, span.label, dict(span.extra)))
-    return "".join(pieces), out
-
-
-def replace_lu(text: str, structure: Structure, lu_to: LexUnit, form: str) -> tuple[str, Structure]:
-    """The text with the target replaced by ``form`` and the structure relabelled for ``lu_to``."""
-    assert structure.anchor is not None
-    spans = [structure.anchor, *structure.args]
-    new_text, moved = _splice(text, spans, [(structure.anchor, form)])
-    anchor = moved[0]
-    anchor.label = lu_to.name
-    extra = {k: v for k, v in structure.extra.items() if k in ("frame_id", "status")}
-    extra["lu_id"] = lu_to.id
-    return new_text, Structure("frame", structure.label, anchor, moved[1:], extra)
-
-
 # ----------------------------------------------------------------------------- candidate FEs
 
 
@@ -252,52 +149,6 @@ def candidate_fes(structure: Structure, frames: FrameIndex, text: str, nlp: Any 
             continue
         out.append(arg)
     return out
-
-
-def read_phrase_types(release: str | Path) -> dict[int, dict[tuple[int, int], str]]:
-    """FrameNet's phrase types (the PT layer) of every full-text annotation set: id → {(start, end): PT}.
-
-    The corpus reader keeps FE spans but not their PT layer; this reads it from the same release so
-    that :func:`attach_phrase_types` can put it on the spans of sentences converted from it.
-    """
-    from paraspan.corpus.framenet import Release, namespace_of, parse_xml
-
-    found = Release.open(release)
-    table: dict[int, dict[tuple[int, int], str]] = {}
-    for rel, data in found.members(folders=("fulltext",)):
-        root = parse_xml(data, found.display(rel))
-        ns = namespace_of(root)
-        for aset in root.iter(f"{ns}annotationSet"):
-            set_id = aset.get("ID")
-            if aset.get("frameName") is None or set_id is None or not set_id.isdigit():
-                continue
-            for layer in aset.iterchildren(f"{ns}layer"):
-                if layer.get("name") != "PT" or layer.get("rank", "1") != "1":
-                    continue
-                labels = {}
-                for label in layer.iterchildren(f"{ns}label"):
-                    start, end, name = label.get("start"), label.get("end"), label.get("name")
-                    if start and end and name and start.isdigit() and end.isdigit():
-                        labels[(int(start), int(end) + 1)] = name  # FrameNet ends are inclusive
-                if labels:
-                    table[int(set_id)] = labels
-    return table
-
-
-def attach_phrase_types(sentences: Iterable[Sentence], table: dict[int, dict[tuple[int, int], str]]) -> int:
-    """Set ``extra["pt"]`` on FE spans whose annotation set (``extra["annoset_id"]``) has a PT label there."""
-    count = 0
-    for sentence in sentences:
-        for structure in sentence.structures:
-            labels = table.get(structure.extra.get("annoset_id"))  # type: ignore[arg-type]
-            if not labels:
-                continue
-            for arg in structure.args:
-                pt = labels.get((arg.start, arg.end))
-                if pt is not None:
-                    arg.extra["pt"] = pt
-                    count += 1
-    return count
 
 
 # ----------------------------------------------------------------------------- answers
@@ -346,9 +197,9 @@ class _Job:
 class Infiller:
     """Sister-LU replacement + FE infilling + FE-type filter (a :class:`Generator`, registered as "infill").
 
-    ``frames``: the FrameNet frame index (or the path of a release to load it from; default: the
-    ``PARASPAN_FRAMENET`` environment variable). ``generate`` needs the annotated sentence in
-    ``request.meta["sentence"]``: a plain-text request has no frame to work on and gets no candidates.
+    ``frames``: the FrameNet frame index (or the path of a release to load it from).
+    ``generate`` needs the annotated sentence in ``request.sentence``: a plain-text request has no
+    frame to work on and gets no candidates.
     ``backend``: a :class:`~paraspan.generate.backend.Backend`, or a model name / ``.gguf`` path
     for a :class:`~paraspan.generate.llama_backend.LlamaBackend`. ``classifier``: the FE-type
     classifier (default: the packaged head). ``examples``: annotated sentences to draw few-shot
@@ -360,20 +211,16 @@ class Infiller:
                  examples: Iterable[Sentence] = (), n_threads: int | None = None, **overrides: Any) -> None:
         self.config = replace(config or InfillConfig(), **overrides)
         if self.config.conditioning not in CONDITIONING:
-            raise ParaspanError(f"unknown conditioning {self.config.conditioning!r}",
-                                f"use one of: {', '.join(CONDITIONING)}", code="E801")
+            raise ParaspanError.from_code("E801", option="conditioning", value=self.config.conditioning,
+                                          choices=", ".join(CONDITIONING))
         if self.config.targets not in TARGETS:
-            raise ParaspanError(f"unknown target selection {self.config.targets!r}",
-                                f"use one of: {', '.join(TARGETS)}", code="E802")
+            raise ParaspanError.from_code("E802", option="target selection", value=self.config.targets,
+                                          choices=", ".join(TARGETS))
         if self.config.candidates < 1:
-            raise ParaspanError(f"--candidates must be at least 1, got {self.config.candidates}",
-                                "use e.g. --candidates 4", code="E803")
-        if frames is None:  # built by name with no arguments (the pipeline): the release comes from the environment
-            frames = os.environ.get("PARASPAN_FRAMENET") or None
+            raise ParaspanError.from_code("E803", fix="use e.g. --candidates 4",
+                                          problem=f"--candidates must be at least 1, got {self.config.candidates}")
         if frames is None:
-            raise ParaspanError("infilling needs the FrameNet frame index",
-                                "pass the FrameNet release with --frames (folder or .tar.gz), or set "
-                                "PARASPAN_FRAMENET to it", code="E800")
+            raise ParaspanError.from_code("E800")
         if not hasattr(frames, "frames"):
             from paraspan.corpus.frame_index import FrameIndex
 
@@ -391,26 +238,33 @@ class Infiller:
         self.classifier: FEClassifier = classifier
         self._examples: dict[str, list[tuple[Sentence, Structure]]] = {}
         self.add_examples(examples)
+        self.info: dict[str, Any] = {}  # model names and versions, recorded in provenance
         self._nlp: Any | None = None
 
     # -- Generator contract
-    def generate(self, request: GenerationRequest) -> list[Candidate]:
-        """Candidates for ``request.meta["sentence"]`` (a Sentence or its dict); plain text has none."""
-        sentence = request.meta.get("sentence")
+    #: the target is replaced by a sister LU chosen from the text, not from the ban list; the
+    #: samples are seeded by the text, so a retry gives the same answers
+    capabilities = Capabilities(honours_ban=False, needs_structure=True, deterministic=True)
+
+    def generate(self, request: GenerationRequest) -> GenerationResult:
+        """Candidates for ``request.sentence`` (its structure ``request.structure``, or all of
+        them), each with its one new structure placed; plain text has none."""
+        sentence = request.sentence
         if sentence is None:
-            return []
-        if isinstance(sentence, dict):
-            sentence = Sentence.from_dict(sentence)
-        result = self.infill(sentence)
+            return GenerationResult(request, [], note="infilling needs the annotated sentence, not plain text")
+        result = self.infill(sentence, only=request.structure)
         out = []
         for new in result.outputs[: request.n] if request.n is not None else result.outputs:
             prov = new.provenance or {}
             ppl = prov.get("perplexity")
+            placed: list[Structure | None] = [None] * len(sentence.structures)
+            placed[int(prov["structure"])] = new.structures[0]
             out.append(Candidate(text=new.text, scores={
                 "fe_fidelity": float(prov.get("fe_fidelity", 0.0)),
                 "perplexity": float(ppl) if ppl is not None else float("nan"),
-                "score": -math.log(ppl) if ppl else 0.0}, meta={"sentence": new.to_dict(), "provenance": prov}))
-        return out
+                "score": -math.log(ppl) if ppl else 0.0}, structures=placed, meta={"provenance": prov}))
+        note = None if out else ("; ".join(result.notes) or "no candidate passed the FE filter")
+        return GenerationResult(request, out, note=note, stats=dict(result.stats))
 
     # -- examples
     def add_examples(self, sentences: Iterable[Sentence]) -> None:
@@ -430,11 +284,12 @@ class Infiller:
         return self._nlp
 
     # -- the method
-    def infill(self, sentence: Sentence) -> InfillResult:
-        """New sentences for every verb frame structure of ``sentence`` (see the module docstring)."""
+    def infill(self, sentence: Sentence, only: int | None = None) -> InfillResult:
+        """New sentences for every verb frame structure of ``sentence`` (or structure ``only``;
+        see the module docstring)."""
         result = InfillResult(sentence)
         for k, structure in enumerate(sentence.structures):
-            if structure.kind != "frame":
+            if structure.kind != "frame" or (only is not None and k != only):
                 continue
             result.stats["structures"] += 1
             jobs, reason = self._jobs(sentence, structure)
@@ -465,7 +320,7 @@ class Infiller:
         if not structure.args:
             return [], "no frame elements annotated"
         sisters = [lu for lu in self.frames.sister_lus(lu_name, frame=structure.label, pos="V")
-                   if _lemma_words(lu) != _lemma_words(lu_name) and not re.search(r"[()\[\]_]", lu.name)]
+                   if lemma_words(lu) != lemma_words(lu_name) and not re.search(r"[()\[\]_]", lu.name)]
         if cfg.targets == "unannotated":
             sisters = [lu for lu in sisters if lu.annotated == 0]
         if not sisters:
@@ -496,7 +351,7 @@ class Infiller:
         cfg = self.config
         blanks = [structure.args[i] for i in masked]
         edits = [(span, MASK) for span in blanks]
-        masked_text, _ = _splice(text, [], edits)
+        masked_text, _ = splice(text, [], edits)
         lines = []
         if cfg.conditioning == "frame+fe":
             frame = self.frames.frames.get(structure.label)
@@ -605,7 +460,7 @@ class Infiller:
             spans = [job.structure.anchor, *job.structure.args]
             assert job.structure.anchor is not None
             edits = [(job.structure.args[i], p) for i, p in zip(blanks, phrases, strict=True)]
-            text, moved = _splice(job.text, spans, edits)
+            text, moved = splice(job.text, spans, edits)
             for i in blanks:  # a regenerated span's FrameNet phrase type no longer applies
                 moved[1 + i].extra.pop("pt", None)
             if text in made:
@@ -623,7 +478,7 @@ class Infiller:
         for j, text in enumerate(texts):
             _, structure, masked = made[text]
             keep = fidelity[j] >= 1.0 or not cfg.strict
-            prov = {"method": "infill", "lu_from": job.lu_from, "lu_to": job.lu_to.name,
+            prov = {"method": "infill", "structure": k, "lu_from": job.lu_from, "lu_to": job.lu_to.name,
                     "conditioning": cfg.conditioning, "fe_fidelity": round(fidelity[j], 4),
                     "perplexity": round(ppl[j], 3) if ppl[j] is not None else None,
                     "masked": [structure.args[i].label for i in masked],
@@ -663,22 +518,30 @@ class Infiller:
 
     def _perplexities(self, texts: Sequence[str]) -> list[float | None]:
         """exp(−mean log-probability) of each text after the model's begin-of-text token."""
-        start = _start_tokens(self.backend)
-        items = []
-        for text in texts:
-            tokens = self.backend.tokenize(text)
-            items.append((start, tokens))
-        values = self.backend.logprobs(items)
+        from paraspan.generate.llama_backend import text_logprobs
+
+        values = text_logprobs(self.backend, texts)
         return [math.exp(-v) if v == v else None for v in values]
 
 
-def _start_tokens(backend: Any) -> list[int]:
-    model = getattr(backend, "_model", None)
-    if model is not None:
-        for token in (model.token_bos(), model.token_eos()):
-            if token >= 0:
-                return [int(token)]
-    return backend.tokenize("\n")
+def make_infiller(frames: str | None = None, model: str = "default", classifier: str | None = None,
+                  conditioning: str = "frame+fe", candidates: int = 4, targets: str = "all", max_targets: int = 1,
+                  keep: int = 1, shots: int = 2, top_k: int = 20, temperature: float = 0.8, strict: bool = True,
+                  perplexity: bool = True, seed: int = 0, threads: int | None = None) -> Infiller:
+    """The registered ``infill`` generator.
+
+    ``frames``: the FrameNet release (folder or .tar.gz) whose frame index gives sister LUs and
+    FE definitions; ``model``: the LLM (``default``, ``small`` or a ``.gguf`` path);
+    ``classifier``: an FE classifier head (default: the packaged one); the rest are
+    :class:`InfillConfig`'s settings.
+    """
+    config = InfillConfig(conditioning=conditioning, candidates=candidates, targets=targets, max_targets=max_targets,
+                          keep=keep, shots=shots, top_k=top_k, temperature=temperature, strict=strict,
+                          perplexity=perplexity, seed=seed)
+    infiller = Infiller(frames, model, classifier, config, n_threads=threads)
+    infiller.info = {"llm": getattr(infiller.backend, "model_name", None) or model, "frames": str(frames),
+                     "infill_config": {k: v for k, v in vars(config).items() if v is not None}}
+    return infiller
 
 
 def _cut(text: str, limit: int) -> str:

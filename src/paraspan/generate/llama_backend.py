@@ -21,8 +21,9 @@ unified KV cache, and then
 from __future__ import annotations
 
 import ctypes
+import functools
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -107,8 +108,7 @@ class LlamaBackend:
         self.model_name = getattr(getattr(llm, "resolved", None), "name", "?")
         model = getattr(llm.llama, "_model", None)
         if model is None or not hasattr(model, "vocab"):
-            raise ModelError("this llama-cpp-python does not expose the loaded model (Llama._model)",
-                             "install llama-cpp-python==0.3.36", code="E380")
+            raise ModelError.from_code("E380")
         self._lib = llama_cpp
         self._model = model
         self._vocab_p = model.vocab
@@ -131,8 +131,7 @@ class LlamaBackend:
         try:
             self._ctx = _internals.LlamaContext(model=model, params=params, verbose=False)
         except ValueError as exc:
-            raise ModelError(f"llama.cpp could not create a context: {exc}",
-                             "lower --n-ctx or the number of parallel samples", code="E381") from None
+            raise ModelError.from_code("E381", exc=exc) from None
         self._mem = self._ctx.memory
         # a token may belong to several sequences (samples that have not diverged yet)
         self._batch = llama_cpp.llama_batch_init(self.n_batch, 0, params.n_seq_max)
@@ -272,8 +271,7 @@ class LlamaBackend:
         code = self._lib.llama_decode(self._ctx.ctx, batch)
         self.counters["decode_calls"] += 1
         if code != 0:
-            raise ContextTooSmall(f"llama_decode failed (code {code}): the KV cache is full",
-                                  "raise --n-ctx or lower the number of parallel samples", code="E382")
+            raise ContextTooSmall.from_code("E382", status=code)
 
     def _logits(self, rows: int) -> np.ndarray:
         """The logits of the last decode's output rows (a view into llama.cpp's buffer)."""
@@ -302,8 +300,9 @@ class LlamaBackend:
         if not suffix:  # the last token's logits are needed: it cannot come from the cache
             prefix, suffix = prefix[:-1], prefix[-1:]
         if len(prefix) + len(suffix) >= self._n_ctx:
-            raise ContextTooSmall(f"the prompt has {len(prompt)} tokens; the context holds {self._n_ctx}",
-                                  "shorten the sentence or raise --n-ctx", code="E383")
+            raise ContextTooSmall.from_code("E383",
+                                            problem=f"the prompt has {len(prompt)} tokens; the context holds "
+                                                    f"{self._n_ctx}")
         self._seq_rm(_PROMPT_SEQ)
         if prefix:
             self._ensure_prefix(prefix)
@@ -340,10 +339,10 @@ class LlamaBackend:
             self._load_vocab()
         width = self.parallel_capacity(len(prompt), max_tokens)
         if width < 1:
-            raise ContextTooSmall(
-                f"the prompt ({len(prompt)} tokens) and an answer of up to {max_tokens} tokens do not "
-                f"fit in the context ({self._n_ctx} tokens)", "shorten the sentence or raise --n-ctx",
-                code="E383")
+            raise ContextTooSmall.from_code("E383",
+                                            problem=f"the prompt ({len(prompt)} tokens) and an answer of up to "
+                                                    f"{max_tokens} tokens do not fit in the context "
+                                                    f"({self._n_ctx} tokens)")
         first = self._eval_prompt(prompt)
         jobs = [(g, i) for g, group in enumerate(groups) for i in range(group.n)]
         out: list[Sample] = []
@@ -540,9 +539,10 @@ class LlamaBackend:
             if not continuation:
                 raise ValueError("an empty continuation has no log-probability")
             if len(prompt) + len(continuation) > self._n_ctx - 1:
-                raise ContextTooSmall(
-                    f"prompt + continuation ({len(prompt) + len(continuation)} tokens) exceed the "
-                    f"context ({self._n_ctx})", "shorten the sentence or raise --n-ctx", code="E383")
+                raise ContextTooSmall.from_code("E383",
+                                                problem="prompt + continuation "
+                                                        f"({len(prompt) + len(continuation)} tokens) exceed the "
+                                                        f"context ({self._n_ctx})")
             by_prefix.setdefault(prompt.prefix, []).append(i)
         try:
             for prefix, indices in by_prefix.items():
@@ -609,6 +609,28 @@ class LlamaBackend:
 def as_prompt(prompt: Prompt | Sequence[int]) -> Prompt:
     """A :class:`Prompt`; a plain token list becomes one with nothing cached."""
     return prompt if isinstance(prompt, Prompt) else Prompt((), tuple(prompt))
+
+
+def start_tokens(backend: Any) -> list[int]:
+    """The model's begin-of-text token (or end-of-text, or a newline): what a whole text is scored after."""
+    model = getattr(backend, "_model", None)
+    if model is not None:
+        for token in (model.token_bos(), model.token_eos()):
+            if token >= 0:
+                return [int(token)]
+    return backend.tokenize("\n")
+
+
+def text_logprobs(backend: Any, texts: Sequence[str]) -> list[float]:
+    """Mean log-probability per token of each text after :func:`start_tokens`, in one ``logprobs`` call."""
+    start = start_tokens(backend)
+    return backend.logprobs([(start, backend.tokenize(text)) for text in texts])
+
+
+def text_scorer(model: str = "default", *, n_threads: int | None = None) -> Callable[[Sequence[str]], list[float]]:
+    """:func:`text_logprobs` on a loaded model (``default``, ``small`` or a ``.gguf`` path); used by the
+    fluency filter, which reaches it through a registry target (the filter package does not import this one)."""
+    return functools.partial(text_logprobs, LlamaBackend.load(model, n_threads=n_threads))
 
 
 def _free(ctx: Any, lib: Any, batch: Any) -> None:

@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from paraspan.generate.backend import Backend, Prompt, Sample, SampleGroup
-from paraspan.generate.base import Candidate, CharSpan, GenerationRequest, GenerationResult
+from paraspan.generate.base import Candidate, Capabilities, CharSpan, GenerationRequest, GenerationResult
 from paraspan.text.constraints import BanSet, content_words, expand_bans, words
 
 SYSTEM_PROMPT = "You are an expert editor who paraphrases English sentences."
@@ -198,10 +198,9 @@ class Paraphraser:
             backend = LlamaBackend.load(backend or "default")
         self.backend: Backend = backend
         self.config = replace(config or ParaphraseConfig(), **overrides)
+        self.info: dict[str, Any] = {}  # model names and versions, recorded in provenance
 
-    # -- Generator contract
-    def generate(self, request: GenerationRequest) -> list[Candidate]:
-        return self.paraphrase(request).candidates
+    capabilities = Capabilities(honours_ban=True)
 
     # -- prompts
     def prompt(self, text: str, banned: Sequence[str] = (), kept: Sequence[str] = ()) -> Prompt:
@@ -218,8 +217,8 @@ class Paraphraser:
         return self.backend.chat_prompt(SYSTEM_PROMPT, f"{INSTRUCTION}\n{SPLIT_MARK} {candidate}",
                                         split_at=SPLIT_MARK)
 
-    # -- the pipeline
-    def paraphrase(self, request: GenerationRequest) -> GenerationResult:
+    # -- the Generator contract
+    def generate(self, request: GenerationRequest) -> GenerationResult:
         cfg = self.config
         n = request.n if request.n is not None else cfg.n
         stats: dict[str, Any] = {"sampled": 0}
@@ -235,7 +234,7 @@ class Paraphraser:
 
         ban_texts = [request.span_text(s).strip() for s in request.ban]
         # Words banned that the text no longer contains (earlier iterations' anchors, Culkin et al. 2021).
-        ban_texts += [str(t).strip() for t in request.meta.get("ban_texts", ()) if str(t).strip()]
+        ban_texts += [str(t).strip() for t in request.ban_texts if str(t).strip()]
         keep_spans = [(request.span_text(s).strip(), not text[:s[0]].strip()) for s in request.keep]
         hard = expand_bans(ban_texts)
         for kept, _ in keep_spans:
@@ -256,7 +255,7 @@ class Paraphraser:
                 f"answer it needs {needed} of the {self.backend.n_ctx}-token context"))
 
         groups, random_sets = self._constraint_sets(text, hard, [k for k, _ in keep_spans],
-                                                    int(request.meta.get("attempt", 0) or 0))
+                                                    request.attempt)
         if keep_spans:
             groups = [replace(g, keep=tuple(k for k, _ in keep_spans), keep_start=cfg.keep_start,
                               keep_continue=cfg.keep_continue) for g in groups]
@@ -376,7 +375,7 @@ class Paraphraser:
         kept_words = {w.lower() for k in kept for w in words(k)}
         pool = [w for w in content_words(text) if w.lower() not in kept_words and not hard.blocks_word(w)]
         # Seeds come from the text (not the id or the batch position): same input, same output.
-        # A retry (``meta["attempt"]`` > 0) draws other constraint sets and samples, reproducibly.
+        # A retry (``request.attempt`` > 0) draws other constraint sets and samples, reproducibly.
         base = zlib.crc32(text.encode("utf-8"))
         rng = np.random.default_rng([cfg.seed & 0xFFFFFFFF, base] + ([attempt] if attempt else []))
         groups: list[SampleGroup] = []
@@ -450,3 +449,29 @@ class Paraphraser:
         if not rejected:
             return "nothing was sampled"
         return ", ".join(f"{count} {reason.replace('_', ' ')}" for reason, count in rejected.most_common())
+
+
+def make_paraphraser(model: str = "default", samples: int = 6, constraint_sets: int = 4, top_k: int = 10,
+                     temperature: float = 1.0, rescore_top: int | None = None, max_score: float | None = None,
+                     n: int = 5, n_ctx: int = 2048, seed: int = 0, threads: int | None = 1) -> Paraphraser:
+    """The registered ``paraphrase`` generator: a :class:`Paraphraser` on a llama.cpp model.
+
+    ``model``: ``default``, ``small`` or a ``.gguf`` path (see :mod:`paraspan.models`);
+    ``samples`` per constraint set, ``constraint_sets`` randomized sets, ``rescore_top``:
+    backward-score only the best M per cluster; ``threads``: llama.cpp threads.
+    """
+    from dataclasses import asdict
+
+    from paraspan.generate.llama_backend import LlamaBackend
+
+    backend = LlamaBackend.load(model, n_threads=threads, seed=seed, n_ctx=n_ctx,
+                                max_parallel=max(8, samples * constraint_sets))
+    config = ParaphraseConfig(n=n, samples=samples, constraint_sets=constraint_sets, top_k=top_k,
+                              temperature=temperature, rescore_per_cluster=rescore_top, max_score=max_score,
+                              seed=seed)
+    paraphraser = Paraphraser(backend, config)
+    resolved = getattr(backend.llm, "resolved", None)
+    paraphraser.info = {"llm": getattr(resolved, "name", model),
+                        "llm_package": getattr(resolved, "source_package", None),
+                        "paraphrase_config": {k: v for k, v in asdict(config).items() if v is not None}}
+    return paraphraser

@@ -30,13 +30,12 @@ _EXPORTS = {
     "CheckResult": "doctor",
     "CHECKS": "doctor",
     "run_doctor": "doctor",
-    "render_table": "doctor",
 }
 
 __all__ = [
     "CHECKS", "KINDS", "SPECS", "CheckResult", "Encoder", "LocalLLM", "ModelSpec", "ResolvedModel",
     "assemble", "cache_dir", "inflections", "lemmas", "load_encoder", "load_llm", "load_spacy",
-    "load_wordnet", "render_table", "resolve", "run_doctor",
+    "load_wordnet", "resolve", "run_doctor",
 ]
 
 

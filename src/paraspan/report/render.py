@@ -11,10 +11,10 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
+from paraspan.pipeline.store import RunStore
 from paraspan.report.collect import SCORES, ReportData, collect
 from paraspan.report.highlight import legend_html
 from paraspan.report.plots import all_figures
-from paraspan.store import RunStore
 
 
 def _fmt(value: Any, digits: int = 2) -> str:

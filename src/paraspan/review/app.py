@@ -26,8 +26,8 @@ from fastapi import FastAPI, Query, Request
 from fastapi.responses import HTMLResponse, JSONResponse
 from pydantic import BaseModel, Field
 
+from paraspan.pipeline.store import RunStore
 from paraspan.review.tasks import ReviewError, ReviewSettings, ensure_tables, next_task, progress, submit
-from paraspan.store import RunStore
 
 Score = Annotated[float, Field(ge=0, le=100, allow_inf_nan=False)]
 

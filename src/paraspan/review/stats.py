@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from paraspan.store import RunStore
+from paraspan.pipeline.store import RunStore
 
 ACCEPT = 50.0
 

@@ -48,9 +48,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from paraspan.corpus.schema import Sentence
-from paraspan.errors import ParaspanError
+from paraspan.errors import ParaspanError, format_code
+from paraspan.pipeline.store import RunStore
 from paraspan.report.highlight import Palette, highlight_html, structure_spans
-from paraspan.store import RunStore
 
 SYSTEM, GOLD_IN, GOLD_OUT = "system", "gold-in", "gold-out"
 SLOTS = ("c0", "c1", "c2")
@@ -86,6 +86,12 @@ class ReviewError(ParaspanError):
         super().__init__(message, hint, code=code)
         self.status = status
         self.message = message
+
+    @classmethod
+    def from_code(cls, code: str, *, status: int = 400, **fields: Any) -> ReviewError:  # type: ignore[override]
+        """The catalogue's ``code`` answered with HTTP ``status``."""
+        message, hint = format_code(code, **fields)
+        return cls(message, hint, status=status, code=code)
 
 
 def _now() -> str:
@@ -304,8 +310,7 @@ def prepare_tasks(store: RunStore, pool: GoldPool, *, seed: int = 0, definitions
 def check_annotator(name: str) -> str:
     name = (name or "").strip()
     if not name or len(name) > MAX_NAME or any(ord(c) < 32 for c in name):
-        raise ReviewError(f"the annotator name must be 1-{MAX_NAME} printable characters",
-                          "type your name in the box at the top", status=422, code="E761")
+        raise ReviewError.from_code("E761", status=422, max_name=MAX_NAME)
     return name
 
 
@@ -410,31 +415,27 @@ def submit(store: RunStore, annotator: str, task_id: int, scores: dict[str, floa
     ensure_tables(conn)
     for slot, score in scores.items():
         if not isinstance(score, (int, float)) or isinstance(score, bool) or not 0 <= float(score) <= 100:
-            raise ReviewError(f"the score of {slot} must be a number within 0-100, not {score!r}",
-                              "move the slider", status=422, code="E762")
+            raise ReviewError.from_code("E762", status=422, slot=slot, score=score)
     conn.execute("BEGIN IMMEDIATE")
     try:
         row = conn.execute("SELECT output_id, items FROM review_tasks WHERE id = ?", (task_id,)).fetchone()
         if row is None:
-            raise ReviewError(f"no task {task_id}", "fetch a task with /api/next", status=404, code="E763")
+            raise ReviewError.from_code("E763", status=404, task_id=task_id)
         items = {i["slot"]: i for i in json.loads(row[1])}
         unknown = sorted(set(scores) - set(items))
         if unknown:
-            raise ReviewError(f"task {task_id} has no candidate {', '.join(unknown)}",
-                              f"rate exactly {', '.join(sorted(items))}", status=404, code="E764")
+            raise ReviewError.from_code("E764", status=404, task_id=task_id, choices=", ".join(unknown),
+                                        choices2=", ".join(sorted(items)))
         missing = sorted(set(items) - set(scores))
         if missing:
-            raise ReviewError(f"no score for candidate {', '.join(missing)} of task {task_id}",
-                              "rate every candidate", status=422, code="E765")
+            raise ReviewError.from_code("E765", status=422, choices=", ".join(missing), task_id=task_id)
         assigned = conn.execute("SELECT assigned FROM review_assignments WHERE task_id = ? AND annotator = ?",
                                 (task_id, annotator)).fetchone()
         if assigned is None:
-            raise ReviewError(f"task {task_id} was not given to {annotator}", "fetch your task with /api/next",
-                              status=409, code="E766")
+            raise ReviewError.from_code("E766", status=409, task_id=task_id, annotator=annotator)
         if conn.execute("SELECT 1 FROM review_responses WHERE task_id = ? AND annotator = ? LIMIT 1",
                         (task_id, annotator)).fetchone():
-            raise ReviewError(f"{annotator} already rated task {task_id}", "each task is rated once per annotator",
-                              status=409, code="E767")
+            raise ReviewError.from_code("E767", status=409, annotator=annotator, task_id=task_id)
         seconds = round(time.time() - float(assigned[0]), 1)
         stamp = _now()
         for slot, item in items.items():
@@ -448,8 +449,7 @@ def submit(store: RunStore, annotator: str, task_id: int, scores: dict[str, floa
         conn.execute("COMMIT")
     except sqlite3.IntegrityError:  # a concurrent double submission that passed the check above
         conn.execute("ROLLBACK")
-        raise ReviewError(f"{annotator} already rated task {task_id}", "each task is rated once per annotator",
-                          status=409, code="E767") from None
+        raise ReviewError.from_code("E767", status=409, annotator=annotator, task_id=task_id) from None
     except BaseException:
         if conn.in_transaction:
             conn.execute("ROLLBACK")

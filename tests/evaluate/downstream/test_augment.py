@@ -37,7 +37,7 @@ def test_jsonl_augmenter_filters_by_source_and_reports_missing_source(tmp_path):
 
 
 def test_unknown_augmenter_is_a_user_error():
-    with pytest.raises(ParaspanError, match="unknown augmenters 'nope'"):
+    with pytest.raises(ParaspanError, match="unknown augmenter 'nope'"):
         get_augmenter("nope")
 
 

@@ -104,17 +104,19 @@ def test_all_structures_lost_is_not_emitted():
 
 
 def test_generator_contract_and_registry():
-    factory = generators.get("rewrite")
-    gen = factory(RuleSet(hand_rules()), nlp=load_spacy())
+    assert set(generators.options("rewrite")) == {"rules", "max_per_sentence", "max_lexical"}
+    gen = Rewriter(RuleSet(hand_rules()), nlp=load_spacy())
     request = GenerationRequest("r", "The cake was eaten by the dog.", keep=((4, 8),), n=5)
-    cands = gen.generate(request)
-    assert cands and len(cands) <= 5
+    result = gen.generate(request)
+    cands = result.candidates
+    assert cands and len(cands) <= 5 and gen.capabilities.deterministic and not gen.capabilities.honours_ban
     for c in cands:
         assert isinstance(c, Candidate)
         assert "cake" in c.text
         assert c.mapping is not None and c.meta["rules"]
-        src_tokens, out_tokens = c.meta["source_tokens"], c.meta["tokens"]
-        for i, j in c.mapping:  # mapped tokens keep their lemma's spelling apart from inflection
+        src_tokens, out_tokens = c.mapping.source_tokens, c.mapping.tokens
+        for i, j in c.mapping.pairs():  # every mapped token lies in its text
             assert 0 <= i < len(src_tokens) and 0 <= j < len(out_tokens)
+            assert c.text[out_tokens[j].start:out_tokens[j].end].strip()
     texts = [c.text for c in cands]
     assert "The dog ate the cake." in texts

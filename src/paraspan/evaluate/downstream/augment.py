@@ -41,13 +41,15 @@ def rewrite_augmenter() -> Augmenter:
     return RewriteAugmenter()
 
 
+AUGMENTERS: Registry[Callable[[], Augmenter]] = Registry("augmenters")
+AUGMENTERS.register("none", "paraspan.evaluate.downstream.augment:no_augmentation", "no augmented sentences")
+AUGMENTERS.register("rewrite", "paraspan.evaluate.downstream.augment:rewrite_augmenter",
+                    "rule-based rewrites with label projection (paraspan.generate.rewrite)")
+
+
 def augmenters() -> Registry[Callable[[], Augmenter]]:
     """Augmenter factories by name (each returns a fresh augmenter; heavy models load lazily)."""
-    reg: Registry[Callable[[], Augmenter]] = Registry("augmenters")
-    reg.register("none", "paraspan.evaluate.downstream.augment:no_augmentation", "no augmented sentences")
-    reg.register("rewrite", "paraspan.evaluate.downstream.augment:rewrite_augmenter",
-                 "rule-based rewrites with label projection (paraspan.generate.rewrite)")
-    return reg
+    return AUGMENTERS
 
 
 @dataclass
@@ -62,13 +64,10 @@ class JsonlAugmenter:
         from paraspan.corpus.formats import read_corpus
 
         if not self.path.is_file():
-            raise CorpusError("no such file", "give a JSONL of augmented sentences (jsonl:PATH)",
-                              file=str(self.path), code="E901")
+            raise CorpusError.from_code("E901", file=str(self.path))
         for n, sentence in enumerate(read_corpus(self.path, "jsonl"), start=1):
             if sentence.source_id is None:
-                raise CorpusError(f"sentence {sentence.id!r} has no 'source_id'",
-                                  "augmented outputs must name the gold sentence they were made from",
-                                  file=str(self.path), line=n, code="E902")
+                raise CorpusError.from_code("E902", file=str(self.path), line=n, id=sentence.id)
             self.outputs.setdefault(sentence.source_id, []).append(sentence)
         self.loaded = True
 
@@ -96,8 +95,7 @@ def check_augmented(outputs: Sequence[Sentence], where: str) -> None:
     """Augmented sentences must be valid and name their source."""
     for sentence in outputs:
         if sentence.source_id is None:
-            raise ParaspanError(f"{where}: augmented sentence {sentence.id!r} has no source_id",
-                                "an augmenter must set source_id to the gold sentence it rewrote", code="E903")
+            raise ParaspanError.from_code("E903", where=where, id=sentence.id)
         sentence.validate()
 
 

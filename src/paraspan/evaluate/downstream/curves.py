@@ -144,6 +144,19 @@ def run_curve(
                                       "report": config.report, "seeds": list(config.seeds),
                                       "percents": list(config.percents)})
     say = progress or (lambda message: None)
+
+    def run_with(point: dict[str, Any], subset: Sequence[Sentence], seed: int, condition: str,
+                 extra: list[Sentence], empty: str, what: str) -> None:
+        """Train on ``subset`` + ``extra`` as ``condition``; with nothing to add the run would repeat
+        the base run, so it is noted instead."""
+        if not extra:
+            point.setdefault(condition, []).append(None)
+            point.setdefault("notes", []).append(f"seed {seed}: empty {empty} set")
+            return
+        result = learner.run(list(subset) + extra, evals, seed)
+        _record(point, condition, result, config.report, list(evals))
+        say(f"{learner.name} {what} F1 {result.f1(config.report)} (+{len(extra)} sentences)")
+
     for percent in config.percents:
         point: dict[str, Any] = {}
         for seed in config.seeds:
@@ -165,15 +178,7 @@ def run_curve(
             point.setdefault("augment_seconds", []).append(round(time.perf_counter() - aug_started, 1))
             if dropped:
                 point.setdefault("dropped_not_from_subset", []).append(dropped)
-            if not outputs:
-                # Nothing to add: the augmented run would repeat the base run; say so instead.
-                point.setdefault("augmented", []).append(None)
-                point.setdefault("notes", []).append(f"seed {seed}: empty augmentation set")
-            else:
-                result = learner.run(list(subset) + outputs, evals, seed)
-                _record(point, "augmented", result, config.report, list(evals))
-                say(f"{learner.name} {percent}% seed {seed}: augmented F1 {result.f1(config.report)} "
-                    f"(+{len(outputs)} sentences)")
+            run_with(point, subset, seed, "augmented", outputs, "augmentation", f"{percent}% seed {seed}: augmented")
             if config.copy_control and outputs:
                 sources = {s.id: s for s in subset}
                 copies = [Sentence(f"{o.id}:copy", sources[o.source_id or ""].text,
@@ -185,14 +190,7 @@ def run_curve(
             if config.lexsub and pos is not None:
                 lex = lexical_substitution(subset, outputs, pos) if outputs else []
                 point.setdefault("n_lexsub", []).append(len(lex))
-                if not lex:
-                    point.setdefault("lexsub", []).append(None)
-                    point.setdefault("notes", []).append(f"seed {seed}: empty lexical-substitution set")
-                else:
-                    result = learner.run(list(subset) + lex, evals, seed)
-                    _record(point, "lexsub", result, config.report, list(evals))
-                    say(f"{learner.name} {percent}% seed {seed}: lexsub F1 {result.f1(config.report)} "
-                        f"(+{len(lex)} sentences)")
+                run_with(point, subset, seed, "lexsub", lex, "lexical-substitution", f"{percent}% seed {seed}: lexsub")
             point.setdefault("total_seconds", []).append(round(time.perf_counter() - started, 1))
         curve.points[str(percent)] = finalize(point)
         if on_point is not None:

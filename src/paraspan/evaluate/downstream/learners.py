@@ -68,15 +68,18 @@ class Learner(Protocol):
     def run(self, train: Sequence[Sentence], evals: dict[str, Sequence[Sentence]], seed: int) -> RunResult: ...
 
 
+LEARNERS: Registry[Callable[..., Learner]] = Registry("downstream_learners")
+LEARNERS.register("frame_id", "paraspan.evaluate.downstream.frame_id:FrameIdLearner",
+                  "FrameNet trigger spans (≤3 tokens) + frame: span classifier over frozen encoder features")
+LEARNERS.register("srl", "paraspan.evaluate.downstream.srl:SrlLearner",
+                  "argument spans + roles given the predicate: BIO token classifier over frozen encoder features")
+LEARNERS.register("ner", "paraspan.evaluate.downstream.ner:SpacyNerLearner",
+                  "named entities: spaCy's trainable ner from a generated CPU config")
+
+
 def learners() -> Registry[Callable[..., Learner]]:
-    reg: Registry[Callable[..., Learner]] = Registry("downstream_learners")
-    reg.register("frame_id", "paraspan.evaluate.downstream.frame_id:FrameIdLearner",
-                 "FrameNet trigger spans (≤3 tokens) + frame: span classifier over frozen encoder features")
-    reg.register("srl", "paraspan.evaluate.downstream.srl:SrlLearner",
-                 "argument spans + roles given the predicate: BIO token classifier over frozen encoder features")
-    reg.register("ner", "paraspan.evaluate.downstream.ner:SpacyNerLearner",
-                 "named entities: spaCy's trainable ner from a generated CPU config")
-    return reg
+    """The registry (built once; entry points are scanned on first use)."""
+    return LEARNERS
 
 
 # --------------------------------------------------------------------------- the MLP head

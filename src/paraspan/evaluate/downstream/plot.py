@@ -21,8 +21,7 @@ def plot_curve(task: str, points: dict[str, dict[str, Any]], path: str | Path, *
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise ParaspanError("matplotlib is not installed", "pip install matplotlib (or the 'report' extra)",
-                            code="E910") from None
+        raise ParaspanError.from_code("E910") from None
     fig, ax = plt.subplots(figsize=(5.5, 3.8), dpi=120)
     percents = sorted(points, key=int)
     for condition, (label, color, marker) in _STYLE.items():

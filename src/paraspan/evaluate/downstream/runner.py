@@ -43,18 +43,14 @@ def check_task_data(task: str, train: Sequence[Sentence], evals: dict[str, Seque
         return out
 
     if not train:
-        raise CorpusError("the training corpus is empty", "check the file and --from/--splits",
-                          file=where.get("train"), code="E920")
+        raise CorpusError.from_code("E920", file=where.get('train'))
     seen = labels(train)
     if not seen:
-        raise CorpusError(f"the training corpus has no {'/'.join(kinds)} structures for task {task!r}",
-                          "pick the task that matches the corpus (frame_id: FrameNet, srl: PropBank, ner: entities)",
-                          file=where.get("train"), code="E921")
+        raise CorpusError.from_code("E921", file=where.get('train'), choices="/".join(kinds), task=task)
     unseen = {}
     for name, sentences in evals.items():
         if not sentences:
-            raise CorpusError(f"the evaluation set {name!r} is empty", "check the file", file=where.get(name),
-                              code="E922")
+            raise CorpusError.from_code("E922", file=where.get(name), name=name)
         unseen[name] = sorted(labels(sentences) - seen)
     return {"labels_in_train": len(seen), "eval_labels_unseen_in_train": {k: len(v) for k, v in unseen.items()},
             "eval_labels_unseen_examples": {k: v[:10] for k, v in unseen.items()}}
@@ -70,8 +66,7 @@ def merge_results(path: str | Path, curve: Curve, meta: dict[str, Any]) -> dict[
         try:
             data = json.loads(target.read_text(encoding="utf-8"))
         except json.JSONDecodeError as exc:
-            raise ParaspanError(f"not JSON ({exc.msg})", "delete it or choose another --output", file=str(target),
-                                line=exc.lineno, code="E930") from None
+            raise ParaspanError.from_code("E930", file=str(target), line=exc.lineno, msg=exc.msg) from None
     # Points of other percents (run by another job) are kept; a percent run again over new seeds is
     # combined with the stored one, over the same seeds it is replaced.
     points = data.setdefault(curve.task, {})

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from paraspan.corpus.conll import decode_tags
 from paraspan.corpus.schema import Sentence, Structure
 from paraspan.evaluate.downstream.data import Tokenized, Tokenizer
 from paraspan.evaluate.downstream.features import FeatureCache
@@ -26,26 +27,15 @@ _BUCKETS = (0, 1, 2, 3, 5, 8, 13, 21)  # |distance| thresholds; the sign doubles
 N_DIST = 2 * len(_BUCKETS)
 
 
+def decode_bio(tags: Sequence[str]) -> list[tuple[int, int, str]]:
+    """Predicted BIO tags → (first, last, role) spans; a stray I- starts a new span (the corpus
+    readers' decoder, in its tolerant ``auto`` scheme)."""
+    return decode_tags(tags)
+
+
 def _bucket(distance: int) -> int:
     b = max(i for i, t in enumerate(_BUCKETS) if abs(distance) >= t)
     return b if distance >= 0 else len(_BUCKETS) + b
-
-
-def decode_bio(tags: Sequence[str]) -> list[tuple[int, int, str]]:
-    """BIO tags → (first, last, role) spans; a stray I- starts a new span."""
-    spans: list[tuple[int, int, str]] = []
-    current: list[Any] | None = None
-    for i, tag in enumerate(tags):
-        if tag == "O":
-            current = None
-            continue
-        prefix, role = tag[:1], tag[2:]
-        if prefix == "I" and current is not None and current[2] == role and current[1] == i - 1:
-            current[1] = i
-            continue
-        current = [i, i, role]
-        spans.append(current)  # type: ignore[arg-type]
-    return [(a, b, r) for a, b, r in spans]
 
 
 @dataclass

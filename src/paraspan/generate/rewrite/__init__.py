@@ -5,8 +5,8 @@
   compression, "It is" insertion, WordNet synonyms).
 - :mod:`.learned`: a quasi-synchronous dependency grammar extracted from aligned pairs.
 - :mod:`.rules`: the rule registry and :class:`RuleSet` (default, learned or refined files).
-- :mod:`.project`: label projection through the mapping (the policy is in its docstring).
-- :mod:`.generator`: :class:`Rewriter` (the ``"rewrite"`` generator) and ``rewrite_sentence``.
+- :mod:`.generator`: :class:`Rewriter` (the ``"rewrite"`` generator) and ``rewrite_sentence``; labels
+  are carried through its token mapping by :mod:`paraspan.generate.project`.
 - :mod:`.tagger`: a small stand-in SRL argument tagger; :mod:`.refine`: Algorithm 1's SVM refinement.
 
 Importing this package loads no model.

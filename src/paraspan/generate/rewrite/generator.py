@@ -3,10 +3,11 @@
 Two entry points:
 
 - :class:`Rewriter` follows the :mod:`paraspan.generate.base` contract (registered as
-  ``"rewrite"`` in ``generators``): ``generate(request)`` → :class:`Candidate` list, each with
-  ``mapping`` (source spaCy token → output token) and token character offsets in ``meta``.
-- :meth:`Rewriter.rewrite_sentence` turns a corpus :class:`Sentence` into projected rewritten
-  ``Sentence``s with ``source_id`` and ``provenance``.
+  ``"rewrite"`` in ``generators``): ``generate(request)`` → candidates, each with a
+  :class:`~paraspan.generate.base.TokenMapping` (source token → output token, with offsets).
+- :meth:`Rewriter.rewrite_sentence` turns a corpus :class:`Sentence` into rewritten
+  ``Sentence``s with ``source_id`` and ``provenance``, its structures carried over by
+  :func:`paraspan.generate.project.project_mapping`.
 
 Bad input never raises: sentences spaCy cannot parse into two or more words, rules that would
 produce an empty sentence or the same text, and rewrites that lose every structure are skipped
@@ -22,9 +23,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from paraspan.corpus.schema import Sentence
-from paraspan.generate.base import Candidate, GenerationRequest
+from paraspan.generate.base import (
+    Candidate,
+    Capabilities,
+    GenerationRequest,
+    GenerationResult,
+    MappedToken,
+    TokenMapping,
+)
+from paraspan.generate.project import project_mapping, tokens_in
 from paraspan.generate.rewrite.core import Piece, RuleContext, render
-from paraspan.generate.rewrite.project import project, span_tokens
 from paraspan.generate.rewrite.rules import RuleSet
 
 if TYPE_CHECKING:
@@ -41,13 +49,28 @@ class RawRewrite:
     text: str
     offsets: list[tuple[int, int]]
 
-    @property
-    def mapping(self) -> list[tuple[int, int]]:
-        return [(p.src, j) for j, p in enumerate(self.pieces) if p.src is not None]
+    def mapping(self, doc: Doc) -> TokenMapping:
+        """The source → output token mapping of this rewrite of ``doc``."""
+        return TokenMapping(
+            tuple((t.idx, t.idx + len(t.text)) for t in doc), tuple(t.head.i for t in doc),
+            tuple(MappedToken(s, e, p.src, p.changed, p.attach, p.marker)
+                  for p, (s, e) in zip(self.pieces, self.offsets, strict=True)))
+
+
+def doc_tokens(doc: Doc) -> list[tuple[int, int]]:
+    return [(t.idx, t.idx + len(t.text)) for t in doc]
 
 
 class Rewriter:
-    """Rewrite sentences with a :class:`RuleSet` (default: every hand-written + learned rule)."""
+    """Rewrite sentences with a :class:`RuleSet` (default: every hand-written + learned rule).
+
+    As the registered ``rewrite`` generator its options are ``rules`` (a rules file written by
+    ``paraspan refine-rules``; default: every rule), ``max_per_sentence`` and ``max_lexical``
+    (WordNet substitutions per sentence). Rules keep the words they move, so ``ban`` does not
+    apply: the pipeline runs one iteration per structure.
+    """
+
+    capabilities = Capabilities(honours_ban=False, deterministic=True)
 
     def __init__(self, rules: RuleSet | str | None = None, *, max_per_sentence: int | None = None,
                  nlp: Language | None = None, max_lexical: int = 3, n: int | None = None) -> None:
@@ -127,11 +150,18 @@ class Rewriter:
                     chosen.append(queue.pop(0))
         return chosen
 
-    def generate(self, request: GenerationRequest) -> list[Candidate]:
-        """Rewrites of ``request.text``. ``keep`` spans are protected from lexical substitution and
-        rewrites that change their text are dropped; ``ban`` does not apply (rules keep the words)."""
+    def generate(self, request: GenerationRequest) -> GenerationResult:
+        """Rewrites of ``request.text``. ``keep`` spans — and the anchor of the structure being
+        augmented — are protected from lexical substitution, and rewrites that change a kept
+        span's text are dropped; ``ban`` does not apply (rules keep the words)."""
         doc = self.nlp(request.text)
-        protected = {i for s, e in request.keep for i in span_tokens(doc, s, e)}
+        tokens = doc_tokens(doc)
+        spans = list(request.keep)
+        if request.sentence is not None and request.structure is not None:
+            anchor = request.sentence.structures[request.structure].anchor
+            if anchor is not None:
+                spans.append((anchor.start, anchor.end))
+        protected = {i for s, e in spans for i in tokens_in(tokens, s, e)}
         found = []
         for raw in self.raw_rewrites(doc, protected):
             if any(request.span_text(k) not in raw.text for k in request.keep):
@@ -144,28 +174,29 @@ class Rewriter:
             found = self._select(found, lambda r: r.rule, request.text)
         finally:
             self.max_per_sentence = saved
-        source_tokens = [[t.idx, t.idx + len(t.text)] for t in doc]
-        return [Candidate(raw.text, {}, raw.mapping, {"rules": [raw.rule], "tokens": [list(o) for o in raw.offsets],
-                                                      "source_tokens": source_tokens}) for raw in found]
+        candidates = [Candidate(raw.text, {}, mapping=raw.mapping(doc), meta={"rules": [raw.rule]}) for raw in found]
+        return GenerationResult(request, candidates, note=None if candidates else "no rule applies")
 
     def rewrite_sentence(self, sentence: Sentence, doc: Doc | None = None) -> list[Sentence]:
         """Projected rewrites of a corpus sentence (ids ``<id>~rw<k>``)."""
         self.counts["sentences"] += 1
         if doc is None:
             doc = self.nlp(sentence.text)
+        tokens = doc_tokens(doc)
         protected = {i for s in sentence.structures for sp in ([s.anchor] if s.anchor else [])
-                     for i in span_tokens(doc, sp.start, sp.end)}
+                     for i in tokens_in(tokens, sp.start, sp.end)}
         self.counts["structures_in"] += len(sentence.structures)
         out: list[Sentence] = []
         for raw in self.raw_rewrites(doc, protected):
-            projection = project(sentence, doc, raw.pieces, raw.offsets)
+            mapping = raw.mapping(doc)
+            projection = project_mapping(sentence, mapping)
             self.counts.update(projection.counts)  # over every candidate, emitted or not
             if sentence.structures and not projection.structures:
                 self.counts["skipped_all_structures_lost"] += 1
                 continue
             provenance = {"method": "rewrite", "rules": [raw.rule],
                           "rule_versions": {raw.rule: self.rules.get(raw.rule).version},
-                          "mapping": [list(m) for m in raw.mapping],
+                          "mapping": [list(m) for m in mapping.pairs()],
                           "structures_kept": len(projection.structures),
                           "structures_from": projection.sources,
                           "structures_source": len(sentence.structures)}
@@ -191,6 +222,13 @@ class Rewriter:
     def _batch(self, batch: list[Sentence]) -> Iterator[Sentence]:
         for sentence, doc in zip(batch, self.nlp.pipe([s.text for s in batch]), strict=True):
             yield from self.rewrite_sentence(sentence, doc)
+
+
+def make_rewriter(rules: str | None = None, max_per_sentence: int | None = None, max_lexical: int = 3) -> Rewriter:
+    """The registered ``rewrite`` generator: ``rules`` a rules file (``paraspan refine-rules``;
+    default: every hand-written and learned rule), at most ``max_per_sentence`` rewrites per
+    sentence, ``max_lexical`` WordNet substitutions per rewrite."""
+    return Rewriter(rules, max_per_sentence=max_per_sentence, max_lexical=max_lexical)
 
 
 def rewrite_sentence(sentence: Sentence, rules: RuleSet | None = None, **options: Any) -> list[Sentence]:

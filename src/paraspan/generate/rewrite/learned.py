@@ -206,14 +206,11 @@ def read_multimwa(path: str | Path) -> Iterator[AlignedPair]:
             if not raw.strip():
                 continue
             if len(fields) < 8:
-                raise CorpusError(f"expected at least 8 tab-separated fields, got {len(fields)}",
-                                  "MultiMWA lines: id, sentence 1, -, sentence 2, -, -, -, sure links", file=name,
-                                  line=number, code="E780")
+                raise CorpusError.from_code("E723", file=name, line=number, n_fields=len(fields))
             try:
                 links = [(int(x), int(y)) for x, y in (p.split("-") for p in fields[7].split())]
             except ValueError:
-                raise CorpusError(f"bad alignment link in {fields[7][:40]!r}", "links are i-j token indices",
-                                  file=name, line=number, code="E781") from None
+                raise CorpusError.from_code("E724", file=name, line=number, links=fields[7][:40]) from None
             yield AlignedPair(fields[1].split(), fields[3].split(), None, None, links)
 
 
@@ -283,5 +280,4 @@ def load_learned(path: str | Path) -> list[Rule]:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
         return [make_rule(Pattern.from_dict(r["pattern"]), int(r["count"])) for r in data["rules"]]
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise CorpusError(f"cannot read learned rules: {exc}"[:300],
-                          "pass a file written by `paraspan learn-rules`", file=str(path), code="E782") from None
+        raise CorpusError.from_code("E725", file=str(path), exc=exc) from None

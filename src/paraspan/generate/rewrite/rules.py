@@ -88,15 +88,11 @@ class RuleSet:
         try:
             data = json.loads(Path(path).read_text(encoding="utf-8"))
         except (OSError, ValueError) as exc:
-            raise CorpusError(f"cannot read rules file: {exc}"[:300],
-                              "pass a file written by `paraspan refine-rules` or `paraspan learn-rules`",
-                              file=str(path), code="E783") from None
+            raise CorpusError.from_code("E783", file=str(path), exc=exc) from None
         if data.get("format") == "paraspan-learned-rules":
             return cls(hand_rules() + load_learned(path), source=str(path))
         if data.get("format") != "paraspan-refined-rules" or not isinstance(data.get("rules"), list):
-            raise CorpusError("not a paraspan rules file (no 'format' key)",
-                              "pass a file written by `paraspan refine-rules` or `paraspan learn-rules`",
-                              file=str(path), code="E784")
+            raise CorpusError.from_code("E784", file=str(path))
         known = {r.name: r for r in hand_rules()}
         rules: list[Rule] = []
         info: dict[str, dict[str, Any]] = {}
@@ -109,8 +105,7 @@ class RuleSet:
             elif name in known:
                 rule = known[name]
             else:
-                raise CorpusError(f"unknown hand-written rule {name!r}", "see `paraspan rules list`", file=str(path),
-                                  code="E785")
+                raise CorpusError.from_code("E726", file=str(path), name=name)
             rules.append(rule)
             info[rule.name] = {k: v for k, v in entry.items() if k not in {"pattern"}}
         return cls(rules, info, source=str(path))

@@ -206,8 +206,7 @@ class RunStore:
 
         path = Path(path)
         if path.exists():
-            raise StoreError("the run store already exists", "pass --resume to continue it, or choose a new --store",
-                             file=str(path), code="E701")
+            raise StoreError.from_code("E701", file=str(path))
         path.parent.mkdir(parents=True, exist_ok=True)
         conn = cls._connect(path, timeout)
         conn.execute("BEGIN")
@@ -224,8 +223,7 @@ class RunStore:
         """An existing store; refuses files that are not paraspan stores or of another version."""
         path = Path(path)
         if not path.is_file():
-            raise StoreError("no such run store", "check the path (a store is written by `paraspan augment --store`)",
-                             file=str(path), code="E702")
+            raise StoreError.from_code("E702", file=str(path))
         try:
             if readonly:
                 conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=timeout, isolation_level=None)
@@ -234,17 +232,15 @@ class RunStore:
                 conn = cls._connect(path, timeout)
             row = conn.execute("SELECT version, paraspan FROM schema_version").fetchone()
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"not a paraspan run store ({exc})",
-                             "give a file written by `paraspan augment --store`", file=str(path), code="E703") from None
+            raise StoreError.from_code("E703", file=str(path), problem=f"not a paraspan run store ({exc})",
+                                       fix="give a file written by `paraspan augment --store`") from None
         if row is None:
-            raise StoreError("the run store has no schema version", "it is damaged: start a new --store",
-                             file=str(path), code="E703")
+            raise StoreError.from_code("E703", file=str(path), problem="the run store has no schema version",
+                                       fix="it is damaged: start a new --store")
         if int(row[0]) != SCHEMA_VERSION:
             conn.close()
-            raise StoreError(
-                f"the run store has schema version {row[0]} (written by paraspan {row[1]}); this paraspan "
-                f"reads version {SCHEMA_VERSION}",
-                "export it with the paraspan that wrote it, or start a new --store", file=str(path), code="E704")
+            raise StoreError.from_code("E704", file=str(path), version=row[0], written_by=row[1],
+                                       schema_version=SCHEMA_VERSION)
         return cls(conn, path)
 
     def close(self) -> None:
@@ -354,7 +350,7 @@ class RunStore:
         try:
             row = conn.execute("SELECT status FROM inputs WHERE id = ?", (result.input_id,)).fetchone()
             if row is None:
-                raise StoreError(f"input {result.input_id!r} is not in the store", "add inputs first", code="E705")
+                raise StoreError.from_code("E705", input_id=result.input_id)
             if row[0] != "pending":  # another worker (or a replay) already committed it
                 conn.execute("ROLLBACK")
                 return
@@ -404,8 +400,7 @@ class RunStore:
 
         if filter is not None and filter not in self.filters():
             known = ", ".join(self.filters()) or "none"
-            raise StoreError(f"no decisions for filter {filter!r} in this store",
-                             f"choose one of: {known}", file=str(self.path), code="E706")
+            raise StoreError.from_code("E706", file=str(self.path), filter=filter, known=known)
         query = ("SELECT o.id, o.input_id, o.structure, o.iteration, o.candidate, o.json, o.forward, o.backward, "
                  "o.score, o.aligner_score, o.min_span_score, o.frame, o.anchor_text, o.anchor_lemma "
                  "FROM outputs o JOIN inputs i ON i.id = o.input_id")
@@ -447,8 +442,7 @@ class RunStore:
     def add_judgment(self, output_id: str, score: float, annotator: str = "anonymous", note: str | None = None) -> int:
         """Record a human judgment (0–100) of an output; returns its id."""
         if not 0 <= float(score) <= 100:
-            raise StoreError(f"a judgment score must be within 0-100, not {score}", "use 0 (reject) … 100 (accept)",
-                             code="E707")
+            raise StoreError.from_code("E707", score=score)
         cur = self.conn.execute(
             "INSERT INTO judgments (output_id, annotator, score, time, note) VALUES (?, ?, ?, ?, ?)",
             (output_id, annotator, float(score), _now(), note))

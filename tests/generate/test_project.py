@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from paraspan.corpus.schema import Sentence, Span, Structure
+from paraspan.generate.base import MappedToken, TokenMapping
+from paraspan.generate.project import project_mapping
 from paraspan.generate.rewrite.core import Piece, render
-from paraspan.generate.rewrite.project import project
 from paraspan.models import load_spacy
-
-from .helpers import find, srl
+from tests.generate.rewrite.helpers import find, srl
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +21,10 @@ def _run(nlp, sentence: Sentence, build):
     doc = nlp(sentence.text)
     pieces = build(doc)
     text, offsets = render(doc, pieces)
-    proj = project(sentence, doc, pieces, offsets)
+    mapping = TokenMapping(tuple((t.idx, t.idx + len(t.text)) for t in doc), tuple(t.head.i for t in doc),
+                           tuple(MappedToken(s, e, p.src, p.changed, p.attach, p.marker)
+                                 for p, (s, e) in zip(pieces, offsets, strict=True)))
+    proj = project_mapping(sentence, mapping)
     return text, proj
 
 

@@ -7,7 +7,7 @@ import sqlite3
 import pytest
 
 from paraspan.corpus.schema import Sentence, Span, Structure
-from paraspan.store import SCHEMA_VERSION, CandidateRow, OutputRow, RunStore, StoreError, WorkResult
+from paraspan.pipeline.store import SCHEMA_VERSION, CandidateRow, OutputRow, RunStore, StoreError, WorkResult
 
 
 def _sentence(i: int) -> Sentence:

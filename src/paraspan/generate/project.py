@@ -1,0 +1,253 @@
+"""Projection: where a source sentence's labelled spans went in a candidate rewrite.
+
+One module for every generator (see :class:`~paraspan.generate.base.Candidate`):
+
+- **placed** — the generator placed the structures itself (``candidate.structures``, infill);
+  they are checked (offsets inside the text, non-empty) and taken as they are.
+- **mapping** — a :class:`~paraspan.generate.base.TokenMapping` (rule rewrites): spans follow
+  their tokens, by the policy below.
+- **aligner** — free text (paraphrases): the anchor and each argument are aligned into the
+  candidate by a span aligner (:mod:`paraspan.align`), every candidate in one batch.
+
+:func:`place` gives, for one structure and a list of candidates, a :class:`Placement` per
+candidate in whichever way the candidate allows; :func:`project_mapping` carries whole
+structures through a mapping (the ``paraspan rewrite`` path).
+
+Mapping policy (what happens to each span):
+
+- **Anchor** (predicate, LU target, entity mention): every source token of the anchor must
+  survive, not be replaced by a different word (re-inflection is fine: "ate" → "eaten"), and the
+  survivors must stay one contiguous run in the output. Otherwise the structure is dropped.
+- **Argument**: it keeps the output run covering its surviving tokens. When some of its tokens
+  were deleted it *shrinks* to what survives; when the survivors are no longer contiguous (the
+  rewrite moved part of it away) it shrinks to the contiguous run around its head word (the token
+  whose syntactic head lies outside the argument). It is *dropped* when its head word is deleted
+  (or, for a head-less span, when nothing survives). Inserted words inside the run (the "'s" of a
+  genitive) belong to it; inserted words at its edges do not. Inserted words attached to a source
+  token go with that token; an attached case marker (the "by" of a new passive agent) joins
+  arguments but not anchors.
+- A structure keeps its label and its arguments' labels exactly: projection never creates a
+  label, so every output label is one the source had.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from paraspan.corpus.schema import Sentence, Span, Structure
+from paraspan.generate.base import Candidate, CharSpan, TokenMapping
+
+#: A span's place in a candidate (None: not placed) and how sure the placement is.
+Placed = tuple[CharSpan | None, float]
+
+
+@dataclass
+class Projection:
+    """Structures carried through a mapping, with counters and each one's index in the source."""
+
+    structures: list[Structure]
+    counts: Counter = field(default_factory=Counter)
+    sources: list[int] = field(default_factory=list)
+
+
+@dataclass
+class Placement:
+    """One structure placed in one candidate: the anchor first, then each argument, and how."""
+
+    spans: list[Placed]
+    via: str  # "placed", "mapping" or "aligner"
+
+    @property
+    def anchor(self) -> Placed:
+        return self.spans[0]
+
+    @property
+    def args(self) -> list[Placed]:
+        return self.spans[1:]
+
+
+def tokens_in(tokens: Sequence[CharSpan], start: int, end: int) -> list[int]:
+    """Indices of the ``tokens`` overlapping the character span ``[start, end)``."""
+    return [i for i, (s, e) in enumerate(tokens) if s < end and e > start]
+
+
+def head_of(heads: Sequence[int], ids: Sequence[int]) -> int | None:
+    """The first token of ``ids`` whose syntactic head lies outside ``ids`` (or is itself)."""
+    inside = set(ids)
+    for i in ids:
+        head = heads[i]
+        if head == i or head not in inside:
+            return i
+    return ids[0] if ids else None
+
+
+# ----------------------------------------------------------------------------- mapping
+
+
+def project_mapping(sentence: Sentence, mapping: TokenMapping, which: Sequence[int] | None = None) -> Projection:
+    """``sentence``'s structures (or those at ``which``) carried through ``mapping`` (module policy)."""
+    pieces = mapping.tokens
+    out_of: dict[int, int] = {}
+    attached: dict[int, list[int]] = {}
+    markers: set[int] = set()
+    changed: set[int] = set()
+    for j, piece in enumerate(pieces):
+        if piece.src is not None:
+            out_of[piece.src] = j
+            if piece.changed:
+                changed.add(piece.src)
+        elif piece.attach is not None:
+            attached.setdefault(piece.attach, []).append(j)
+            if piece.marker:
+                markers.add(j)
+    counts: Counter = Counter()
+
+    def positions(ids: Sequence[int], *, anchor: bool = False) -> set[int]:
+        found = {out_of[i] for i in ids if i in out_of}
+        for i in ids:
+            found.update(j for j in attached.get(i, ()) if not (anchor and j in markers))
+        return found
+
+    def owned(j: int, ids: set[int]) -> bool:
+        piece = pieces[j]
+        return (piece.src in ids) or (piece.src is None and piece.attach in ids)
+
+    def foreign(j: int, ids: set[int]) -> bool:
+        piece = pieces[j]
+        if piece.src is not None:
+            return piece.src not in ids
+        return piece.attach is not None and piece.attach not in ids
+
+    def to_span(first: int, last: int, old: Span) -> Span:
+        return Span(pieces[first].start, pieces[last].end, old.label, dict(old.extra))
+
+    result: list[Structure] = []
+    sources: list[int] = []
+    indices = range(len(sentence.structures)) if which is None else which
+    for index in indices:
+        structure = sentence.structures[index]
+        anchor = None
+        if structure.anchor is not None:
+            ids = tokens_in(mapping.source_tokens, structure.anchor.start, structure.anchor.end)
+            if not ids or any(i not in out_of or i in changed for i in ids):
+                counts["structure_dropped_anchor_lost"] += 1
+                continue
+            where = positions(ids, anchor=True)
+            lo, hi = min(where), max(where)
+            if any(foreign(j, set(ids)) for j in range(lo, hi + 1)):
+                counts["structure_dropped_anchor_split"] += 1
+                continue
+            anchor = to_span(lo, hi, structure.anchor)
+        args: list[Span] = []
+        for arg in structure.args:
+            ids = tokens_in(mapping.source_tokens, arg.start, arg.end)
+            inside = set(ids)
+            where = positions(ids)
+            if not where:
+                counts["arg_dropped"] += 1
+                continue
+            head = head_of(mapping.source_heads, ids)
+            lo, hi = min(where), max(where)
+            if any(foreign(j, inside) for j in range(lo, hi + 1)):
+                if head is None or head not in out_of:
+                    counts["arg_dropped"] += 1
+                    continue
+                lo = hi = out_of[head]
+                while lo > 0 and not foreign(lo - 1, inside):
+                    lo -= 1
+                while hi + 1 < len(pieces) and not foreign(hi + 1, inside):
+                    hi += 1
+                while not owned(lo, inside):
+                    lo += 1
+                while not owned(hi, inside):
+                    hi -= 1
+                counts["arg_shrunk_split"] += 1
+            elif head is not None and head not in out_of:
+                counts["arg_dropped"] += 1
+                continue
+            elif any(i not in out_of for i in ids):
+                counts["arg_shrunk_deleted"] += 1
+            args.append(to_span(lo, hi, arg))
+        counts["structure_kept"] += 1
+        result.append(Structure(structure.kind, structure.label, anchor, args, dict(structure.extra)))
+        sources.append(index)
+    return Projection(result, counts, sources)
+
+
+# ----------------------------------------------------------------------------- one structure, any candidate
+
+
+def _find(text: str, phrase: str) -> CharSpan | None:
+    """Where a kept phrase lies in a candidate (its first capital may have changed)."""
+    at = text.find(phrase)
+    if at < 0 and phrase[:1].isalpha():
+        swapped = (phrase[0].lower() if phrase[0].isupper() else phrase[0].upper()) + phrase[1:]
+        at = text.find(swapped)
+    return (at, at + len(phrase)) if at >= 0 else None
+
+
+def _inside(span: Span | None, text: str) -> CharSpan | None:
+    if span is None or not 0 <= span.start < span.end <= len(text):
+        return None
+    return span.start, span.end
+
+
+def _from_structure(placed: Structure | None, args: Sequence[Span], text: str) -> list[Placed]:
+    """The anchor and ``args`` (by label, in order) of a structure the generator placed."""
+    if placed is None:
+        return [(None, 0.0)] + [(None, 0.0) for _ in args]
+    out: list[Placed] = [(_inside(placed.anchor, text), 1.0 if _inside(placed.anchor, text) else 0.0)]
+    pool = list(placed.args)
+    for arg in args:
+        match = next((p for p in pool if p.label == arg.label), None)
+        if match is not None:
+            pool.remove(match)
+        where = _inside(match, text)
+        out.append((where, 1.0 if where else 0.0))
+    return out
+
+
+def place(sentence: Sentence, index: int, args: Sequence[Span], candidates: Sequence[Candidate], *,
+          aligner: Any = None, keep_args: bool = False) -> list[Placement]:
+    """Where structure ``index``'s anchor and ``args`` lie in each candidate.
+
+    Placed structures and mappings are used when a candidate has them; the other candidates go
+    to ``aligner`` in one batch (anchor and arguments; with ``keep_args`` the arguments were kept
+    verbatim and are found by their text).
+    """
+    structure = sentence.structures[index]
+    anchor = structure.anchor
+    assert anchor is not None
+    text = sentence.text
+    out: list[Placement | None] = [None] * len(candidates)
+    to_align: list[int] = []
+    for c, cand in enumerate(candidates):
+        if cand.structures is not None:
+            placed = cand.structures[index] if index < len(cand.structures) else None
+            out[c] = Placement(_from_structure(placed, args, cand.text), "placed")
+        elif cand.mapping is not None:
+            projected = project_mapping(Sentence(sentence.id, text, [Structure(
+                structure.kind, structure.label, anchor, list(args), dict(structure.extra))]), cand.mapping)
+            got = projected.structures[0] if projected.structures else None
+            out[c] = Placement(_from_structure(got, args, cand.text), "mapping")
+        else:
+            to_align.append(c)
+    if to_align:
+        if aligner is None:
+            raise ValueError("candidates without placed structures or a mapping need an aligner")
+        from paraspan.align import AlignTask
+
+        spans = [anchor] + ([] if keep_args else list(args))
+        tasks = [AlignTask(f"{c}:{j}", text, candidates[c].text, (span.start, span.end))
+                 for c in to_align for j, span in enumerate(spans)]
+        aligned = aligner.align(tasks)
+        per = len(spans)
+        for k, c in enumerate(to_align):
+            got: list[Placed] = [(a.pred, float(a.score)) for a in aligned[k * per:(k + 1) * per]]
+            if keep_args:
+                got += [(_find(candidates[c].text, text[a.start:a.end]), 1.0) for a in args]
+            out[c] = Placement(got, "aligner")
+    return [p for p in out if p is not None]

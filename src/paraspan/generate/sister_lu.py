@@ -1,0 +1,120 @@
+"""Sister-LU replacement (Pancholy et al. 2021; Cui & Swayamdipta 2024, §2).
+
+A FrameNet target is replaced by another lexical unit of the same frame and part of speech,
+inflected to the form of the original token ("sold" as sell.v → "traded" as trade.v; a multiword
+LU inflects its first word: "took place" → "happened"), and every span of the structure moves
+with the new offsets. Used by the infill generator, and on its own as a label-preserving baseline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from paraspan.corpus.schema import Span, Structure
+
+if TYPE_CHECKING:
+    from paraspan.corpus.frame_index import LexUnit
+
+#: Words before a verb that make an ambiguous -ed form a participle (VBN) rather than a past (VBD).
+_PARTICIPLE_CUES = frozenset({"have", "has", "had", "having", "'ve", "'s", "'d", "be", "is", "are", "was", "were",
+                              "been", "being", "am", "'re", "'m", "get", "gets", "got", "gotten", "getting"})
+
+__all__ = ["inflect_like", "lemma_words", "replace_lu", "splice"]
+
+
+def lemma_words(lu: LexUnit | str) -> list[str]:
+    name = lu if isinstance(lu, str) else lu.name
+    return name.rsplit(".", 1)[0].split()
+
+
+def _verb_tag(word: str, lemma: str, before: str) -> str | None:
+    """The Penn tag of ``word`` as a form of verb ``lemma`` (None: it is not one)."""
+    from paraspan.models.inflect import inflections
+
+    low = word.lower()
+    tags = [tag for tag, forms in inflections(lemma, "VERB").items() if low in (f.lower() for f in forms)]
+    if not tags and low == lemma.lower():
+        tags = ["VB"]
+    if not tags:
+        return None
+    if "VBD" in tags and "VBN" in tags:
+        return "VBN" if before.lower() in _PARTICIPLE_CUES else "VBD"
+    for tag in ("VBG", "VBZ", "VBD", "VBN", "VBP", "VB"):  # the most specific reading first
+        if tag in tags:
+            return tag
+    return tags[0]
+
+
+def inflect_like(anchor_text: str, lu_from: str, lu_to: str, before: str = "") -> str | None:
+    """``lu_to`` in the form ``anchor_text`` has as ``lu_from`` ("sold", sell.v, trade.v → "traded").
+
+    Multiword LUs inflect their first word and keep the rest. None when the anchor is not a form of
+    ``lu_from`` that LemmInflect knows.
+    """
+    from paraspan.models.inflect import inflect
+
+    src, dst = lemma_words(lu_from), lemma_words(lu_to)
+    words = anchor_text.split()
+    if not src or not dst or not words:
+        return None
+    tag = _verb_tag(words[0], src[0], before)
+    if tag is None:
+        return None
+    head = dst[0] if tag == "VB" else inflect(dst[0], tag)
+    if head is None:
+        return None
+    if dst[0] == "be" and tag == "VBP":  # LemmInflect's VBP of "be" is "am"; "are" is the common one
+        head = "are" if before.lower() not in ("i",) else "am"
+    out = " ".join([head, *dst[1:]])
+    if anchor_text[:1].isupper():
+        out = out[:1].upper() + out[1:]
+    return out
+
+
+def splice(text: str, spans: Sequence[Span], edits: Sequence[tuple[Span, str]]) -> tuple[str, list[Span]]:
+    """Replace each edited span's text; every span gets its new offsets (edits must not overlap)."""
+    edited = {id(span): new for span, new in edits}
+    order = sorted(edits, key=lambda e: e[0].start)
+    pieces: list[str] = []
+    pos = 0
+    new_bounds: dict[int, tuple[int, int]] = {}
+    shifts: list[tuple[int, int]] = []  # (old position, cumulative delta after it)
+    delta = 0
+    for span, new in order:
+        pieces.append(text[pos:span.start])
+        start = span.start + delta
+        pieces.append(new)
+        new_bounds[id(span)] = (start, start + len(new))
+        delta += len(new) - (span.end - span.start)
+        shifts.append((span.end, delta))
+        pos = span.end
+    pieces.append(text[pos:])
+
+    def moved(offset: int) -> int:
+        d = 0
+        for at, after in shifts:
+            if offset >= at:
+                d = after
+        return offset + d
+
+    out = []
+    for span in spans:
+        if id(span) in edited:
+            s, e = new_bounds[id(span)]
+        else:
+            s, e = moved(span.start), moved(span.end)
+        out.append(Span(s, e, span.label, dict(span.extra)))
+    return "".join(pieces), out
+
+
+def replace_lu(text: str, structure: Structure, lu_to: LexUnit, form: str) -> tuple[str, Structure]:
+    """The text with the target replaced by ``form`` and the structure relabelled for ``lu_to``."""
+    assert structure.anchor is not None
+    spans = [structure.anchor, *structure.args]
+    new_text, moved = splice(text, spans, [(structure.anchor, form)])
+    anchor = moved[0]
+    anchor.label = lu_to.name
+    extra = {k: v for k, v in structure.extra.items() if k in ("frame_id", "status")}
+    extra["lu_id"] = lu_to.id
+    return new_text, Structure("frame", structure.label, anchor, moved[1:], extra)

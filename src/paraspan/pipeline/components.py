@@ -1,0 +1,118 @@
+"""Building a run's components from its config blocks, through their registries.
+
+A block's ``name`` is a registered name (``paraspan.generate.base.generators``,
+``paraspan.align.base.aligners``, ``paraspan.filter.filters``; plugins add theirs with an
+entry point) or ``module:factory`` for a factory not registered anywhere. Either way the
+factory's keyword parameters are the block's options (validated by
+:meth:`paraspan.registry.Registry.validate`); ``seed`` and ``threads`` come from the run when a
+factory takes them and the block leaves them out.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from paraspan.errors import ParaspanError
+from paraspan.pipeline.config import AugmentConfig
+from paraspan.registry import Registry, factory_options, validate_options
+
+
+def _import(spec: str) -> Any:
+    module, _, attr = spec.partition(":")
+    try:
+        return getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError) as exc:
+        raise ParaspanError.from_code("E730", spec=spec, exc=exc) from None
+
+
+def _registry(which: str) -> Registry[Any]:
+    if which == "generator":
+        from paraspan.generate.base import generators
+
+        return generators
+    from paraspan.align.base import aligners
+
+    return aligners()
+
+
+def _factory(which: str, name: str) -> Any:
+    return _import(name) if ":" in name else _registry(which).get(name)
+
+
+def generator_options(name: str) -> set[str]:
+    """The option names of generator ``name``'s factory."""
+    return set(factory_options(_factory("generator", name)))
+
+
+def resolved_options(config: AugmentConfig, which: str) -> dict[str, Any]:
+    """Every option of the ``generator`` or ``aligner`` block's factory: the block's values
+    (validated, run-level defaults filled in) and the factory's defaults for the rest."""
+    name, options, defaults = config.component(which)
+    factory = _factory(which, name)
+    values = validate_options(factory, options, defaults, where=f"{which} {name!r}")
+    out: dict[str, Any] = {}
+    for key, opt in factory_options(factory).items():
+        if key in values:
+            out[key] = values[key]
+        elif not opt.required:
+            out[key] = opt.default
+    return out
+
+
+def resolve(config: AugmentConfig) -> AugmentConfig:
+    """``config`` with every component block validated and completed with its factory's defaults."""
+    data = config.to_dict()
+    for which in ("generator", "aligner"):
+        data[which] = {"name": getattr(config, which).name,
+                       **_json_safe(resolved_options(config, which))}
+    return AugmentConfig.from_dict(data)
+
+
+def check(config: AugmentConfig) -> AugmentConfig:
+    """:func:`resolve`, and the filters built once (a bad rule or filter file fails here, before
+    any model loads): what a run uses and its store records."""
+    resolved = resolve(config)
+    build_filters(resolved)
+    return resolved
+
+
+def _json_safe(values: dict[str, Any]) -> dict[str, Any]:
+    import json
+
+    return json.loads(json.dumps(values, default=str))
+
+
+def build_generator(config: AugmentConfig) -> tuple[Any, dict[str, Any]]:
+    """The generator and a description of its models (recorded in provenance)."""
+    name, options, defaults = config.component("generator")
+    factory = _factory("generator", name)
+    values = validate_options(factory, options, defaults, where=f"generator {name!r}")
+    generator = factory(**values)
+    if not hasattr(generator, "generate") or not hasattr(generator, "capabilities"):
+        raise ParaspanError.from_code("E733", name=name)
+    return generator, {"generator": name, **dict(getattr(generator, "info", None) or {})}
+
+
+def build_aligner(config: AugmentConfig) -> tuple[Any, dict[str, Any]]:
+    name, options, defaults = config.component("aligner")
+    factory = _factory("aligner", name)
+    aligner = factory(**validate_options(factory, options, defaults, where=f"aligner {name!r}"))
+    info: dict[str, Any] = {"aligner": name, **dict(getattr(aligner, "info", None) or {})}
+    head = getattr(aligner, "config", None)
+    if head is not None:
+        info["encoder"] = getattr(head, "encoder", None)
+        info["aligner_threshold"] = getattr(aligner, "threshold", None)
+    enc = getattr(getattr(aligner, "encoder", None), "resolved", None)
+    if enc is not None:
+        info["encoder_package"] = enc.source_package
+    return aligner, info
+
+
+def build_filters(config: AugmentConfig) -> list[Any]:
+    """The recorded presets (the paper's Table 4 rows and their calibrated versions), then the
+    config's filters, each once."""
+    from paraspan.filter import RECORDED
+    from paraspan.filter import build_filters as build
+
+    return build([*RECORDED, *config.filters])

@@ -1,0 +1,115 @@
+"""Where the units of work run: in this process, in local worker processes, or on Ray actors.
+
+Every executor takes the pending input sentences and a ``commit`` callback, and calls it once
+per finished :class:`~paraspan.pipeline.store.WorkResult`; the parent is the only writer of
+the run store. Worker processes are spawned and each loads its own models once. Ray is
+imported only when ``backend="ray"``.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from paraspan.corpus.schema import Sentence
+from paraspan.errors import ParaspanError
+from paraspan.pipeline.config import AugmentConfig
+from paraspan.pipeline.loop import Augmenter
+from paraspan.pipeline.store import WorkResult
+
+BACKENDS = ("local", "ray")
+
+#: per worker *process*: its models, loaded once by the pool's initializer (a process-level
+#: cache the executor owns; the parent process never fills it)
+_WORKER_STATE: dict[str, Augmenter] = {}
+
+
+def _exit_with_parent(parent: int, every: float = 2.0) -> None:
+    """End this worker process soon after its parent dies (a kill -9 of `paraspan augment` would
+    otherwise leave workers computing, unseen, until their current sentence is done)."""
+    import threading
+
+    def watch() -> None:
+        while True:
+            time.sleep(every)
+            if os.getppid() != parent:  # re-parented: the run that started us is gone
+                os._exit(1)
+
+    threading.Thread(target=watch, name="paraspan-parent-watch", daemon=True).start()
+
+
+def _init_worker(config_dict: dict[str, Any], parent: int | None = None) -> None:
+    if parent is not None:
+        _exit_with_parent(parent)
+    import torch
+
+    torch.set_num_threads(max(1, int(config_dict.get("threads") or 1)))
+    _WORKER_STATE["augmenter"] = Augmenter.build(AugmentConfig.from_dict(config_dict), worker=f"pid{os.getpid()}")
+
+
+def _work(data: dict[str, Any]) -> WorkResult:
+    return _WORKER_STATE["augmenter"].process(Sentence.from_dict(data))
+
+
+class _RayActor:
+    """A Ray actor: one set of models, many sentences (wrapped by ``ray.remote`` at run time)."""
+
+    def __init__(self, config_dict: dict[str, Any]) -> None:
+        _init_worker(config_dict)
+
+    def work(self, data: dict[str, Any]) -> WorkResult:
+        return _work(data)
+
+
+def run_local(pending: Iterator[Sentence], config: AugmentConfig, workers: int,
+              commit: Callable[[WorkResult], None], augmenter: Augmenter | None = None) -> None:
+    """In this process (``workers`` ≤ 1; ``augmenter``: models already loaded) or in a pool."""
+    if workers <= 1:
+        aug = augmenter or Augmenter.build(config, worker="main")
+        for sentence in pending:
+            commit(aug.process(sentence))
+        return
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    ctx = multiprocessing.get_context("spawn")  # fork would copy llama.cpp/torch thread state
+    window = 2 * workers  # in flight at once: bounded memory, workers never idle
+    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker,
+                             initargs=(config.to_dict(), os.getpid())) as pool:
+        futures: set[Any] = set()
+        for sentence in pending:
+            futures.add(pool.submit(_work, sentence.to_dict()))
+            if len(futures) >= window:
+                done, futures = wait(futures, return_when=FIRST_COMPLETED)
+                for f in done:
+                    commit(f.result())
+        for f in futures:
+            commit(f.result())
+
+
+def run_ray(pending: Iterator[Sentence], config: AugmentConfig, workers: int, address: str | None,
+            commit: Callable[[WorkResult], None]) -> None:
+    """On ``workers`` Ray actors (a local Ray started for the run, or the cluster at ``address``)."""
+    try:
+        import ray
+        from ray.util import ActorPool
+    except ImportError:
+        raise ParaspanError.from_code("E731") from None
+    started = False
+    if not ray.is_initialized():
+        if address:
+            ray.init(address=address, log_to_driver=False)
+        else:  # a local Ray, started on demand and stopped at the end
+            ray.init(num_cpus=max(1, workers), include_dashboard=False, log_to_driver=False)
+        started = True
+    try:
+        actor = ray.remote(num_cpus=1)(_RayActor)
+        actors = [actor.remote(config.to_dict()) for _ in range(max(1, workers))]
+        pool = ActorPool(actors)
+        for result in pool.map_unordered(lambda a, d: a.work.remote(d), (s.to_dict() for s in pending)):
+            commit(result)
+    finally:
+        if started and not address:
+            ray.shutdown()

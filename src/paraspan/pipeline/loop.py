@@ -1,0 +1,215 @@
+"""One input sentence through generate → project → filter: :class:`Augmenter`.
+
+For every structure of the sentence (of the configured kinds, with an anchor) and iterations
+``1..K`` (Culkin et al. 2021, §5):
+
+1. **Constraints.** The anchor's text — and every anchor text placed in earlier iterations —
+   is banned in all its inflected forms; with ``keep_args`` the argument texts are positive
+   constraints instead (kept verbatim).
+2. **Generate.** The generator returns candidates for the *original* sentence.
+3. **Project.** The anchor and each argument are placed in every candidate
+   (:func:`paraspan.generate.project.place`: the generator's own placement, its token mapping,
+   or the span aligner); the candidate with the best anchor score among those where every
+   required span was placed becomes the output (all are kept in the run store as candidates).
+   An iteration with no such candidate is retried with new samples, then ends the chain.
+4. **Filter.** Every filter decides on the output; its decision, score and reason are recorded.
+5. **Expand.** The output's anchor text joins the ban list; next iteration.
+
+A generator that does not honour bans (rules, infill) runs one iteration per structure, and a
+deterministic one is never retried (:class:`~paraspan.generate.base.Capabilities`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from paraspan.corpus.schema import Sentence, Span, Structure
+from paraspan.generate.base import Candidate, GenerationRequest
+from paraspan.generate.project import Placed, place
+from paraspan.pipeline.config import AugmentConfig
+from paraspan.pipeline.store import CandidateRow, OutputRow, WorkResult
+from paraspan.text.lexical_units import AnchorLU, AnchorTagger, anchor_lemma, lu_pos
+
+METHOD = "iterative-paraphrase"
+
+# Structure keys that hold offsets into the source text: they do not carry over to a rewrite.
+_OFFSET_EXTRAS = ("anchor_rest", "more_args", "dropped", "annoset_id", "lu_id", "status")
+
+
+def _r(value: Any) -> Any:
+    return round(float(value), 4) if isinstance(value, float) else value
+
+
+@dataclass
+class Augmenter:
+    """Turns one input sentence into a :class:`~paraspan.pipeline.store.WorkResult`."""
+
+    config: AugmentConfig
+    generator: Any
+    aligner: Any
+    models: dict[str, Any] = field(default_factory=dict)
+    filters: list[Any] = field(default_factory=list)  # paraspan.filter.base.Filter
+    worker: str | None = None
+    tagger: AnchorTagger = field(default_factory=AnchorTagger)  # POS of new anchors; spaCy loads lazily
+
+    @classmethod
+    def build(cls, config: AugmentConfig, worker: str | None = None) -> Augmenter:
+        """Load the models and filters the config names."""
+        from paraspan.pipeline.components import build_aligner, build_filters, build_generator
+
+        generator, ginfo = build_generator(config)
+        aligner, ainfo = build_aligner(config)
+        return cls(config, generator, aligner, {**ginfo, **ainfo}, build_filters(config), worker)
+
+    def process(self, sentence: Sentence) -> WorkResult:
+        eligible = [i for i, s in enumerate(sentence.structures)
+                    if s.kind in self.config.kinds and s.anchor is not None]
+        if not eligible:
+            return WorkResult(sentence.id, "skipped", "no structure with an anchor to augment", worker=self.worker)
+        result = WorkResult(sentence.id, "done", worker=self.worker)
+        notes: list[str] = []
+        for index in eligible:
+            note = self._structure(sentence, index, result)
+            if note:
+                notes.append(f"structure {index}: {note}")
+        result.note = "; ".join(notes) or None
+        return result
+
+    def _structure(self, sentence: Sentence, index: int, result: WorkResult) -> str | None:
+        cfg = self.config
+        caps = self.generator.capabilities
+        text = sentence.text
+        structure = sentence.structures[index]
+        anchor = structure.anchor
+        assert anchor is not None
+        ban_spans = [(anchor.start, anchor.end)]
+        for rest in structure.extra.get("anchor_rest", []) or []:  # discontinuous targets ("take … off")
+            if isinstance(rest, list) and len(rest) == 2 and 0 <= rest[0] < rest[1] <= len(text):
+                ban_spans.append((int(rest[0]), int(rest[1])))
+        args = [a for a in structure.args if not a.overlaps(anchor)]
+        keep = tuple((a.start, a.end) for a in args) if cfg.keep_args else ()
+        banned: list[str] = [text[anchor.start:anchor.end]]
+        # without bans every iteration would give the same output; a deterministic one gives the same on retry
+        iterations = cfg.iterations if caps.honours_ban else 1
+        retries = 0 if caps.deterministic else max(0, cfg.retries)
+        for iteration in range(1, iterations + 1):
+            first_row = len(result.candidates)  # this iteration's candidate rows start here
+            out: OutputRow | None = None
+            failure = ""
+            for attempt in range(retries + 1):
+                request = GenerationRequest(
+                    id=f"{sentence.id}/s{index}/i{iteration}" + (f"/r{attempt}" if attempt else ""), text=text,
+                    ban=tuple(ban_spans), keep=keep, n=cfg.candidates, ban_texts=tuple(banned[1:]),
+                    sentence=sentence, structure=index, attempt=attempt)
+                # candidate numbers go on from the earlier attempts' rows (they share the iteration)
+                out, failure = self._attempt(sentence, index, iteration, request, args, banned, result,
+                                             offset=len(result.candidates) - first_row, attempt=attempt)
+                if out is not None:
+                    break
+            if out is None:
+                tried = f" ({retries + 1} attempts)" if retries else ""
+                return f"iteration {iteration}: {failure}{tried}"
+            result.outputs.append(out)
+            new_text = out.anchor_text or ""
+            if not new_text.strip() or new_text.strip().lower() in {b.strip().lower() for b in banned}:
+                if caps.honours_ban:
+                    return f"iteration {iteration}: the aligned anchor was banned already ({new_text!r})"
+                return None
+            banned.append(new_text)
+        return None
+
+    def _attempt(self, sentence: Sentence, index: int, iteration: int, request: GenerationRequest,
+                 args: list[Span], banned: list[str], result: WorkResult, *, offset: int, attempt: int
+                 ) -> tuple[OutputRow | None, str]:
+        """Generate once, place the anchor (and arguments) in every candidate, record the
+        candidates in ``result``; the output of the best placed one, or None and why not."""
+        cfg = self.config
+        generated = self.generator.generate(request)
+        candidates = generated.candidates
+        if not candidates:
+            return None, f"no paraphrase ({generated.note or 'none returned'})"
+        placements = place(sentence, index, args, candidates, aligner=self.aligner, keep_args=cfg.keep_args)
+        best: tuple[float, int] | None = None
+        for c, (cand, placement) in enumerate(zip(candidates, placements, strict=True)):
+            got = placement.spans
+            anchor_ok = got[0][0] is not None
+            args_placed = sum(1 for p, _ in got[1:] if p is not None)
+            placed = anchor_ok and (args_placed == len(args) or not cfg.require_args)
+            if placed and (best is None or got[0][1] > best[0]):
+                best = (got[0][1], c)
+            result.candidates.append(CandidateRow(
+                index, iteration, offset + c, cand.text, cand.scores.get("forward"), cand.scores.get("backward"),
+                cand.scores.get("score"), got[0][0], got[0][1], placed, False,
+                {"args_placed": args_placed, "args": len(args), "attempt": attempt,
+                 **({"projection": placement.via} if placement.via != "aligner" else {}),
+                 **{k: v for k, v in cand.meta.items() if k in ("cluster", "constraint_set", "rules")}}))
+        if best is None:
+            return None, "no candidate with every required span placed"
+        chosen = best[1]
+        result.candidates[-len(candidates) + chosen].chosen = True
+        out = self._output(sentence, index, iteration, candidates, chosen, placements[chosen].spans, args, banned,
+                           via=placements[chosen].via, offset=offset, attempt=attempt)
+        return out, ""
+
+    def _output(self, sentence: Sentence, index: int, iteration: int, candidates: list[Candidate], chosen: int,
+                placed: list[Placed], args: list[Span], banned: list[str], *, via: str,
+                offset: int = 0, attempt: int = 0) -> OutputRow:
+        cfg = self.config
+        structure = sentence.structures[index]
+        anchor = structure.anchor
+        assert anchor is not None
+        cand = candidates[chosen]
+        (a_start, a_end), a_score = placed[0]  # type: ignore[misc]
+        anchor_text = cand.text[a_start:a_end]
+        lu: AnchorLU | None = None
+        if structure.kind == "frame":  # a new LU: its POS is the new word's, read from a parse of cand.text
+            lu = self.tagger.lu(cand.text, a_start, a_end, lu_pos(anchor.label), placed=cand.structures)
+            lemma, label = lu.lemma, lu.label or anchor.label
+        else:
+            lemma, label = anchor_lemma(anchor_text, None), anchor.label
+        new_args: list[Span] = []
+        span_info: list[dict[str, Any]] = [{"role": "anchor", "label": anchor.label,
+                                            "source": [anchor.start, anchor.end], "placed": [a_start, a_end],
+                                            "score": _r(a_score)}]
+        for arg, (where, score) in zip(args, placed[1:], strict=True):
+            span_info.append({"role": "arg", "label": arg.label, "source": [arg.start, arg.end],
+                              "placed": list(where) if where else None, "score": _r(score),
+                              **({"kept": True} if cfg.keep_args else {})})
+            if where is not None:
+                new_args.append(Span(where[0], where[1], arg.label))
+        new_args.sort(key=lambda s: (s.start, s.end))
+        extra = {k: v for k, v in structure.extra.items() if k not in _OFFSET_EXTRAS}
+        out_structure = Structure(structure.kind, structure.label, Span(a_start, a_end, label), new_args, extra)
+        scores = {k: _r(cand.scores[k]) for k in ("forward", "backward", "score") if k in cand.scores}
+        placed_scores = [s["score"] for s in span_info if s["placed"] is not None]
+        provenance: dict[str, Any] = {
+            "method": METHOD,
+            "iteration": iteration,
+            "structure": index,
+            "source_anchor": {"text": sentence.text[anchor.start:anchor.end], "label": anchor.label},
+            **({"anchor_lu": lu.to_dict()} if lu is not None else {}),
+            "banned": list(banned),
+            "paraphrase": scores,
+            "aligner": {"anchor": _r(a_score), "spans": span_info},
+            **({"projection": via} if via != "aligner" else {}),
+            "args_placed": sum(1 for s in span_info[1:] if s["placed"] is not None),
+            "args": len(args),
+            "candidate_rank": chosen,
+            "candidates": len(candidates),
+            **({"attempt": attempt} if attempt else {}),
+            "models": self.models,
+            "seed": cfg.seed,
+        }
+        meta = {k: v for k, v in sentence.meta.items() if k != "tokens"}  # token offsets do not carry over
+        out = Sentence(f"{sentence.id}~s{index}i{iteration}", cand.text, [out_structure], meta,
+                       source_id=sentence.id, provenance=provenance)
+        decisions: dict[str, tuple[bool, str, float | None]] = {}
+        for flt in self.filters:
+            d = flt.decide(out, sentence)
+            decisions[flt.name] = (bool(d.keep), str(d.reason), d.score)
+        provenance["filters"] = {name: d[0] for name, d in decisions.items()}
+        return OutputRow(out, index, iteration, offset + chosen, scores.get("forward"), scores.get("backward"),
+                         scores.get("score"), _r(a_score), min(placed_scores) if placed_scores else None,
+                         structure.label if structure.kind == "frame" else f"{structure.kind}:{structure.label}",
+                         anchor_text, lemma, decisions)
