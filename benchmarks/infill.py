@@ -182,7 +182,7 @@ def main() -> None:
     from paraspan.corpus.framenet import attach_phrase_types, read_framenet, read_phrase_types
     from paraspan.filter.fe_classifier import FEClassifier
     from paraspan.generate.infill import InfillConfig, Infiller
-    from paraspan.generate.llama_backend import LlamaBackend
+    from paraspan.llm.llama_backend import LlamaBackend
 
     started = time.perf_counter()
     results: dict[str, Any] = {

@@ -102,8 +102,8 @@ def choose_sentences(count: int, seed: int, min_words: int, max_words: int) -> l
 
 def run_paraspan(inputs: list[dict[str, Any]], args: argparse.Namespace, rescore_top: int | None) -> dict[str, Any]:
     from paraspan.generate.base import GenerationRequest
-    from paraspan.generate.llama_backend import LlamaBackend
     from paraspan.generate.paraphrase import ParaphraseConfig, Paraphraser
+    from paraspan.llm.llama_backend import LlamaBackend
 
     backend = LlamaBackend.load(args.model, n_threads=args.threads, max_parallel=args.parallel)
     config = ParaphraseConfig(n=args.n, samples=args.samples, constraint_sets=args.constraint_sets,

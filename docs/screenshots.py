@@ -48,10 +48,10 @@ def main() -> None:
     from selenium.webdriver.common.keys import Keys
 
     from paraspan.corpus.formats import guess_format, read_corpus
+    from paraspan.pipeline.store import RunStore
     from paraspan.report.render import build_report
     from paraspan.review.app import create_app
     from paraspan.review.tasks import GoldPool, ReviewSettings, prepare_tasks
-    from paraspan.pipeline.store import RunStore
 
     with tempfile.TemporaryDirectory() as tmp:
         store = Path(tmp) / args.store.name

@@ -884,7 +884,53 @@ CATALOGUE: dict[str, ErrorSpec] = {
         "{delta_path} does not fit the packaged encoder ({wrong})",
         "retrain with `paraspan train-fe-classifier --fine-tune`",
     ),
+    "E860": ErrorSpec(
+        "fluency_filter_needs_source",
+        "the fluency filter needs the source sentence of each output ({missing!r} has none)",
+        "decide with the input sentence the output was made from (output.source_id)",
+    ),
+    "E861": ErrorSpec(
+        "no_calibrated_fluency_threshold",
+        "no calibrated fluency threshold for the model {model!r} (calibrated: {calibrated})",
+        "pass threshold: NUMBER (a log-prob difference, e.g. -0.8), or calibrate it with "
+        "`benchmarks/verify.py --part fluency --model {model}`",
+    ),
+    "E862": ErrorSpec(
+        "empty_fluency_source",
+        "the source {source!r} of {output!r} has no text, so its fluency cannot be compared",
+        "decide with the input sentence the output was made from (output.source_id)",
+    ),
     # -- the span-label verifier (filter/verifier.py, verifier_train.py)
+    "E840": ErrorSpec(
+        "verifier_missing",
+        "no span-label verifier at {path}",
+        "give a folder written by `paraspan train-verifier`, or a shipped verifier: {shipped}",
+    ),
+    "E841": ErrorSpec(
+        "unreadable_verifier", "cannot read the verifier {path}: {exc}", "re-run `paraspan train-verifier`"
+    ),
+    "E842": ErrorSpec(
+        "verifier_lacks_span_kind",
+        "the verifier was not trained on {kind} spans (label {label!r}); it knows: {have}",
+        "use a verifier trained on this corpus's schema (shipped: {shipped}) or train one with"
+        " `paraspan train-verifier`",
+    ),
+    "E843": ErrorSpec(
+        "verifier_schema_mismatch",
+        "{name} was trained on another schema: it lacks {count} of the {total} {kind} labels of the data ({missing})",
+        "use the verifier of this corpus (shipped: {shipped}) or train one with `paraspan train-verifier`",
+    ),
+    "E844": ErrorSpec(
+        "no_shipped_verifier_fits",
+        "no shipped verifier knows the labels of this output ({labels}); shipped: {shipped}",
+        "train one on your gold corpus with `paraspan train-verifier CORPUS -o VERIFIER` and pass verifier: VERIFIER",
+    ),
+    "E845": ErrorSpec(
+        "corpus_too_small_for_verifier",
+        "the corpus is too small to train a verifier: {spans} labelled spans of {labels} labels",
+        "give at least {min_spans} labelled spans of at least {min_labels} labels",
+    ),
+    "E846": ErrorSpec("verifier_without_dev", "{what}", "give dev sentences with labelled spans (--dev)"),
     "E901": ErrorSpec("no_such_augmented_file", "no such file", "give a JSONL of augmented sentences (jsonl:PATH)"),
     "E902": ErrorSpec(
         "augmented_without_source_id",

@@ -18,8 +18,9 @@ from paraspan.cli.main import main
 from tests.pipeline.conftest import SENTENCES, write_corpus
 
 REPO = Path(__file__).resolve().parents[2]
-FAKE_ARGS = ["--generator", "tests.pipeline.fakes:make_generator", "--aligner", "tests.pipeline.fakes:make_aligner",
-             "--no-progress"]
+# every output is written (the default `--filter verified` loads the verification models)
+FAKE_ARGS = ["--filter", "all", "--generator", "tests.pipeline.fakes:make_generator", "--aligner",
+             "tests.pipeline.fakes:make_aligner", "--no-progress"]
 
 
 @pytest.fixture
@@ -56,8 +57,8 @@ def test_augment_writes_outputs_summary_and_store(tmp_path, corpus, capsys):
 
 def test_filter_chooses_what_is_written(tmp_path, corpus):
     out = tmp_path / "out.jsonl"
-    assert main(["augment", str(corpus), "-o", str(out), "-k", "3", "--filter", "iteration<=2&aligner>=0.9",
-                 *FAKE_ARGS]) == 0
+    assert main(["augment", str(corpus), "-o", str(out), "-k", "3", *FAKE_ARGS, "--filter",
+                 "iteration<=2&aligner>=0.9"]) == 0
     rows = _lines(out)
     assert len(rows) == 6 and all(r["provenance"]["filters"]["iteration<=2&aligner>=0.9"] for r in rows)
 
@@ -65,7 +66,7 @@ def test_filter_chooses_what_is_written(tmp_path, corpus):
 def test_bad_input_is_one_line_not_a_traceback(tmp_path, corpus, capsys):
     assert main(["augment", str(tmp_path / "missing.jsonl"), "-o", str(tmp_path / "o.jsonl"), *FAKE_ARGS]) == 1
     assert "no such file" in capsys.readouterr().err
-    assert main(["augment", str(corpus), "-o", str(tmp_path / "o.jsonl"), "--filter", "speed>3", *FAKE_ARGS]) == 1
+    assert main(["augment", str(corpus), "-o", str(tmp_path / "o.jsonl"), *FAKE_ARGS, "--filter", "speed>3"]) == 1
     assert "cannot read the filter" in capsys.readouterr().err
     assert main(["augment", str(corpus), "-o", str(tmp_path / "o.jsonl"), "--resume", *FAKE_ARGS]) == 1
     assert "--resume needs the --store" in capsys.readouterr().err

@@ -49,7 +49,8 @@ def test_augment_report_review_judgments_train_filter(tmp_path, capsys):
     store = tmp_path / "run.db"
     assert main(["augment", str(_corpus(tmp_path / "corpus.jsonl")), "-o", str(tmp_path / "out.jsonl"),
                  "--store", str(store), "--generator", "tests.pipeline.fakes:make_generator",
-                 "--aligner", "tests.pipeline.fakes:make_aligner", "--iterations", "3", "--no-progress"]) == 0
+                 "--aligner", "tests.pipeline.fakes:make_aligner", "--iterations", "3", "--no-progress",
+                 "--filter", "all"]) == 0
     with RunStore.open(store, readonly=True) as run:
         outputs = run.counts()["outputs"]
     assert outputs >= 10

@@ -1,16 +1,7 @@
-"""A small-model backend shared by the generation tests (SmolLM2-135M: fast, low quality)."""
+"""The generation tests share the small-model backend of the LLM runtime's tests."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from tests.llm.conftest import small_backend
 
-import pytest
-
-from paraspan.generate.llama_backend import LlamaBackend
-
-
-@pytest.fixture(scope="session")
-def small_backend() -> Iterator[LlamaBackend]:
-    backend = LlamaBackend.load("small", n_ctx=2048, max_parallel=8, n_threads=1)
-    yield backend
-    backend.close()
+__all__ = ["small_backend"]

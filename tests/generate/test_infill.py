@@ -11,10 +11,10 @@ from paraspan.corpus.frame_index import FERelation, Frame, FrameElement, FrameIn
 from paraspan.corpus.phrase_types import attach_phrase_types, read_phrase_types
 from paraspan.corpus.schema import Sentence, Span, Structure
 from paraspan.errors import ParaspanError
-from paraspan.generate.backend import Prompt, Sample, SampleGroup
 from paraspan.generate.base import GenerationRequest, generators
 from paraspan.generate.infill import InfillConfig, Infiller, candidate_fes, make_infiller, parse_answer
 from paraspan.generate.sister_lu import inflect_like, replace_lu
+from paraspan.llm.backend import Prompt, Sample, SampleGroup
 
 
 def _lu(i: int, name: str, frame: str, annotated: int | None = 5) -> LexUnit:
@@ -388,3 +388,16 @@ def test_phrase_types_come_from_the_pt_layer_of_the_release(tmp_path):
     inf = infiller(["two goats | to her cousin"], candidates=1, shots=0)
     new = inf.infill(sentence).candidates[0]
     assert [a.extra.get("pt") for a in new.structures[0].args] == ["NP", None, None, None]
+
+
+def test_fe_names_placeholders_and_loops_are_no_fillers():
+    from paraspan.generate.infill import filler_problem
+
+    names = ["Statement", "Speaker", "Message", "Addressee"]
+    assert filler_problem("Speaker", names) == "a name from the prompt"
+    assert filler_problem("the speaker of the house", names) is None
+    assert filler_problem("something", names) == filler_problem("[Message]", names) == "placeholder"
+    assert filler_problem("the truth the truth the truth about it", names) == "repetition loop"
+    assert filler_problem("a very very good friend", names) is None  # twice is English, three times a loop
+    assert parse_answer("Speaker | the truth", 2, names) is None
+    assert parse_answer("the old mayor | the truth", 2, names) == ["the old mayor", "the truth"]

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from paraspan.generate.base import GenerationRequest, Generator, generators
-from paraspan.generate.llama_backend import LlamaBackend
 from paraspan.generate.paraphrase import (
     ParaphraseConfig,
     Paraphraser,
@@ -16,6 +15,7 @@ from paraspan.generate.paraphrase import (
     skip_reason,
     span_problems,
 )
+from paraspan.llm.llama_backend import LlamaBackend
 from paraspan.text.constraints import expand_ban
 
 TEXT = "The company sold its shares to investors in March."
@@ -142,3 +142,14 @@ def test_rescoring_only_the_best_of_each_cluster(small_backend: LlamaBackend) ->
     for candidate in result.candidates:
         assert candidate.scores["backward"] > float("-inf")
         assert expand_ban("sold").find_leaks(candidate.text) == []
+
+
+def test_random_bans_spare_numbers_names_and_arguments() -> None:
+    from paraspan.text.constraints import BanSet
+
+    para = Paraphraser(backend=object(), config=ParaphraseConfig(constraint_sets=8, random_fraction=1.0))
+    text = "Five inspectors from Hungary quietly visited forty chemical plants near the border."
+    groups, chosen = para._constraint_sets(text, BanSet(), [], protect=[(51, 66)])  # "chemical plants"
+    banned = {w.lower() for words in chosen for w in words}
+    assert banned and not banned & {"five", "hungary", "forty", "chemical", "plants"}
+    assert {"inspectors", "quietly", "border"} <= banned

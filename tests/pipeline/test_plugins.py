@@ -89,7 +89,8 @@ def plugin(tmp_path) -> Path:
 def _augment(plugin: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(plugin), str(REPO)])}
     return subprocess.run([sys.executable, "-m", "paraspan", "augment", *args, "--aligner",
-                           "tests.pipeline.fakes:make_aligner", "--no-progress"],
+                           "tests.pipeline.fakes:make_aligner", "--no-progress", *(
+                               () if "--filter" in args else ("--filter", "all"))],
                           cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
 
 
@@ -98,7 +99,7 @@ def test_augment_runs_a_plugin_generator_and_filter(tmp_path, plugin):
     out = tmp_path / "out.jsonl"
     done = _augment(plugin, str(corpus), "-o", str(out), "--generator", "swapper", "--set", "generator.prefix=So, ",
                     "--set", 'filters=[{"name": "short", "max_words": 6}]', "--filter", "short6",
-                    "--store", str(tmp_path / "run.db"), "--workers", "2")
+                    "--choose-by", "none", "--store", str(tmp_path / "run.db"), "--workers", "2")
     assert done.returncode == 0, done.stderr[-3000:]
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     summary = json.loads((tmp_path / "out.summary.json").read_text())

@@ -72,3 +72,55 @@ def test_placed_structures_are_taken_as_placed():
     lost = _augmenter(Placer(lost=True)).process(sentence)
     assert not lost.outputs and "required span" in lost.note
     assert len(lost.candidates) == 1  # deterministic: not retried
+
+
+def test_the_output_is_the_best_placed_candidate_that_passes_the_check():
+    from paraspan.filter.base import FilterDecision
+    from tests.pipeline.fakes import FakeAligner, FakeGenerator
+
+    class NoIndeed:
+        name = "no-indeed"
+
+        def decide(self, output, source=None):
+            ok = not output.text.startswith("Indeed")
+            return FilterDecision(ok, 1.0 if ok else 0.0, "fine" if ok else "starts with Indeed")
+
+    config = AugmentConfig(iterations=1, retries=0)
+
+    class Aligner(FakeAligner):  # the "Indeed, …" candidate places its anchor best
+        def align(self, tasks, progress=None):
+            from dataclasses import replace
+
+            return [replace(res, score=1.0) if task.target.startswith("Indeed") and res.pred is not None else res
+                    for task, res in zip(tasks, super().align(tasks), strict=True)]
+
+    chooser = NoIndeed()
+    aug = Augmenter(config, FakeGenerator(), Aligner(), {}, build_filters(config), chooser=chooser)
+    result = aug.process(Sentence.from_dict(SENTENCES[0]))
+    [row] = result.outputs
+    assert row.sentence.text == "The farmer traded his tractor to a neighbour."
+    assert row.sentence.provenance["filters"]["no-indeed"] is True
+    refused = [c for c in result.candidates if c.meta.get("refused")]
+    assert [c.text[:6] for c in refused] == ["Indeed"] and refused[0].meta["refused"] == "starts with Indeed"
+
+    class Never(NoIndeed):
+        def decide(self, output, source=None):
+            return FilterDecision(False, 0.0, "never")
+
+    aug.chooser = Never()
+    aug.chooser.name = "never"
+    failed = aug.process(Sentence.from_dict(SENTENCES[0]))
+    assert not failed.outputs and "no placed candidate passed never (never)" in failed.note
+
+
+def test_a_combined_check_records_each_part(tmp_path):
+    from tests.pipeline.fakes import FakeAligner, FakeGenerator
+
+    config = AugmentConfig(iterations=1, filters=({"name": "all_of", "parts": ["iter1", "aligner>=0.9"],
+                                                   "record_as": "both"},))
+    aug = Augmenter(config, FakeGenerator(), FakeAligner(), {}, build_filters(config))
+    [row] = aug.process(Sentence.from_dict(SENTENCES[0])).outputs
+    assert {"both", "iter1", "aligner>=0.9"} <= set(row.decisions)
+    assert row.decisions["both"][0] is True and row.decisions["aligner>=0.9"][0] is True
+    checks = row.sentence.provenance["checks"]
+    assert checks["both"]["keep"] and checks["both"]["reason"].startswith("passes")

@@ -119,7 +119,7 @@ def test_banned_token_ids_on_a_synthetic_vocab() -> None:
 
 @pytest.fixture(scope="module")
 def small_vocab() -> VocabIndex:
-    from paraspan.generate.llama_backend import LlamaBackend
+    from paraspan.llm.llama_backend import LlamaBackend
 
     backend = LlamaBackend.load("small", max_parallel=1, n_ctx=256)
     index = backend.vocab_index
@@ -139,3 +139,12 @@ def test_prefix_token_banning_on_the_small_models_vocabulary(small_vocab: VocabI
         assert any(f.startswith(core.lower()) for f in ("sell", "sells", "selling", "sold")), piece
     the = {pieces[i] for i in banned_token_ids(expand_ban("the"), small_vocab)}
     assert " the" in the and " there" not in the and " these" not in the
+
+
+def test_protected_words_are_numbers_names_and_argument_words():
+    from paraspan.text.constraints import protected_words
+
+    text = "Five inspectors from Hungary visited 12 sites under the Chemical Weapons Convention last year."
+    got = protected_words(text, [(37, 45)])  # "12 sites" is an argument
+    assert {"five", "12", "hungary", "chemical", "weapons", "convention", "sites"} <= got
+    assert not {"inspectors", "visited", "last", "year"} & got

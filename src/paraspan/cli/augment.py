@@ -82,13 +82,19 @@ def augment_cmd(
                                                                 "chain stops [1].")] = None,
     store_path: Annotated[Path | None, _Opt("--store", help="Run store (SQLite) to keep; needed for --resume.")] = None,
     resume: Annotated[bool, _Opt("--resume", help="Continue the run in --store (same settings).")] = False,
-    filter_name: Annotated[str, _Opt("--filter", help="What -o gets: a preset (all, iter1, iter3, para0.6, "
+    filter_name: Annotated[str, _Opt("--filter", help="What -o gets: verified (labels, span shape, fluency and "
+                                                      "meaning all checked), all, a preset (iter1, iter3, para0.6, "
                                                       "para0.8, align0.99, align0.95, lax, strict; calibrated on "
                                                       "MultiMWA dev: align-p95, align-p99, lax-cal, strict-cal), a "
                                                       "rule like 'iteration<=2&aligner>=0.9', a registered filter "
-                                                      "(e.g. relation) or a learned filter's name.")] = "all",
+                                                      "(labels, spans, fluency, relation) or a learned filter's "
+                                                      "name. Everything stays in --store.")] = "verified",
     filter_model: Annotated[list[Path] | None, _Opt(
         "--filter-model", help="A `train-filter` model whose decision every output records (repeatable).")] = None,
+    choose_by: Annotated[str | None, _Opt("--choose-by", help="A filter a candidate must pass to become an "
+                                                              "iteration's output: the best-placed candidate "
+                                                              "that passes it [the --filter, unless all; none: "
+                                                              "the best-placed candidate].")] = None,
     keep_args: Annotated[bool, _Opt("--keep-args", help="Keep argument text verbatim (positive constraints) "
                                                         "instead of aligning it.")] = False,
     partial_args: Annotated[bool, _Opt("--partial-args", help="Keep outputs where some arguments could not be "
@@ -173,6 +179,10 @@ def augment_cmd(
         settings["keep_args"] = True
     if partial_args:
         settings["require_args"] = False
+    if choose_by is None and filter_name != "all":
+        choose_by = filter_name  # the output of an iteration is one that -o would get
+    if choose_by is not None and choose_by != "none":
+        settings["choose_by"] = choose_by
     # the filter -o gets and the learned filters are recorded for every output (a bad one fails now)
     extra = tuple(f"learned:{p}" for p in (filter_model or []))
     config = run_config(config_file=config_file, overrides=overrides, generator=generator, aligner=aligner,

@@ -283,6 +283,8 @@ from paraspan.cli.report import judgments_cmd, report_cmd, review_cmd  # noqa: E
 app.command("report")(report_cmd)
 app.command("review")(review_cmd)
 app.command("judgments")(judgments_cmd)
+from paraspan.cli.verify import train_verifier_cmd  # noqa: E402
+app.command("train-verifier")(train_verifier_cmd)
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:  # type: ignore[no-untyped-def]

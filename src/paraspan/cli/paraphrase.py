@@ -131,8 +131,8 @@ def paraphrase_cmd(
     """
     from paraspan.corpus.jsonl import atomic_write
     from paraspan.generate.base import GenerationRequest
-    from paraspan.generate.llama_backend import LlamaBackend
     from paraspan.generate.paraphrase import ParaphraseConfig, Paraphraser
+    from paraspan.llm.llama_backend import LlamaBackend
 
     inputs = read_paraphrase_inputs(src)
     err = console()

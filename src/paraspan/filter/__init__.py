@@ -47,6 +47,15 @@ filters.register("learned", "paraspan.filter.learned:learned_filter",
                  "a `train-filter` model: the 2x10 MLP over (iteration, NLL, aligner score)")
 filters.register("relation", "paraspan.filter.relations:relation_filter",
                  "keep rewrites whose NLI relation to their source is in `accept` (default: equivalence)")
+filters.register("spans", "paraspan.filter.spans:spans_filter",
+                 "keep outputs whose argument spans are whole phrases that leave the anchor alone")
+filters.register("all_of", "paraspan.filter.combine:all_of", "keep what every one of `parts` keeps")
+filters.register("verified", "paraspan.filter.combine:verified",
+                 "labels (span-label verifier), fluency against the source and meaning (NLI both ways), all kept")
+filters.register("labels", "paraspan.filter.verifier:labels_filter",
+                 "keep outputs whose every span label the span-label verifier accepts")
+filters.register("fluency", "paraspan.filter.fluency:fluency_filter",
+                 "keep outputs whose mean token log-prob under the LLM is within a calibrated margin of their source's")
 
 LEARNED_PREFIX = "learned:"
 

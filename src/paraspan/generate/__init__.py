@@ -1,8 +1,8 @@
 """Generators: rewrites of a sentence, and where its labelled spans went.
 
 - :mod:`.base`: the Generator contract (request, candidates, capabilities) and the registry;
-- :mod:`.paraphrase`: constrained LLM paraphrasing (ParaBank 2) on a :mod:`.backend`
-  (:mod:`.llama_backend`: llama.cpp);
+- :mod:`.paraphrase`: constrained LLM paraphrasing (ParaBank 2) on the LLM runtime
+  (:mod:`paraspan.llm`: llama.cpp);
 - :mod:`.rewrite`: rewrite rules over dependency parses with a token mapping (Woodsend & Lapata);
 - :mod:`.infill`: sister-LU replacement (:mod:`.sister_lu`) and FE infilling (Cui & Swayamdipta);
 - :mod:`.project`: the one projection module — placed structures, token mappings or the aligner.

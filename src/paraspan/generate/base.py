@@ -53,7 +53,9 @@ class GenerationRequest:
 
     ``ban``: spans whose words (in any form) must not appear in a rewrite; ``ban_texts``: more
     words to ban that the text no longer holds (earlier iterations' anchors). ``keep``: spans
-    whose text must appear verbatim in every rewrite. ``sentence``/``structure``: the annotated
+    whose text must appear verbatim in every rewrite. ``protect``: spans a generator must not
+    push away from on its own (the labelled arguments: a paraphraser bans no word of them at
+    random). ``sentence``/``structure``: the annotated
     sentence and the index of the structure being augmented (structure-aware generators read
     them). ``attempt``: 0, then 1, 2 … when an iteration is retried with new samples.
     """
@@ -62,6 +64,7 @@ class GenerationRequest:
     text: str
     ban: tuple[CharSpan, ...] = ()
     keep: tuple[CharSpan, ...] = ()
+    protect: tuple[CharSpan, ...] = ()
     n: int | None = None  # how many rewrites to return (None: the generator's default)
     ban_texts: tuple[str, ...] = ()
     sentence: Sentence | None = field(default=None, compare=False)

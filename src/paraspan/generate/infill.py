@@ -47,10 +47,10 @@ from paraspan.generate.sister_lu import inflect_like, lemma_words, replace_lu, s
 if TYPE_CHECKING:
     from paraspan.corpus.frame_index import FrameIndex, LexUnit
     from paraspan.filter.fe_classifier import FEClassifier
-    from paraspan.generate.backend import Backend, Prompt
+    from paraspan.llm.backend import Backend, Prompt
 
-__all__ = ["CONDITIONING", "InfillConfig", "InfillResult", "Infiller", "candidate_fes", "make_infiller",
-           "parse_answer"]
+__all__ = ["CONDITIONING", "InfillConfig", "InfillResult", "Infiller", "candidate_fes", "filler_problem",
+           "make_infiller", "parse_answer"]
 
 CONDITIONING = ("none", "fe", "frame+fe")
 TARGETS = ("all", "unannotated")
@@ -154,11 +154,36 @@ def candidate_fes(structure: Structure, frames: FrameIndex, text: str, nlp: Any 
 # ----------------------------------------------------------------------------- answers
 
 
-def parse_answer(answer: str, blanks: int) -> list[str] | None:
+#: Fillers that stand for a phrase instead of being one ("something", "X", "___", "…").
+_PLACEHOLDER = re.compile(r"^(?:_+|\.{3}|…|[xyz]|something|someone|somebody|somewhere|sometime|"
+                          r"blank|mask|n/?a|none|null|\[[^\]]*\]|\([^)]*\))$", re.IGNORECASE)
+
+
+def filler_problem(phrase: str, names: Sequence[str] = ()) -> str | None:
+    """Why ``phrase`` is no filler, or None: an FE or frame name copied from the prompt
+    ("Speaker"), a placeholder ("something", "[Theme]"), or a repetition loop (the same one to
+    four words three times in a row)."""
+    bare = phrase.strip(" .,;:!?\"'").replace("_", " ")
+    if _PLACEHOLDER.match(bare):
+        return "placeholder"
+    if bare.lower() in {n.replace("_", " ").lower() for n in names}:
+        return "a name from the prompt"
+    tokens = bare.lower().split()
+    for n in range(1, 5):
+        for i in range(len(tokens) - 3 * n + 1):
+            gram = tokens[i:i + n]
+            if tokens[i + n:i + 2 * n] == gram and tokens[i + 2 * n:i + 3 * n] == gram:
+                return "repetition loop"
+    return None
+
+
+def parse_answer(answer: str, blanks: int, names: Sequence[str] = ()) -> list[str] | None:
     """The phrases of a model answer, one per blank, or None when it does not parse.
 
     Strict: exactly ``blanks`` non-empty phrases separated by ``|``, no mask left, no line break,
-    nothing that repeats the prompt's scaffolding ("Sentence:", "Answer:" inside).
+    nothing that repeats the prompt's scaffolding ("Sentence:", "Answer:" inside), and no
+    phrase that :func:`filler_problem` rejects (``names``: the FE and frame names the prompt
+    showed).
     """
     text = answer.strip()
     text = re.sub(r"^(?:answer|output)\s*:\s*", "", text, flags=re.IGNORECASE)
@@ -174,7 +199,7 @@ def parse_answer(answer: str, blanks: int) -> list[str] | None:
             part = part[1:-1].strip()
         if not part or "<" in part or ">" in part or re.search(r"\b(?:sentence|answer|fe type)\s*:", part, re.I):
             return None
-        if not any(c.isalnum() for c in part) or _LU_NAME.match(part):
+        if not any(c.isalnum() for c in part) or _LU_NAME.match(part) or filler_problem(part, names):
             return None
         out.append(part)
     return out
@@ -200,8 +225,8 @@ class Infiller:
     ``frames``: the FrameNet frame index (or the path of a release to load it from).
     ``generate`` needs the annotated sentence in ``request.sentence``: a plain-text request has no
     frame to work on and gets no candidates.
-    ``backend``: a :class:`~paraspan.generate.backend.Backend`, or a model name / ``.gguf`` path
-    for a :class:`~paraspan.generate.llama_backend.LlamaBackend`. ``classifier``: the FE-type
+    ``backend``: a :class:`~paraspan.llm.backend.Backend`, or a model name / ``.gguf`` path
+    for a :class:`~paraspan.llm.llama_backend.LlamaBackend`. ``classifier``: the FE-type
     classifier (default: the packaged head). ``examples``: annotated sentences to draw few-shot
     examples from (usually the corpus being augmented).
     """
@@ -227,7 +252,7 @@ class Infiller:
             frames = FrameIndex.load(frames)  # type: ignore[arg-type]
         self.frames: FrameIndex = frames  # type: ignore[assignment]
         if backend is None or isinstance(backend, (str, Path)):
-            from paraspan.generate.llama_backend import LlamaBackend
+            from paraspan.llm.llama_backend import LlamaBackend
 
             backend = LlamaBackend.load(str(backend or "default"), n_threads=n_threads)
         self.backend: Backend = backend
@@ -426,7 +451,7 @@ class Infiller:
 
     # -- one job
     def _run(self, sentence: Sentence, k: int, job: _Job, result: InfillResult) -> None:
-        from paraspan.generate.backend import SampleGroup
+        from paraspan.llm.backend import SampleGroup
 
         cfg = self.config
         stats = result.stats
@@ -435,6 +460,8 @@ class Infiller:
         original = [job.structure.args[i].text_in(job.text) for i in blanks]
         max_tokens = sum(len(self.backend.tokenize(" " + o)) for o in original) * 2 + 8 * len(blanks) + 8
         prompt = self.prompt(sentence, job)
+        frame = self.frames.frames.get(job.structure.label)
+        names = [job.structure.label, *(frame.fes if frame else ()), *(a.label or "" for a in job.structure.args)]
         seed = zlib.crc32(f"{cfg.seed}\x1f{job.text}\x1f{job.lu_to.name}".encode())
         # the answer's format (one "|"-separated phrase per blank) is enforced while sampling
         samples = self.backend.sample_groups(prompt, [SampleGroup(cfg.candidates, seed, fields=len(blanks))],
@@ -447,11 +474,14 @@ class Infiller:
                 stats["unparseable"] += 1
                 stats["unparseable: too long"] += 1
                 continue
-            phrases = parse_answer(sample.text, len(blanks))
+            phrases = parse_answer(sample.text, len(blanks), names)
             if phrases is None:
                 stats["unparseable"] += 1
-                parts = len(sample.text.split("|"))
-                stats["unparseable: " + ("wrong number of phrases" if parts != len(blanks) else "bad phrase")] += 1
+                parts = [p.strip() for p in sample.text.split("|")]
+                problems = [filler_problem(p, names) for p in parts]
+                why = ("wrong number of phrases" if len(parts) != len(blanks)
+                       else next((p for p in problems if p), "bad phrase"))
+                stats[f"unparseable: {why}"] += 1
                 continue
             phrases = [_fit_punctuation(p, job.text, job.structure.args[i]) for p, i in zip(phrases, blanks,
                                                                                                strict=True)]
@@ -518,7 +548,7 @@ class Infiller:
 
     def _perplexities(self, texts: Sequence[str]) -> list[float | None]:
         """exp(−mean log-probability) of each text after the model's begin-of-text token."""
-        from paraspan.generate.llama_backend import text_logprobs
+        from paraspan.llm.llama_backend import text_logprobs
 
         values = text_logprobs(self.backend, texts)
         return [math.exp(-v) if v == v else None for v in values]

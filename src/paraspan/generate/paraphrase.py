@@ -37,15 +37,31 @@ from typing import Any
 
 import numpy as np
 
-from paraspan.generate.backend import Backend, Prompt, Sample, SampleGroup
 from paraspan.generate.base import Candidate, Capabilities, CharSpan, GenerationRequest, GenerationResult
-from paraspan.text.constraints import BanSet, content_words, expand_bans, words
+from paraspan.llm.backend import Backend, Prompt, Sample, SampleGroup
+from paraspan.text.constraints import BanSet, content_words, expand_bans, protected_words, words
 
 SYSTEM_PROMPT = "You are an expert editor who paraphrases English sentences."
 INSTRUCTION = (
     "Paraphrase the sentence below: keep its full meaning, but use different words and a "
     "different sentence structure. Reply with the paraphrase only, as one sentence, with no "
     "quotes and no explanation."
+)
+#: Faithfulness rules and examples (sentences written for paraspan), placed before the split
+#: mark so that they sit in the cached prefix: they cost nothing per sentence. They show what
+#: held-out outputs got wrong: numbers, names and times changed ("forty dollars" → "forty
+#: cents"), the event turned around ("sold" → "bought"), things replaced by other things.
+FAITHFUL = (
+    "Keep every name, number, amount, date and time exactly as it is. Keep who does what to whom: "
+    "a selling stays a selling (never a buying), an arrival stays an arrival. Do not replace a thing, "
+    "person or place by a different one, and do not add or drop facts.\n"
+    "Examples of faithful paraphrases:\n"
+    "Original: The council approved the new budget on Tuesday after a long debate.\n"
+    "Paraphrase: After a lengthy discussion, the new budget was passed by the council on Tuesday.\n"
+    "Original: Anna lent her brother forty dollars in March 2003.\n"
+    "Paraphrase: In March 2003, Anna gave her brother a loan of forty dollars.\n"
+    "Original: The ferry reached Dover two hours late because of a storm.\n"
+    "Paraphrase: Because of a storm, the ferry got to Dover two hours behind schedule."
 )
 #: The prompt is cached up to here: everything before it is the same for every sentence.
 SPLIT_MARK = "Sentence:"
@@ -73,6 +89,8 @@ class ParaphraseConfig:
     #: written, and for its next token once it has been begun (0 = instructions only).
     keep_start: float = 1.5
     keep_continue: float = 6.0
+    #: the faithfulness rules and few-shot examples (:data:`FAITHFUL`) in the prompt
+    faithful_examples: bool = True
     seed: int = 0
 
 
@@ -186,14 +204,14 @@ class _Pool:
 class Paraphraser:
     """Constrained paraphrases of one sentence at a time (a :class:`Generator`).
 
-    ``backend`` is a :class:`~paraspan.generate.backend.Backend`, or a model name / ``.gguf``
-    path for a :class:`~paraspan.generate.llama_backend.LlamaBackend`.
+    ``backend`` is a :class:`~paraspan.llm.backend.Backend`, or a model name / ``.gguf``
+    path for a :class:`~paraspan.llm.llama_backend.LlamaBackend`.
     """
 
     def __init__(self, backend: Backend | str | None = "default",
                  config: ParaphraseConfig | None = None, **overrides: Any) -> None:
         if backend is None or isinstance(backend, str):
-            from paraspan.generate.llama_backend import LlamaBackend
+            from paraspan.llm.llama_backend import LlamaBackend
 
             backend = LlamaBackend.load(backend or "default")
         self.backend: Backend = backend
@@ -203,8 +221,11 @@ class Paraphraser:
     capabilities = Capabilities(honours_ban=True)
 
     # -- prompts
+    def _instruction(self) -> str:
+        return f"{INSTRUCTION}\n{FAITHFUL}" if self.config.faithful_examples else INSTRUCTION
+
     def prompt(self, text: str, banned: Sequence[str] = (), kept: Sequence[str] = ()) -> Prompt:
-        user = f"{INSTRUCTION}\n{SPLIT_MARK} {text}"
+        user = f"{self._instruction()}\n{SPLIT_MARK} {text}"
         if banned:
             listed = ", ".join(f'"{b}"' for b in banned)
             user += f"\nDo not use these words, in any form: {listed}."
@@ -214,7 +235,7 @@ class Paraphraser:
         return self.backend.chat_prompt(SYSTEM_PROMPT, user, split_at=SPLIT_MARK)
 
     def reverse_prompt(self, candidate: str) -> Prompt:
-        return self.backend.chat_prompt(SYSTEM_PROMPT, f"{INSTRUCTION}\n{SPLIT_MARK} {candidate}",
+        return self.backend.chat_prompt(SYSTEM_PROMPT, f"{self._instruction()}\n{SPLIT_MARK} {candidate}",
                                         split_at=SPLIT_MARK)
 
     # -- the Generator contract
@@ -255,7 +276,7 @@ class Paraphraser:
                 f"answer it needs {needed} of the {self.backend.n_ctx}-token context"))
 
         groups, random_sets = self._constraint_sets(text, hard, [k for k, _ in keep_spans],
-                                                    request.attempt)
+                                                    request.attempt, request.protect)
         if keep_spans:
             groups = [replace(g, keep=tuple(k for k, _ in keep_spans), keep_start=cfg.keep_start,
                               keep_continue=cfg.keep_continue) for g in groups]
@@ -369,10 +390,10 @@ class Paraphraser:
             ))
         return out
 
-    def _constraint_sets(self, text: str, hard: BanSet, kept: Sequence[str],
-                         attempt: int = 0) -> tuple[list[SampleGroup], list[list[str]]]:
+    def _constraint_sets(self, text: str, hard: BanSet, kept: Sequence[str], attempt: int = 0,
+                         protect: Sequence[CharSpan] = ()) -> tuple[list[SampleGroup], list[list[str]]]:
         cfg = self.config
-        kept_words = {w.lower() for k in kept for w in words(k)}
+        kept_words = {w.lower() for k in kept for w in words(k)} | protected_words(text, protect)
         pool = [w for w in content_words(text) if w.lower() not in kept_words and not hard.blocks_word(w)]
         # Seeds come from the text (not the id or the batch position): same input, same output.
         # A retry (``request.attempt`` > 0) draws other constraint sets and samples, reproducibly.
@@ -453,22 +474,24 @@ class Paraphraser:
 
 def make_paraphraser(model: str = "default", samples: int = 6, constraint_sets: int = 4, top_k: int = 10,
                      temperature: float = 1.0, rescore_top: int | None = None, max_score: float | None = None,
-                     n: int = 5, n_ctx: int = 2048, seed: int = 0, threads: int | None = 1) -> Paraphraser:
+                     n: int = 5, n_ctx: int = 2048, seed: int = 0, threads: int | None = 1,
+                     faithful_examples: bool = True) -> Paraphraser:
     """The registered ``paraphrase`` generator: a :class:`Paraphraser` on a llama.cpp model.
 
     ``model``: ``default``, ``small`` or a ``.gguf`` path (see :mod:`paraspan.models`);
     ``samples`` per constraint set, ``constraint_sets`` randomized sets, ``rescore_top``:
-    backward-score only the best M per cluster; ``threads``: llama.cpp threads.
+    backward-score only the best M per cluster; ``threads``: llama.cpp threads;
+    ``faithful_examples``: the faithfulness rules and examples in the prompt.
     """
     from dataclasses import asdict
 
-    from paraspan.generate.llama_backend import LlamaBackend
+    from paraspan.llm.llama_backend import LlamaBackend
 
     backend = LlamaBackend.load(model, n_threads=threads, seed=seed, n_ctx=n_ctx,
                                 max_parallel=max(8, samples * constraint_sets))
     config = ParaphraseConfig(n=n, samples=samples, constraint_sets=constraint_sets, top_k=top_k,
                               temperature=temperature, rescore_per_cluster=rescore_top, max_score=max_score,
-                              seed=seed)
+                              faithful_examples=faithful_examples, seed=seed)
     paraphraser = Paraphraser(backend, config)
     resolved = getattr(backend.llm, "resolved", None)
     paraphraser.info = {"llm": getattr(resolved, "name", model),

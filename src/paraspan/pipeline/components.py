@@ -73,7 +73,7 @@ def check(config: AugmentConfig) -> AugmentConfig:
     """:func:`resolve`, and the filters built once (a bad rule or filter file fails here, before
     any model loads): what a run uses and its store records."""
     resolved = resolve(config)
-    build_filters(resolved)
+    build_chooser(resolved, build_filters(resolved))
     return resolved
 
 
@@ -116,3 +116,13 @@ def build_filters(config: AugmentConfig) -> list[Any]:
     from paraspan.filter import build_filters as build
 
     return build([*RECORDED, *config.filters])
+
+
+def build_chooser(config: AugmentConfig, filters: list[Any]) -> Any:
+    """The filter named by ``config.choose_by`` (one of ``filters`` when recorded there too), or None."""
+    if config.choose_by is None:
+        return None
+    from paraspan.filter import build_filter
+
+    chooser = build_filter(config.choose_by)
+    return next((f for f in filters if f.name == chooser.name), chooser)

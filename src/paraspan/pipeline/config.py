@@ -69,6 +69,9 @@ class AugmentConfig(BaseModel):
     aligner: ComponentSpec = ComponentSpec(name="discriminative")
     #: filters whose decisions every output records, besides the presets (paraspan.filter's specs)
     filters: tuple[str | dict[str, Any], ...] = ()
+    #: a filter a candidate must pass to become an iteration's output (e.g. "verified"): the
+    #: best-placed candidate that passes it is chosen; None: the best-placed candidate
+    choose_by: str | dict[str, Any] | None = None
 
     @field_validator("generator", "aligner", mode="before")
     @classmethod

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from paraspan.corpus.schema import Sentence, Span, Structure
+from paraspan.filter.thresholds import ThresholdFilter
 from paraspan.generate.base import Candidate, GenerationRequest
 from paraspan.generate.project import Placed, place
 from paraspan.pipeline.config import AugmentConfig
@@ -52,15 +53,19 @@ class Augmenter:
     filters: list[Any] = field(default_factory=list)  # paraspan.filter.base.Filter
     worker: str | None = None
     tagger: AnchorTagger = field(default_factory=AnchorTagger)  # POS of new anchors; spaCy loads lazily
+    #: the filter a candidate must pass to become the output (``config.choose_by``), or None
+    chooser: Any = None
 
     @classmethod
     def build(cls, config: AugmentConfig, worker: str | None = None) -> Augmenter:
         """Load the models and filters the config names."""
-        from paraspan.pipeline.components import build_aligner, build_filters, build_generator
+        from paraspan.pipeline.components import build_aligner, build_chooser, build_filters, build_generator
 
         generator, ginfo = build_generator(config)
         aligner, ainfo = build_aligner(config)
-        return cls(config, generator, aligner, {**ginfo, **ainfo}, build_filters(config), worker)
+        filters = build_filters(config)
+        return cls(config, generator, aligner, {**ginfo, **ainfo}, filters, worker,
+                   chooser=build_chooser(config, filters))
 
     def process(self, sentence: Sentence) -> WorkResult:
         eligible = [i for i, s in enumerate(sentence.structures)
@@ -100,7 +105,8 @@ class Augmenter:
             for attempt in range(retries + 1):
                 request = GenerationRequest(
                     id=f"{sentence.id}/s{index}/i{iteration}" + (f"/r{attempt}" if attempt else ""), text=text,
-                    ban=tuple(ban_spans), keep=keep, n=cfg.candidates, ban_texts=tuple(banned[1:]),
+                    ban=tuple(ban_spans), keep=keep, protect=tuple((a.start, a.end) for a in args),
+                    n=cfg.candidates, ban_texts=tuple(banned[1:]),
                     sentence=sentence, structure=index, attempt=attempt)
                 # candidate numbers go on from the earlier attempts' rows (they share the iteration)
                 out, failure = self._attempt(sentence, index, iteration, request, args, banned, result,
@@ -130,27 +136,41 @@ class Augmenter:
         if not candidates:
             return None, f"no paraphrase ({generated.note or 'none returned'})"
         placements = place(sentence, index, args, candidates, aligner=self.aligner, keep_args=cfg.keep_args)
-        best: tuple[float, int] | None = None
+        ranked: list[tuple[float, int]] = []  # placed candidates, best anchor score first (ties: earlier first)
+        first_row = len(result.candidates)
         for c, (cand, placement) in enumerate(zip(candidates, placements, strict=True)):
             got = placement.spans
             anchor_ok = got[0][0] is not None
             args_placed = sum(1 for p, _ in got[1:] if p is not None)
             placed = anchor_ok and (args_placed == len(args) or not cfg.require_args)
-            if placed and (best is None or got[0][1] > best[0]):
-                best = (got[0][1], c)
+            if placed:
+                ranked.append((got[0][1], c))
             result.candidates.append(CandidateRow(
                 index, iteration, offset + c, cand.text, cand.scores.get("forward"), cand.scores.get("backward"),
                 cand.scores.get("score"), got[0][0], got[0][1], placed, False,
                 {"args_placed": args_placed, "args": len(args), "attempt": attempt,
                  **({"projection": placement.via} if placement.via != "aligner" else {}),
                  **{k: v for k, v in cand.meta.items() if k in ("cluster", "constraint_set", "rules")}}))
-        if best is None:
+        if not ranked:
             return None, "no candidate with every required span placed"
-        chosen = best[1]
-        result.candidates[-len(candidates) + chosen].chosen = True
-        out = self._output(sentence, index, iteration, candidates, chosen, placements[chosen].spans, args, banned,
-                           via=placements[chosen].via, offset=offset, attempt=attempt)
-        return out, ""
+        ranked.sort(key=lambda item: -item[0])
+        refused: list[str] = []
+        for _, chosen in ranked:
+            out = self._output(sentence, index, iteration, candidates, chosen, placements[chosen].spans, args,
+                               banned, via=placements[chosen].via, offset=offset, attempt=attempt)
+            if self.chooser is not None:  # the best-placed candidate that passes the check
+                decision = out.decisions.get(self.chooser.name)
+                if decision is None:  # a chooser that is not recorded: decide now, and record it
+                    d = self.chooser.decide(out.sentence, sentence)
+                    decision = out.decisions[self.chooser.name] = (bool(d.keep), str(d.reason), d.score)
+                    out.sentence.provenance["filters"][self.chooser.name] = bool(d.keep)
+                if not decision[0]:
+                    result.candidates[first_row + chosen].meta["refused"] = decision[1]
+                    refused.append(decision[1])
+                    continue
+            result.candidates[first_row + chosen].chosen = True
+            return out, ""
+        return None, f"no placed candidate passed {self.chooser.name} ({refused[0]})"
 
     def _output(self, sentence: Sentence, index: int, iteration: int, candidates: list[Candidate], chosen: int,
                 placed: list[Placed], args: list[Span], banned: list[str], *, via: str,
@@ -205,10 +225,17 @@ class Augmenter:
         out = Sentence(f"{sentence.id}~s{index}i{iteration}", cand.text, [out_structure], meta,
                        source_id=sentence.id, provenance=provenance)
         decisions: dict[str, tuple[bool, str, float | None]] = {}
+        checks: dict[str, dict[str, Any]] = {}
         for flt in self.filters:
             d = flt.decide(out, sentence)
-            decisions[flt.name] = (bool(d.keep), str(d.reason), d.score)
+            # a combined check records each part too (labels, fluency, meaning of `verified`)
+            for name, part in [*((d.details or {}).get("parts") or {}).items(), (flt.name, d)]:
+                decisions[name] = (bool(part.keep), str(part.reason), part.score)
+                if not isinstance(flt, ThresholdFilter):  # rules read provenance: nothing to add
+                    checks[name] = {"keep": bool(part.keep), "score": _r(part.score), "reason": str(part.reason)}
         provenance["filters"] = {name: d[0] for name, d in decisions.items()}
+        if checks:
+            provenance["checks"] = checks
         return OutputRow(out, index, iteration, offset + chosen, scores.get("forward"), scores.get("backward"),
                          scores.get("score"), _r(a_score), min(placed_scores) if placed_scores else None,
                          structure.label if structure.kind == "frame" else f"{structure.kind}:{structure.label}",

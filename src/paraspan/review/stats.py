@@ -118,6 +118,8 @@ def export_judgments(store: RunStore, out: str | Path, *, controls: str | Path |
                                     "time": j.time}
             if j.id in tasks:
                 line["task"] = tasks[j.id]
+            if j.note:  # why the annotator judged so ("meaning: forty dollars became forty cents")
+                line["note"] = j.note
             handle.write(json.dumps(line, ensure_ascii=False) + "\n")
             written += 1
     n_controls = 0

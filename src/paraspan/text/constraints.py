@@ -14,7 +14,7 @@ A *banned span* of the source sentence expands to a :class:`BanSet` of word form
   of function words bans exactly those words (any case), with no inflections and no prefix
   rule: banning "the" must not ban ``there``, ``theory`` or ``these``.
 
-Enforcement happens at three levels (see :mod:`paraspan.generate.llama_backend`):
+Enforcement happens at three levels (see :mod:`paraspan.llm.llama_backend`):
 
 1. :func:`banned_token_ids` — vocabulary tokens that *are* a banned form or, for content
    forms, a prefix of one (≥ 3 characters, with or without the leading-space marker). These are
@@ -62,6 +62,15 @@ where wherever how why then there here
 be am is are was were been being have has had having do does did doing done
 will would shall should can could may might must ought
 not n't s 's t d ll m re ve
+""".split())
+
+
+#: Number words: a paraphrase must keep them as they are ("Five" must not become "Four").
+NUMBER_WORDS: frozenset[str] = frozenset("""
+zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen
+seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand million
+billion trillion dozen dozens hundreds thousands millions billions half quarter third fourth fifth sixth
+seventh eighth ninth tenth first second once twice
 """.split())
 
 
@@ -205,6 +214,22 @@ def content_words(text: str, *, min_length: int = 3) -> list[str]:
         if len(word) >= min_length and word.isalpha() and not is_function_word(word):
             seen.setdefault(word, None)
     return list(seen)
+
+
+def protected_words(text: str, spans: Iterable[tuple[int, int]] = ()) -> set[str]:
+    """Words of ``text`` a randomized ban must never fall on (lower-cased): numbers and number
+    words, names (capitalised words after the first word: "Hungary", "Chemical Weapons
+    Convention"), and every word inside ``spans`` (the labelled arguments, whose words the
+    aligner must find again). Banning them is what turned "Five" into "Four" and Hungary into
+    Bulgaria in held-out paraphrases."""
+    out: set[str] = set()
+    for k, match in enumerate(WORD_RE.finditer(text)):
+        word = match.group()
+        if word.lower() in NUMBER_WORDS or any(c.isdigit() for c in word) or (k > 0 and word[:1].isupper()):
+            out.add(word.lower())
+    for start, end in spans:
+        out.update(w.lower() for w in words(text[start:end]))
+    return out
 
 
 # ----------------------------------------------------------------------------- token level

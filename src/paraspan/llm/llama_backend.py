@@ -1,4 +1,4 @@
-"""A :class:`~paraspan.generate.backend.Backend` on llama.cpp (``llama-cpp-python``), CPU only.
+"""A :class:`~paraspan.llm.backend.Backend` on llama.cpp (``llama-cpp-python``), CPU only.
 
 Why not ``Llama.create_completion``: it evaluates the prompt for every call, samples one
 sequence at a time, and in llama-cpp-python 0.3.36 silently drops both ``logit_bias`` and
@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from paraspan.errors import ModelError
-from paraspan.generate.backend import Prompt, Sample, SampleGroup
+from paraspan.llm.backend import Prompt, Sample, SampleGroup
 from paraspan.text.constraints import BanSet, VocabIndex, WordGuard, banned_token_ids, trailing_word
 
 #: Candidates examined beyond k at each step, so that a few rejected by the guard still
@@ -629,7 +629,7 @@ def text_logprobs(backend: Any, texts: Sequence[str]) -> list[float]:
 
 def text_scorer(model: str = "default", *, n_threads: int | None = None) -> Callable[[Sequence[str]], list[float]]:
     """:func:`text_logprobs` on a loaded model (``default``, ``small`` or a ``.gguf`` path); used by the
-    fluency filter, which reaches it through a registry target (the filter package does not import this one)."""
+    fluency filter."""
     return functools.partial(text_logprobs, LlamaBackend.load(model, n_threads=n_threads))
 
 

@@ -1,7 +1,7 @@
 """The language-model backend a generator samples from and scores with.
 
 :class:`Backend` is what :class:`~paraspan.generate.paraphrase.Paraphraser` needs; the llama.cpp
-implementation is :class:`~paraspan.generate.llama_backend.LlamaBackend`. A transformers
+implementation is :class:`~paraspan.llm.llama_backend.LlamaBackend`. A transformers
 backend would map a :class:`~paraspan.text.constraints.BanSet` to ``bad_words_ids``
 (:func:`~paraspan.text.constraints.banned_token_ids` over its vocabulary, plus a
 ``LogitsProcessor`` running :class:`~paraspan.text.constraints.WordGuard`), a vLLM backend to

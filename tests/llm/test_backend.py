@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from paraspan.generate.backend import Backend, Prompt, SampleGroup
-from paraspan.generate.llama_backend import ContextTooSmall, LlamaBackend, _decode_partial
+from paraspan.llm.backend import Backend, Prompt, SampleGroup
+from paraspan.llm.llama_backend import ContextTooSmall, LlamaBackend, _decode_partial
 from paraspan.text.constraints import BanSet, expand_ban
 
 SYSTEM = "You are a helpful assistant."

@@ -1,0 +1,75 @@
+"""Filters made of filters: ``all_of`` and the ``verified`` check (issue 21).
+
+An :class:`AllOf` keeps an output that every part keeps. Its decision carries each part's
+decision in ``details["parts"]`` (name → :class:`~paraspan.filter.base.FilterDecision`), so a
+run records every check's decision, score and reason, not only the verdict; its reason is the
+first failing part's, its score the lowest of the parts' scores.
+
+``verified`` is the check every written output must pass: its labels (the span-label verifier,
+``labels``), the shape of its argument spans (``spans``), its fluency against its source
+(``fluency``) and its meaning (the NLI relation both ways, ``relation``: equivalence by default,
+forward entailment as an option for rewrites that only delete modifiers).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from paraspan.corpus.schema import Sentence
+from paraspan.filter.base import Filter, FilterDecision, decide_all
+
+
+class AllOf:
+    """Keep what every part keeps (see the module docstring)."""
+
+    def __init__(self, parts: Sequence[Filter], name: str) -> None:
+        self.parts = list(parts)
+        self.name = name
+
+    def decide(self, output: Sentence, source: Sentence | None = None) -> FilterDecision:
+        return self.decide_batch([(output, source)])[0]
+
+    def decide_batch(self, pairs: Sequence[tuple[Sentence, Sentence | None]]) -> list[FilterDecision]:
+        by_part = [decide_all(part, pairs) for part in self.parts]
+        out = []
+        for i in range(len(pairs)):
+            decisions = {part.name: got[i] for part, got in zip(self.parts, by_part, strict=True)}
+            failed = [(name, d) for name, d in decisions.items() if not d.keep]
+            scores = [d.score for d in decisions.values() if d.score is not None]
+            reason = (f"{failed[0][0]}: {failed[0][1].reason}" if failed
+                      else "passes " + ", ".join(decisions))
+            out.append(FilterDecision(not failed, min(scores) if scores else None, reason, {"parts": decisions}))
+        return out
+
+
+def all_of(parts: list[str | dict[str, Any]], record_as: str | None = None) -> AllOf:
+    """``parts``: filter specs (see :func:`paraspan.filter.build_filter`); recorded as
+    ``record_as`` (default: the parts' names joined by ``+``)."""
+    from paraspan.filter import build_filters
+
+    built = build_filters(parts)
+    return AllOf(built, record_as or "+".join(p.name for p in built))
+
+
+def verified(labels: bool = True, verifier: str = "auto", frames: str | None = None, spans: bool = True,
+             fluency: bool = True,
+             fluency_model: str = "default", fluency_threshold: float | None = None,
+             meaning: tuple[str, ...] = ("equivalence",), judges: tuple[str, ...] = ("minilm-nli",),
+             threads: int | None = 1, record_as: str | None = None) -> AllOf:
+    """The ``verified`` check: labels (``verifier``, ``frames`` for the FrameNet lexicon), span
+    shape (``spans``), fluency (``fluency_model``, ``fluency_threshold``: None = the calibrated one) and meaning
+    (NLI relations in ``meaning``, both ways, by ``judges``); ``meaning=()`` leaves it out."""
+    parts: list[Mapping[str, Any]] = []
+    if labels:
+        parts.append({"name": "labels", "verifier": verifier, "frames": frames})
+    if spans:
+        parts.append({"name": "spans"})
+    if fluency:
+        parts.append({"name": "fluency", "model": fluency_model, "threshold": fluency_threshold,
+                      "threads": threads})
+    if meaning:
+        parts.append({"name": "relation", "accept": list(meaning), "judges": list(judges), "threads": threads})
+    from paraspan.filter import build_filters
+
+    return AllOf(build_filters([dict(p) for p in parts]), record_as or "verified")
