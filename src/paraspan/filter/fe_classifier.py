@@ -118,30 +118,46 @@ def _position(instance: FEInstance) -> list[float]:
     return [before, float(np.log1p(gap) / 5.0), float(np.log1p(words) / 3.0)]
 
 
-def featurize(encoder: Encoder, instances: Sequence[FEInstance],
-              progress: Callable[[int, int], None] | None = None, chunk: int = 512) -> np.ndarray:
-    """Feature rows (float32, ``4 * dim + 3`` columns) for each instance."""
+#: A marked text and the character regions pooled from it: the span, the anchor, the context.
+Marked = tuple[str, tuple[int, int], tuple[int, int] | None, tuple[int, int] | None]
+
+
+def pool_marked(encoder: Encoder, items: Sequence[Any], marker: Callable[[Any], Marked],
+                extras: Callable[[Any], list[float]], n_extra: int,
+                progress: Callable[[int, int], None] | None = None, chunk: int = 512) -> np.ndarray:
+    """Feature rows (float32, ``4 * dim + n_extra``) of marked spans, shared by the FE classifier
+    and the span-label verifier: the mean state of the span's tokens, the state of its opening
+    marker, the mean states of the anchor's and of the context's tokens (zeros for a region that
+    is None), then ``extras(item)``."""
     dim = encoder.dim
-    out = np.zeros((len(instances), 4 * dim + _N_POS), dtype=np.float32)
-    for begin in range(0, len(instances), chunk):
-        batch = instances[begin:begin + chunk]
-        marked = [mark(inst) for inst in batch]
+    out = np.zeros((len(items), 4 * dim + n_extra), dtype=np.float32)
+    for begin in range(0, len(items), chunk):
+        batch = items[begin:begin + chunk]
+        marked = [marker(item) for item in batch]
         states = encoder.encode_tokens([m[0] for m in marked])
-        for row, (inst, (_, fe_r, lu_r, fr_r), st) in enumerate(zip(batch, marked, states, strict=True)):
+        for row, (item, (_, span_r, anchor_r, ctx_r), st) in enumerate(zip(batch, marked, states, strict=True)):
             offs = np.asarray(st.offsets, dtype=np.int64).reshape(-1, 2)
             vec = out[begin + row]
-            for k, (a, b) in enumerate((fe_r, lu_r, fr_r)):
-                inside = (offs[:, 0] >= a) & (offs[:, 1] <= b) & (offs[:, 1] > offs[:, 0])
+            for slot, region in ((0, span_r), (2, anchor_r), (3, ctx_r)):
+                if region is None:
+                    continue
+                inside = (offs[:, 0] >= region[0]) & (offs[:, 1] <= region[1]) & (offs[:, 1] > offs[:, 0])
                 if inside.any():
-                    vec[[0, 2, 3][k] * dim:([0, 2, 3][k] + 1) * dim] = st.states[inside].mean(0)
+                    vec[slot * dim:(slot + 1) * dim] = st.states[inside].mean(0)
             # the opening span marker: the last token ending at or before the span's content
-            opener = np.flatnonzero(offs[:, 1] <= fe_r[0])
+            opener = np.flatnonzero(offs[:, 1] <= span_r[0])
             if opener.size:
                 vec[dim:2 * dim] = st.states[opener[-1]]
-            vec[4 * dim:] = _position(inst)
+            vec[4 * dim:] = extras(item)
         if progress is not None:
-            progress(min(begin + chunk, len(instances)), len(instances))
+            progress(min(begin + chunk, len(items)), len(items))
     return out
+
+
+def featurize(encoder: Encoder, instances: Sequence[FEInstance],
+              progress: Callable[[int, int], None] | None = None, chunk: int = 512) -> np.ndarray:
+    """Feature rows (float32, ``4 * dim + 3`` columns) for each instance (:func:`pool_marked`)."""
+    return pool_marked(encoder, instances, mark, _position, _N_POS, progress, chunk)
 
 
 # ----------------------------------------------------------------------------- data

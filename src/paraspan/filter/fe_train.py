@@ -79,17 +79,24 @@ def _cached_features(encoder: Encoder, instances: Sequence[FEInstance], cache_di
         digest.update(f"{inst.text}\x1f{inst.lu}\x1f{inst.fe}\x1f{inst.frame}\n".encode())
     digest.update(str(encoder.resolved.path).encode())
     path = cache_dir / f"fe-features-{name}-{digest.hexdigest()[:16]}.npy" if cache_dir is not None else None
+    return cached_array(path, name, lambda progress: featurize(encoder, instances, progress), log)
+
+
+def cached_array(path: Path | None, name: str, compute: Callable[[Callable[[int, int], None]], np.ndarray],
+                 log: Callable[[str], None], every: int = 5 * 512) -> np.ndarray:
+    """Features read from ``path`` (a float16 ``.npy``), or computed (logging the encoding rate
+    every ``every`` spans) and saved there; no cache when ``path`` is None."""
     if path is not None and path.is_file():
         log(f"{name}: features from the cache {path}")
         return np.load(path, allow_pickle=False).astype(np.float32)
     started = time.perf_counter()
 
     def progress(done: int, total: int) -> None:
-        if done == total or done % (5 * 512) < 512:
+        if done == total or done % every < 512:
             rate = done / max(time.perf_counter() - started, 1e-9)
             log(f"{name}: encoded {done:,}/{total:,} spans ({rate:.0f}/s)")
 
-    feats = featurize(encoder, instances, progress)
+    feats = compute(progress)
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
         np.save(path, feats.astype(np.float16), allow_pickle=False)

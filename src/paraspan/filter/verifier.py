@@ -167,29 +167,11 @@ def _extra(inst: SpanInstance) -> list[float]:
 
 def featurize(encoder: Encoder, instances: Sequence[SpanInstance],
               progress: Callable[[int, int], None] | None = None, chunk: int = 512) -> np.ndarray:
-    """Feature rows (float32, ``4 * dim + 7``): span mean, span opener, anchor mean, context mean, extras."""
-    dim = encoder.dim
-    out = np.zeros((len(instances), 4 * dim + _N_EXTRA), dtype=np.float32)
-    for begin in range(0, len(instances), chunk):
-        batch = instances[begin:begin + chunk]
-        marked = [mark(inst) for inst in batch]
-        states = encoder.encode_tokens([m[0] for m in marked])
-        for row, (inst, (_, span_r, anchor_r, ctx_r), st) in enumerate(zip(batch, marked, states, strict=True)):
-            offs = np.asarray(st.offsets, dtype=np.int64).reshape(-1, 2)
-            vec = out[begin + row]
-            for slot, region in ((0, span_r), (2, anchor_r), (3, ctx_r)):
-                if region is None:
-                    continue
-                inside = (offs[:, 0] >= region[0]) & (offs[:, 1] <= region[1]) & (offs[:, 1] > offs[:, 0])
-                if inside.any():
-                    vec[slot * dim:(slot + 1) * dim] = st.states[inside].mean(0)
-            opener = np.flatnonzero(offs[:, 1] <= span_r[0])
-            if opener.size:
-                vec[dim:2 * dim] = st.states[opener[-1]]
-            vec[4 * dim:] = _extra(inst)
-        if progress is not None:
-            progress(min(begin + chunk, len(instances)), len(instances))
-    return out
+    """Feature rows (float32, ``4 * dim + 7``): span mean, span opener, anchor mean, context mean,
+    extras — the FE classifier's features (:func:`paraspan.filter.fe_classifier.pool_marked`)."""
+    from paraspan.filter.fe_classifier import pool_marked
+
+    return pool_marked(encoder, instances, mark, _extra, _N_EXTRA, progress, chunk)
 
 
 def _key(kind: str, label: str) -> str:

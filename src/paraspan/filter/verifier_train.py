@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from paraspan.errors import ParaspanError
+from paraspan.filter.fe_train import cached_array
 from paraspan.filter.verifier import KINDS, NOT_LABEL, SpanInstance, Verifier, _key, featurize, spans_of
 
 if TYPE_CHECKING:
@@ -196,20 +197,7 @@ def cached_features(encoder: Encoder, insts: Sequence[SpanInstance], cache_dir: 
     for inst in insts:
         digest.update(f"{inst.text}\x1f{inst.kind}\x1f{inst.span}\x1f{inst.anchor}\x1f{inst.context}\n".encode())
     path = cache_dir / f"verifier-{name}-{digest.hexdigest()[:16]}.npy" if cache_dir is not None else None
-    if path is not None and path.is_file():
-        log(f"{name}: features from the cache {path}")
-        return np.load(path, allow_pickle=False).astype(np.float32)
-    started = time.perf_counter()
-
-    def progress(done: int, total: int) -> None:
-        if done == total or done % (10 * 512) < 512:
-            log(f"{name}: encoded {done:,}/{total:,} spans ({done / max(time.perf_counter() - started, 1e-9):.0f}/s)")
-
-    feats = featurize(encoder, insts, progress)
-    if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        np.save(path, feats.astype(np.float16), allow_pickle=False)
-    return feats
+    return cached_array(path, name, lambda progress: featurize(encoder, insts, progress), log, every=10 * 512)
 
 
 def _masks(verifier: Verifier, insts: Sequence[SpanInstance]) -> np.ndarray:
