@@ -56,7 +56,7 @@ def test_infill_runs_with_the_small_model(tmp_path):
     out, every, summary = tmp_path / "out.jsonl", tmp_path / "all.jsonl", tmp_path / "summary.json"
     assert main(["infill", str(src), "-o", str(out), "--frames", str(RELEASE), "--model", "small",
                  "--candidates", "3", "--all-candidates", str(every), "--summary", str(summary),
-                 "--threads", "1", "--no-progress"]) == 0
+                 "--threads", "1", "--no-progress", "--filter", "all"]) == 0
     data = json.loads(summary.read_text())
     counters = data["counters"]
     assert data["sentences"] == 2

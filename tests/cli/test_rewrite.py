@@ -19,7 +19,8 @@ def _labels(s):
 def test_rewrite_writes_projected_sentences(tmp_path):
     src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
     write_jsonl(CORPUS, src)
-    assert main(["rewrite", str(src), "-o", str(out), "--max-per-sentence", "2", "--no-progress"]) == 0
+    assert main(["rewrite", str(src), "-o", str(out), "--max-per-sentence", "2", "--no-progress", "--filter",
+                 "all"]) == 0
     rewrites = list(read_jsonl(out))
     by_id = {s.id: s for s in CORPUS}
     assert len(rewrites) >= len(CORPUS)
@@ -29,6 +30,15 @@ def test_rewrite_writes_projected_sentences(tmp_path):
         assert rw.provenance["method"] == "rewrite" and rw.provenance["rules"]
         assert {(k, lab, a) for k, lab, a in _labels(rw) if a is not None} <= _labels(by_id[rw.source_id])
     assert max(per_source.values()) <= 2
+    # a filter decides what -o gets; the rest goes to --rejected, every decision in provenance
+    kept, dropped = tmp_path / "kept.jsonl", tmp_path / "dropped.jsonl"
+    assert main(["rewrite", str(src), "-o", str(kept), "--max-per-sentence", "2", "--no-progress", "--filter",
+                 "spans", "--rejected", str(dropped)]) == 0
+    kept_rows, dropped_rows = list(read_jsonl(kept)), list(read_jsonl(dropped))
+    assert len(kept_rows) + len(dropped_rows) == len(rewrites)
+    assert all(r.provenance["checks"]["spans"]["keep"] for r in kept_rows)
+    assert all(not r.provenance["checks"]["spans"]["keep"] and r.provenance["checks"]["spans"]["reason"]
+               for r in dropped_rows)
 
 
 def test_rules_list_json(capsys):
@@ -70,7 +80,7 @@ def test_refine_rules_then_rewrite_with_them(tmp_path, capsys):
     assert main(["rules", "list", "--rules", str(rules), "--json"]) == 0
     assert len(json.loads(capsys.readouterr().out)) == len(data["rules"])
     out = tmp_path / "out.jsonl"
-    assert main(["rewrite", str(src), "-o", str(out), "--rules", str(rules), "--no-progress"]) == 0
+    assert main(["rewrite", str(src), "-o", str(out), "--rules", str(rules), "--no-progress", "--filter", "all"]) == 0
     assert {r.provenance["rules"][0] for r in read_jsonl(out)} <= kept
 
 

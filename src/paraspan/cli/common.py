@@ -32,6 +32,13 @@ Scheme = Annotated[str | None, typer.Option("--scheme", help="bio: auto, iob1, i
 TrimPunct = Annotated[bool, typer.Option("--trim-punct", help="conllu-srl, conll2009: trim punctuation.")]
 Limit = Annotated[int | None, typer.Option("--limit", help="Stop after this many input sentences.")]
 Progress = Annotated[bool, typer.Option("--progress/--no-progress", help="Show progress on stderr.")]
+#: What -o gets (the others go to --rejected, when given): a filter spec of paraspan.filter.
+FilterSpec = Annotated[str, typer.Option("--filter", help="What -o gets: verified (span labels, span shape, fluency "
+                                         "and meaning all checked), all, or any filter (labels, spans, fluency, "
+                                         "relation, a preset or rule, learned:PATH). Each output's provenance "
+                                         "records the checks.")]
+Rejected = Annotated[Path | None, typer.Option("--rejected", help="Write the outputs the filter rejects here "
+                                               "(JSONL, with the checks' reasons in provenance).")]
 
 
 def reader_options(*, split: str | None = None, splits: Path | None = None, exemplars: bool = False,
@@ -161,3 +168,42 @@ def progress(items: Iterable[Any], description: str, enabled: bool, total: int |
         for item in items:
             yield item
             bar.advance()
+
+
+# -- filtering what a command writes --
+def kept_only(outputs: Iterable[Any], sources: dict[str, Any], spec: str, rejected: Path | None,
+              tally: dict[str, int]) -> Iterator[Any]:
+    """``outputs`` that filter ``spec`` keeps (all for ``all``); the rest go to ``rejected``
+    (written atomically at the end) and every decision is recorded in provenance. ``tally``
+    counts kept and rejected outputs and each rejection's first failing check."""
+    from paraspan.corpus.jsonl import atomic_write, dumps
+    from paraspan.filter import split_by
+
+    if spec == "all":
+        for out in outputs:
+            tally["kept"] = tally.get("kept", 0) + 1
+            yield out
+        return
+    dropped: list[str] = []
+    for out, decision in split_by(spec, outputs, sources):
+        if decision.keep:
+            tally["kept"] = tally.get("kept", 0) + 1
+            yield out
+            continue
+        tally["rejected"] = tally.get("rejected", 0) + 1
+        why = decision.reason.split(":", 1)[0] if ":" in decision.reason else "rejected"
+        tally[f"by {why}"] = tally.get(f"by {why}", 0) + 1
+        if rejected is not None:
+            dropped.append(dumps(out))
+    if rejected is not None:
+        with atomic_write(rejected) as handle:
+            handle.writelines(line + "\n" for line in dropped)
+
+
+def report_kept(con: Any, spec: str, tally: dict[str, int], rejected: Path | None) -> None:
+    """One line: how many outputs the filter kept and rejected, and why."""
+    if spec == "all":
+        return
+    why = ", ".join(f"{k.removeprefix('by ')} {v}" for k, v in sorted(tally.items()) if k.startswith("by "))
+    con.print(f"{spec}: kept {tally.get('kept', 0)}, rejected {tally.get('rejected', 0)}"
+              + (f" ({why})" if why else "") + (f"; rejected outputs in {rejected}" if rejected else ""))

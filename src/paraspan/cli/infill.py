@@ -10,11 +10,11 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from paraspan.cli.common import Limit, Progress, ProgressBar, console
+from paraspan.cli.common import FilterSpec, Limit, Progress, ProgressBar, Rejected, console, kept_only, report_kept
 from paraspan.errors import ParaspanError
 
 
@@ -46,6 +46,8 @@ def infill_cmd(
     threads: Annotated[int | None, typer.Option(help="CPU threads for the LLM (default: all cores but one).")]
     = None,
     summary_path: Annotated[Path | None, typer.Option("--summary", help="Write the counters as JSON here.")] = None,
+    filter_name: FilterSpec = "verified",
+    rejected: Rejected = None,
     progress: Progress = True,
 ) -> None:
     """Make new annotated sentences by swapping in a sister LU and regenerating the FE spans that no longer fit.
@@ -87,7 +89,7 @@ def infill_cmd(
     kept_fidelity: list[float] = []
     ppl: list[float] = []
     start = time.perf_counter()
-    outputs: list[str] = []
+    made: list[Any] = []
     every: list[str] = []
     with ProgressBar("infilling", len(sentences), enabled=progress) as bar:
         for i, sentence in enumerate(sentences, 1):
@@ -102,8 +104,10 @@ def infill_cmd(
                 kept_fidelity.append(float(prov.get("fe_fidelity", 0.0)))
                 if prov.get("perplexity") is not None:
                     ppl.append(float(prov["perplexity"]))
-                outputs.append(dumps(new))
-            bar(i, outputs=len(outputs))
+                made.append(new)
+            bar(i, outputs=len(made))
+    tally: dict[str, int] = {}
+    outputs = [dumps(new) for new in kept_only(made, {s.id: s for s in sentences}, filter_name, rejected, tally)]
     _write_lines(out, outputs)
     if all_candidates is not None:
         _write_lines(all_candidates, every)
@@ -123,6 +127,7 @@ def infill_cmd(
               f"{totals['sampled']} sampled, {totals['unparseable']} unparseable, {totals['parsed']} parsed, "
               f"{totals['passed_filter']} passed the FE filter; FE fidelity before filtering "
               f"{summary['fe_fidelity_before_filter']}" + (f"; skipped: {skipped}" if skipped else ""))
+    report_kept(err, filter_name, tally, rejected)
 
 
 def _write_lines(path: Path, lines: list[str]) -> None:

@@ -13,7 +13,19 @@ from typing import Annotated, Any
 
 import typer
 
-from paraspan.cli.common import FromFormat, Limit, Progress, ProgressBar, console, read_input, table_console
+from paraspan.cli.common import (
+    FilterSpec,
+    FromFormat,
+    Limit,
+    Progress,
+    ProgressBar,
+    Rejected,
+    console,
+    kept_only,
+    read_input,
+    report_kept,
+    table_console,
+)
 from paraspan.errors import ParaspanError
 
 rules_app = typer.Typer(help="Rewrite rules: list them (hand-written, learned, refined).", no_args_is_help=True)
@@ -47,6 +59,8 @@ def rewrite_cmd(
     learned: Annotated[Path | None, typer.Option(help="Learned rules file to use with the hand-written ones.")] = None,
     max_per_sentence: Annotated[int | None, typer.Option("--max-per-sentence", "-n", min=1,
                                                          help="At most N rewrites per sentence.")] = None,
+    filter_name: FilterSpec = "verified",
+    rejected: Rejected = None,
     from_fmt: FromFormat = None,
     limit: Limit = None,
     progress: Progress = True,
@@ -58,6 +72,7 @@ def rewrite_cmd(
     sentences = _read(corpus, from_fmt, limit)
     rewriter = Rewriter(_ruleset(rules, learned), max_per_sentence=max_per_sentence)
     start = time.perf_counter()
+    tally: dict[str, int] = {}
     with ProgressBar(enabled=progress) as bar:
         tick = bar.stage("rewriting")
 
@@ -66,7 +81,9 @@ def rewrite_cmd(
                 yield sentence
                 tick()
 
-        written = write_corpus(rewriter.rewrite_corpus(counted()), output, "jsonl")
+        by_id = {s.id: s for s in sentences}
+        written = write_corpus(kept_only(rewriter.rewrite_corpus(counted()), by_id, filter_name, rejected, tally),
+                               output, "jsonl")
     seconds = time.perf_counter() - start
     counts = rewriter.counts
     skipped = {k: v for k, v in sorted(counts.items()) if k.startswith(("skipped", "rule_error"))}
@@ -75,6 +92,7 @@ def rewrite_cmd(
                   f"in {seconds:.1f}s")
     if skipped:
         err.print("skipped: " + ", ".join(f"{k.removeprefix('skipped_')} {v}" for k, v in skipped.items()))
+    report_kept(err, filter_name, tally, rejected)
 
 
 def rules_list_cmd(

@@ -28,16 +28,17 @@ FE-type classifier the infill generator uses).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
+from paraspan.corpus.schema import Sentence
 from paraspan.errors import ParaspanError
-from paraspan.filter.base import BaseFilter, BatchFilter, Filter, FilterDecision, decide_all
+from paraspan.filter.base import BaseFilter, BatchFilter, Filter, FilterDecision, decide_all, record
 from paraspan.filter.thresholds import PRESETS, RECORDED
 from paraspan.registry import Registry
 
 __all__ = ["RECORDED", "BaseFilter", "BatchFilter", "Filter", "FilterDecision", "build_filter", "build_filters",
-           "decide_all", "filters"]
+           "decide_all", "filters", "split_by"]
 
 #: Filter factories by name; each factory's keyword parameters are its options.
 filters: Registry[Callable[..., Filter]] = Registry("filters")
@@ -118,3 +119,26 @@ def build_filters(specs: Iterable[str | Mapping[str, Any]]) -> list[Filter]:
         spec_of[flt.name] = key
         out.append(flt)
     return out
+
+
+def split_by(spec: str | Mapping[str, Any], outputs: Iterable[Sentence], sources: Mapping[str, Sentence],
+             *, batch: int = 64) -> Iterator[tuple[Sentence, FilterDecision]]:
+    """Each output with the decision of filter ``spec`` (its source looked up by ``source_id``),
+    deciding ``batch`` outputs at a time; the decision is recorded in the output's provenance
+    (:func:`paraspan.filter.base.record`). For commands that write outputs without a run store."""
+    flt = build_filter(spec)
+    chunk: list[Sentence] = []
+
+    def flush() -> Iterator[tuple[Sentence, FilterDecision]]:
+        pairs = [(out, sources.get(out.source_id or "")) for out in chunk]
+        for out, decision in zip(chunk, decide_all(flt, pairs), strict=True):
+            record(out, flt.name, decision)
+            yield out, decision
+        chunk.clear()
+
+    for output in outputs:
+        chunk.append(output)
+        if len(chunk) >= batch:
+            yield from flush()
+    if chunk:
+        yield from flush()

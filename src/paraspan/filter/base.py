@@ -70,3 +70,21 @@ def decide_all(flt: Filter, pairs: Sequence[tuple[Sentence, Sentence | None]]) -
             raise ValueError(f"filter {flt.name!r} returned {len(decisions)} decisions for {len(pairs)} outputs")
         return decisions
     return [flt.decide(output, source) for output, source in pairs]
+
+
+def recorded(name: str, decision: FilterDecision) -> dict[str, FilterDecision]:
+    """The decisions one filter's decision stands for: each part's of a combined check
+    (``details["parts"]``, e.g. the labels, spans, fluency and meaning of ``verified``), then its own."""
+    parts = (decision.details or {}).get("parts") or {}
+    return {**parts, name: decision}
+
+
+def record(output: Sentence, name: str, decision: FilterDecision) -> None:
+    """Write ``decision`` (and its parts) into ``output.provenance``: ``filters`` (name → keep) and
+    ``checks`` (name → keep, score, reason)."""
+    prov = output.provenance if output.provenance is not None else {}
+    output.provenance = prov
+    for key, d in recorded(name, decision).items():
+        prov.setdefault("filters", {})[key] = bool(d.keep)
+        score = round(float(d.score), 4) if isinstance(d.score, (int, float)) else d.score
+        prov.setdefault("checks", {})[key] = {"keep": bool(d.keep), "score": score, "reason": str(d.reason)}

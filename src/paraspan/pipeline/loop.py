@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from paraspan.corpus.schema import Sentence, Span, Structure
+from paraspan.filter.base import recorded
 from paraspan.filter.thresholds import ThresholdFilter
 from paraspan.generate.base import Candidate, GenerationRequest
 from paraspan.generate.project import Placed, place
@@ -228,8 +229,8 @@ class Augmenter:
         checks: dict[str, dict[str, Any]] = {}
         for flt in self.filters:
             d = flt.decide(out, sentence)
-            # a combined check records each part too (labels, fluency, meaning of `verified`)
-            for name, part in [*((d.details or {}).get("parts") or {}).items(), (flt.name, d)]:
+            # a combined check records each part too (labels, spans, fluency, meaning of `verified`)
+            for name, part in recorded(flt.name, d).items():
                 decisions[name] = (bool(part.keep), str(part.reason), part.score)
                 if not isinstance(flt, ThresholdFilter):  # rules read provenance: nothing to add
                     checks[name] = {"keep": bool(part.keep), "score": _r(part.score), "reason": str(part.reason)}
