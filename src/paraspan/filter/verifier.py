@@ -405,10 +405,16 @@ class LabelsFilter(BaseFilter):
         return self.decide_batch([(output, source)])[0]
 
     def decide_batch(self, pairs: Sequence[tuple[Sentence, Sentence | None]]) -> list[FilterDecision]:
+        outputs = [output for output, _ in pairs]
+        chosen = [self.verifier_for(output) for output in outputs]
+        checked: list[list[SpanCheck]] = [[] for _ in outputs]
+        for verifier in {id(v): v for v in chosen if v is not None}.values():  # one encoder pass per verifier
+            idx = [i for i, v in enumerate(chosen) if v is verifier]
+            for i, checks in zip(idx, verifier.check_many([outputs[i] for i in idx], self._frame_index()),
+                                 strict=True):
+                checked[i] = checks
         out: list[FilterDecision] = []
-        for output, _ in pairs:
-            verifier = self.verifier_for(output)
-            checks = verifier.check(output, self._frame_index()) if verifier is not None else []
+        for checks in checked:
             failed = [c for c in checks if not c.ok]
             for c in failed:
                 self.counts["unseen label" if "never seen" in c.reason else "bad span" if c.predicted is None
