@@ -4,9 +4,10 @@ Each part writes only its own key of ``benchmarks/results/verify.json`` (read, u
 atomically), so parts run separately, by different people, into one file.
 
 * ``--part fluency``: the fluency filter (:mod:`paraspan.filter.fluency`). Calibrates τ, the 5th
-  percentile of d = mean log-prob(output) − mean log-prob(source) over both directions of MRPC
-  *train* positive pairs (two fluent sentences that mean the same), and ships it in
-  ``src/paraspan/filter/data/fluency.json``; then measures the acceptance of held-out MRPC
+  percentile of the filter's statistic (``--statistic``: ``mean``, d = mean log-prob(output) − mean
+  log-prob(source); ``shared-drop``, minus the largest drop of a shared token's log-prob) over both
+  directions of MRPC *train* positive pairs (two fluent sentences that mean the same), and ships it
+  per (model, statistic) in ``src/paraspan/filter/data/fluency.json``; then measures the acceptance of held-out MRPC
   *validation* positives and the rejection of corrupted calibration sentences, per kind of
   corruption seen in rule rewrites (a word of a phrase moved, a function word dropped, two
   adjacent words swapped, a determiner that no longer agrees, a word duplicated).
@@ -16,6 +17,7 @@ atomically), so parts run separately, by different people, into one file.
   with a wrong label of the same kind, and shifted gold spans, rejected.
 
     .venv/bin/python benchmarks/verify.py --part fluency --model small --model default   # ~25 min, 1 thread
+    .venv/bin/python benchmarks/verify.py --part fluency --statistic shared-drop --model small   # ~5 min
     .venv/bin/python benchmarks/verify.py --part verifier --threads 1                     # ~10 min
 """
 
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import functools
 import json
 import os
 import random
@@ -128,19 +131,21 @@ def w_ok(words: list[tuple[str, str, str]], i: int) -> bool:
 class _CachedScorer:
     """Mean log-probs by text, kept in a JSON file beside the run so an interrupted run resumes."""
 
-    def __init__(self, model: str, threads: int, cache: Path, chunk: int = 50) -> None:
+    def __init__(self, model: str, threads: int, cache: Path, chunk: int = 50, *, per_token: bool = False) -> None:
         self.model, self.threads, self.cache, self.chunk = model, threads, cache, chunk
-        self.values: dict[str, float] = json.loads(cache.read_text()) if cache.is_file() else {}
+        self.per_token = per_token  # token ids and per-token log-probs (shared-drop) instead of the mean
+        self.values: dict[str, Any] = json.loads(cache.read_text()) if cache.is_file() else {}
         self._scorer: Any = None
         self.scored = 0
         self.seconds = 0.0
 
-    def __call__(self, texts: list[str]) -> list[float]:
+    def __call__(self, texts: list[str]) -> list[Any]:
         todo = [t for t in dict.fromkeys(texts) if t not in self.values]
         if todo and self._scorer is None:
-            from paraspan.llm.llama_backend import text_scorer
+            from paraspan.llm.llama_backend import text_scorer, text_token_scorer
 
-            self._scorer = text_scorer(self.model, n_threads=self.threads)
+            load = text_token_scorer if self.per_token else text_scorer
+            self._scorer = load(self.model, n_threads=self.threads)
         for start in range(0, len(todo), self.chunk):
             part = todo[start:start + self.chunk]
             t0 = time.perf_counter()
@@ -152,6 +157,8 @@ class _CachedScorer:
             os.replace(tmp, self.cache)
             print(f"  [{self.model}] scored {self.scored}/{len(todo)} new texts, "
                   f"{self.seconds / self.scored:.2f} s/text", flush=True)
+        if self.per_token:  # JSON gives lists back; the statistic takes (ids, log-probs)
+            return [(list(self.values[t][0]), list(self.values[t][1])) for t in texts]
         return [self.values[t] for t in texts]
 
 
@@ -175,7 +182,7 @@ def _stats(values: list[float]) -> dict[str, float]:
 def fluency_part(args: argparse.Namespace) -> dict[str, Any]:
     """Calibrate τ on MRPC train positives, measure acceptance of MRPC val positives and the
     rejection of corrupted train sentences, per model; ship the thresholds."""
-    from paraspan.filter.fluency import KEEP_SHARE, gold_deltas, percentile
+    from paraspan.filter.fluency import KEEP_SHARE, percentile
 
     train, val = _positives(MRPC / "msr-para-train.tsv"), _positives(MRPC / "msr-para-val.tsv")
     rng = random.Random(args.seed)
@@ -196,32 +203,36 @@ def fluency_part(args: argparse.Namespace) -> dict[str, Any]:
     results: dict[str, Any] = {}
     for model in args.model:
         started = time.time()
-        scorer = _CachedScorer(model, args.threads, Path(args.cache_dir) / f"fluency-{model}.json")
+        per_token = args.statistic == "shared-drop"
+        cache = Path(args.cache_dir) / (f"fluency-{model}-tokens.json" if per_token else f"fluency-{model}.json")
+        scorer = _CachedScorer(model, args.threads, cache, per_token=per_token)
         texts = [t for pair in calib + heldout for t in pair] + [b for pairs in broken.values() for _, b in pairs]
         print(f"{model}: {len(dict.fromkeys(texts))} distinct texts to score", flush=True)
         scorer(texts)  # all at once, in chunks (resumable)
-        gold = gold_deltas(scorer, calib)
-        tau = round(percentile(gold, 1.0 - KEEP_SHARE), 4)
-        held = gold_deltas(scorer, heldout)
         value = dict(zip(texts, scorer(texts), strict=True))
-        tokens = _token_counts(model, texts) if args.sum_statistic else None
+        delta = functools.partial(_statistic, value, per_token)
+
+        gold = [d for a, b in calib for d in (delta(a, b), delta(b, a))]
+        tau = round(percentile(gold, 1.0 - KEEP_SHARE), 4)
+        held = [d for a, b in heldout for d in (delta(a, b), delta(b, a))]
+        tokens = _token_counts(model, texts) if args.sum_statistic and not per_token else None
         per_kind: dict[str, Any] = {}
         for kind, pairs in broken.items():
-            ds = [value[b] - value[s] for s, b in pairs]
+            ds = [delta(s, b) for s, b in pairs]
             # no example sentences: the results file must hold no text of ../shared's corpora
             row: dict[str, Any] = {"n": len(ds), "rejected": _rate(ds, tau, keep=False),
                                    "delta": _stats(ds) if ds else None}
             per_kind[kind] = row
-        all_broken = [value[b] - value[s] for pairs in broken.values() for s, b in pairs]
+        all_broken = [delta(s, b) for pairs in broken.values() for s, b in pairs]
         sweep = {}
         for keep in (0.90, 0.95, 0.99):
             t = percentile(gold, 1.0 - keep)
             sweep[f"keep_gold_{keep:.2f}"] = {
                 "threshold": round(t, 4), "heldout_accepted": _rate(held, t, keep=True),
-                "rejected": {kind: _rate([value[b] - value[s] for s, b in pairs], t, keep=False)
+                "rejected": {kind: _rate([delta(s, b) for s, b in pairs], t, keep=False)
                              for kind, pairs in broken.items()}}
         entry: dict[str, Any] = {
-            "model": model, "threshold": tau, "keep_share": KEEP_SHARE,
+            "model": model, "statistic": args.statistic, "threshold": tau, "keep_share": KEEP_SHARE,
             "calibration": {"data": "MRPC train positives (msr-para-train.tsv, quality 1)", "pairs": len(calib),
                             "directions": len(gold), "delta": _stats(gold),
                             "accepted": _rate(gold, tau, keep=True)},
@@ -242,11 +253,31 @@ def fluency_part(args: argparse.Namespace) -> dict[str, Any]:
         results[model] = entry
         # each model's entry as soon as it is measured; the other models' entries (and parts) are kept
         data = json.loads(args.out.read_text(encoding="utf-8")) if args.out.is_file() else {}
-        _update_results("fluency", dict(sorted({**data.get("fluency", {}), model: entry}.items())), args.out)
+        _update_results("fluency", _fluency_results(data.get("fluency", {}), args.statistic, model, entry), args.out)
         print(json.dumps({k: entry[k] for k in ("threshold", "heldout", "corruptions_all")}, indent=1), flush=True)
         if not args.no_ship:
-            _ship_threshold(model, entry)
+            _ship_threshold(model, args.statistic, entry)
     return results
+
+
+def _statistic(value: dict[str, Any], per_token: bool, src: str, out: str) -> float:
+    """The statistic of ``out`` rewritten from ``src``, from their scores in ``value``."""
+    from paraspan.filter.fluency import shared_drop
+
+    return shared_drop(value[src], value[out]) if per_token else value[out] - value[src]
+
+
+def _fluency_results(old: dict[str, Any], statistic: str, model: str, entry: dict[str, Any]) -> dict[str, Any]:
+    """The ``fluency`` key with ``entry`` under statistic → model; other entries kept (entries of the
+    older layout, model → entry of the mean, move under ``mean``)."""
+    from paraspan.filter.fluency import STATISTICS
+
+    data = {k: v for k, v in old.items() if k in STATISTICS}
+    for key, value in old.items():
+        if key not in STATISTICS:
+            data.setdefault("mean", {}).setdefault(key, value)
+    data.setdefault(statistic, {})[model] = entry
+    return {stat: dict(sorted(data[stat].items())) for stat in STATISTICS if stat in data}
 
 
 def _token_counts(model: str, texts: list[str]) -> dict[str, int]:
@@ -272,20 +303,29 @@ def _sum_statistic(value: dict[str, float], tokens: dict[str, int], calib: list[
                          for kind, pairs in broken.items()}}
 
 
-def _ship_threshold(model: str, entry: dict[str, Any]) -> None:
-    """Write ``model``'s calibrated threshold into the package's fluency.json (other models kept)."""
+def _ship_threshold(model: str, statistic: str, entry: dict[str, Any]) -> None:
+    """Write ``model``'s calibrated threshold for ``statistic`` into the package's fluency.json
+    (other models and statistics kept)."""
+    from paraspan.filter.fluency import STATISTIC_DESCRIPTIONS
+
     data = json.loads(FLUENCY_SHIP.read_text()) if FLUENCY_SHIP.is_file() else {}
-    data.setdefault("statistic", "mean log-prob per token of the output minus the source's, after begin-of-text")
+    data.pop("statistic", None)  # the older layout: one statistic (the mean), one threshold per model
+    data["statistics"] = dict(STATISTIC_DESCRIPTIONS)
     data.setdefault("recipe", "5th percentile of the statistic over both directions of MRPC train positive pairs "
                               "(keeps 95% of gold paraphrases); benchmarks/verify.py --part fluency")
     models = data.setdefault("models", {})
-    models[model] = {"threshold": entry["threshold"], "pairs": entry["calibration"]["pairs"],
-                     "heldout_accepted": entry["heldout"]["accepted"],
-                     "corruptions_rejected": entry["corruptions_all"]["rejected"],
-                     "date": dt.date.today().isoformat()}
-    data["models"] = dict(sorted(models.items()))
+    for name, old in list(models.items()):
+        if "threshold" in old:
+            models[name] = {"mean": old}
+    models.setdefault(model, {})[statistic] = {
+        "threshold": entry["threshold"], "pairs": entry["calibration"]["pairs"],
+        "heldout_accepted": entry["heldout"]["accepted"],
+        "corruptions_rejected": entry["corruptions_all"]["rejected"], "date": dt.date.today().isoformat()}
+    data["models"] = {name: dict(sorted(models[name].items())) for name in sorted(models)}
+    data = {k: data[k] for k in ("statistics", "recipe", "models")}
     _write_json(FLUENCY_SHIP, data)
-    print(f"shipped {model}: threshold {entry['threshold']} -> {FLUENCY_SHIP.relative_to(ROOT)}", flush=True)
+    print(f"shipped {model} {statistic}: threshold {entry['threshold']} -> {FLUENCY_SHIP.relative_to(ROOT)}",
+          flush=True)
 
 
 # --------------------------------------------------------------------------- main
@@ -368,6 +408,9 @@ def main(argv: list[str] | None = None) -> int:
     fluency.add_argument("--heldout", type=int, default=150, help="MRPC validation positive pairs")
     fluency.add_argument("--per-kind", type=int, default=100, help="corrupted sentences per kind")
     fluency.add_argument("--threads", type=int, default=1)
+    fluency.add_argument("--statistic", choices=["shared-drop", "mean"], default="mean",
+                         help="mean: mean log-prob per token, output − source; shared-drop: the largest drop of "
+                              "a shared token's log-prob (paraspan.filter.fluency)")
     fluency.add_argument("--seed", type=int, default=0)
     fluency.add_argument("--cache-dir", default="/tmp", help="where scored texts are kept so a run resumes")
     fluency.add_argument("--sum-statistic", action="store_true",

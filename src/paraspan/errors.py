@@ -892,8 +892,8 @@ CATALOGUE: dict[str, ErrorSpec] = {
     "E861": ErrorSpec(
         "no_calibrated_fluency_threshold",
         "no calibrated fluency threshold for the model {model!r} (calibrated: {calibrated})",
-        "pass threshold: NUMBER (a log-prob difference, e.g. -0.8), or calibrate it with "
-        "`benchmarks/verify.py --part fluency --model {model}`",
+        "pass threshold: NUMBER (in the statistic's log-prob units: about -7 for shared-drop, -0.9 for mean), "
+        "or calibrate it with `benchmarks/verify.py --part fluency --model {model}`",
     ),
     "E862": ErrorSpec(
         "empty_fluency_source",

@@ -10,12 +10,27 @@ import pytest
 from paraspan.corpus.schema import Sentence
 from paraspan.errors import ParaspanError
 from paraspan.filter import build_filter, decide_all, filters
-from paraspan.filter.fluency import FluencyFilter, calibrate, calibrated_threshold, percentile
-from paraspan.llm.llama_backend import LlamaBackend, text_logprobs
+from paraspan.filter import fluency as fluency_module
+from paraspan.filter.fluency import (
+    DEFAULT_STATISTIC,
+    FluencyFilter,
+    _ScorerLoader,
+    calibrate,
+    calibrated_threshold,
+    calibrated_thresholds,
+    fluency_filter,
+    percentile,
+    shared_drop,
+)
+from paraspan.llm.llama_backend import LlamaBackend, text_logprobs, text_token_logprobs
 
 SOURCE = "They met in the summer of 2001."
 BROKEN = "They met in the of 2001 summer."  # a rule rewrite's word moved out of its phrase
 FLUENT = "They met during the summer of 2001."
+# sentences written for these tests: one word moved out of its phrase, and a fluent reordering
+LONG = "The committee approved the new budget for the city schools after a long debate on Tuesday."
+LONG_BROKEN = "The committee approved the budget new for the city schools after a long debate on Tuesday."
+LONG_FLUENT = "After a long debate on Tuesday, the committee approved the new budget for the city schools."
 
 
 def sent(sid: str, text: str, source_id: str | None = None) -> Sentence:
@@ -100,8 +115,9 @@ def test_the_registered_filter_takes_the_calibrated_threshold_or_an_override() -
     shipped = build_filter({"name": "fluency", "model": "small"})
     assert shipped.name == "fluency" and shipped.threshold == calibrated_threshold("small") < 0
     assert shipped._scorer is None  # building loads no model
-    lax = build_filter({"name": "fluency", "model": "small", "threshold": -10, "record_as": "fluency_lax"})
-    assert lax.threshold == -10.0 and lax.name == "fluency_lax"
+    assert shipped.statistic == DEFAULT_STATISTIC == "shared-drop"
+    lax = build_filter({"name": "fluency", "model": "small", "threshold": -100, "record_as": "fluency_lax"})
+    assert lax.threshold == -100.0 and lax.name == "fluency_lax"
     assert lax.decide(sent("o", BROKEN, "s"), sent("s", SOURCE)).keep  # the override decides
     strict = build_filter({"name": "fluency", "model": "small", "threshold": 5})
     assert not strict.decide(sent("o", SOURCE, "s"), sent("s", SOURCE)).keep  # d = 0 < 5
@@ -130,3 +146,102 @@ def test_calibration_takes_the_5th_percentile_of_both_directions() -> None:
     assert calibrate(scorer, [("a", "b"), ("c", "d")]) == pytest.approx(percentile(deltas, 0.05))
     assert len(calls) == 1 and sorted(calls[0]) == ["a", "b", "c", "d"]
     assert percentile([1.0, 2.0, 3.0], 0.5) == 2.0 and percentile([4.0], 0.05) == 4.0
+
+
+# -- the shared-drop statistic
+
+
+def shared(backend: LlamaBackend, threshold: float | None = None) -> FluencyFilter:
+    tau = calibrated_threshold("small", "shared-drop") if threshold is None else threshold
+    return FluencyFilter(tau, functools.partial(text_token_logprobs, backend), model="small", statistic="shared-drop")
+
+
+def test_token_logprobs_are_the_values_whose_mean_logprobs_gives(backend: LlamaBackend) -> None:
+    texts = [SOURCE, BROKEN, LONG]
+    means = text_logprobs(backend, texts)
+    per_token = text_token_logprobs(backend, texts)
+    for text, mean, (ids, values) in zip(texts, means, per_token, strict=True):
+        assert ids == backend.tokenize(text) and len(values) == len(ids)
+        assert sum(values) / len(values) == pytest.approx(mean, abs=1e-9)  # same batches, same numbers
+
+
+def test_shared_drop_rejects_a_moved_word_that_the_mean_accepts(backend: LlamaBackend) -> None:
+    mean = make(backend, calibrated_threshold("small", "mean"))
+    drop = shared(backend)
+    source = sent("s", LONG)
+    broken, fluent = sent("o1", LONG_BROKEN, "s"), sent("o2", LONG_FLUENT, "s")
+    assert mean.decide(broken, source).keep  # the mean dilutes one bad word over 18 tokens
+    got_broken, got_fluent = drop.decide(broken, source), drop.decide(fluent, source)
+    assert not got_broken.keep and got_fluent.keep
+    assert got_broken.score is not None and got_fluent.score is not None
+    assert got_broken.score < drop.threshold < got_fluent.score
+    # and on the short pair: the broken sentence's most-disturbed shared token drops far more
+    short_broken = drop.decide(sent("o3", BROKEN, "s"), sent("s", SOURCE))
+    short_fluent = drop.decide(sent("o4", FLUENT, "s"), sent("s", SOURCE))
+    assert short_broken.score < short_fluent.score and not short_broken.keep and short_fluent.keep  # type: ignore[operator]
+
+
+def test_the_shared_drop_decision_says_its_statistic_and_values(backend: LlamaBackend) -> None:
+    decision = shared(backend).decide(sent("o", LONG_BROKEN, "s"), sent("s", LONG))
+    d = decision.details
+    assert d["statistic"] == "shared-drop" and d["model"] == "small"
+    assert d["largest_drop"] == pytest.approx(-decision.score) and d["threshold"] == calibrated_threshold("small")  # type: ignore[operator]
+    assert d["shared_tokens"] >= len(backend.tokenize(LONG)) - 2  # one word moved: all but it align
+    assert d["delta"] == pytest.approx(d["output_logprob"] - d["source_logprob"], abs=1e-3)
+    assert decision.reason.startswith(f"shared-drop: largest drop of a shared token's log-prob {d['largest_drop']:.2f}")
+    assert f"> {-d['threshold']:.2f}" in decision.reason
+    mean = make(backend).decide(sent("o", LONG_BROKEN, "s"), sent("s", LONG))
+    assert mean.details["statistic"] == "mean" and mean.reason.startswith("mean log-prob")
+
+
+def test_a_shared_drop_batch_is_one_call(backend: LlamaBackend, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[int] = []
+    original = backend.token_logprobs
+
+    def token_logprobs(items):  # type: ignore[no-untyped-def]
+        calls.append(len(items))
+        return original(items)
+
+    monkeypatch.setattr(backend, "token_logprobs", token_logprobs)
+    s1 = sent("s1", SOURCE)
+    decisions = shared(backend).decide_batch([(sent("a", BROKEN, "s1"), s1), (sent("b", FLUENT, "s1"), s1),
+                                              (sent("c", " ", "s1"), s1)])
+    assert calls == [3]  # two outputs and their one source; the empty output is not scored
+    assert [d.keep for d in decisions] == [False, True, False] and decisions[2].reason == "empty output"
+
+
+def test_shared_drop_aligns_the_shared_tokens() -> None:
+    source = ([1, 2, 3, 4], [-1.0, -2.0, -3.0, -4.0])
+    # 9 is new (not compared); 2 got 4 nats more surprising, 3 and 4 kept their log-probs
+    output = ([1, 9, 2, 3, 4], [-1.0, -8.0, -6.0, -3.0, -4.0])
+    assert shared_drop(source, output) == pytest.approx(-4.0)
+    assert shared_drop(source, source) == 0.0
+    assert shared_drop(source, ([7, 8], [-9.0, -9.0])) == 0.0  # nothing shared: nothing to compare
+
+
+def test_the_statistic_option_is_validated() -> None:
+    mean = build_filter({"name": "fluency", "model": "small", "statistic": "mean"})
+    assert mean.statistic == "mean" and mean.threshold == calibrated_threshold("small", "mean")
+    assert mean.threshold != calibrated_threshold("small", "shared-drop")  # each statistic its own τ
+    assert mean._scorer is None and mean._load == _ScorerLoader("small", 1, "mean")
+    assert build_filter({"name": "fluency", "model": "small"})._load == _ScorerLoader("small", 1, "shared-drop")
+    with pytest.raises(ParaspanError) as err:
+        build_filter({"name": "fluency", "model": "small", "statistic": "max"})
+    assert err.value.code == "E004" and "statistic" in str(err.value)
+    with pytest.raises(ParaspanError) as err:
+        fluency_filter("small", statistic="max")  # type: ignore[arg-type]
+    assert err.value.code == "E004" and "shared-drop | mean" in str(err.value)
+    with pytest.raises(ValueError, match="unknown fluency statistic"):
+        FluencyFilter(-1.0, lambda texts: [], statistic="max")
+
+
+def test_thresholds_are_per_model_and_statistic(monkeypatch: pytest.MonkeyPatch) -> None:
+    new = '{"models": {"m": {"mean": {"threshold": -1.0}, "shared-drop": {"threshold": -6.0}}, "n": {"mean": {}}}}'
+    monkeypatch.setattr(fluency_module, "_calibration_text", lambda: new)
+    assert calibrated_thresholds("shared-drop") == {"m": -6.0} and calibrated_thresholds("mean") == {"m": -1.0}
+    with pytest.raises(ParaspanError) as err:
+        calibrated_threshold("n", "shared-drop")
+    assert err.value.code == "E861" and "'shared-drop'" in str(err.value)
+    old = '{"models": {"m": {"threshold": -1.5}}}'  # the older layout: the mean only
+    monkeypatch.setattr(fluency_module, "_calibration_text", lambda: old)
+    assert calibrated_thresholds("mean") == {"m": -1.5} and calibrated_thresholds("shared-drop") == {}

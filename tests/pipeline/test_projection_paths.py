@@ -124,3 +124,21 @@ def test_a_combined_check_records_each_part(tmp_path):
     assert row.decisions["both"][0] is True and row.decisions["aligner>=0.9"][0] is True
     checks = row.sentence.provenance["checks"]
     assert checks["both"]["keep"] and checks["both"]["reason"].startswith("passes")
+
+
+def test_a_reason_with_a_semicolon_counts_as_one_note(tmp_path):
+    from paraspan.filter.base import FilterDecision
+    from paraspan.pipeline import open_store, run_augment
+    from tests.pipeline.fakes import FakeAligner, FakeGenerator
+
+    class Never:
+        name = "never"
+
+        def decide(self, output, source=None):
+            return FilterDecision(False, 0.0, "predicted NOT_LABEL (1.00); Goal 0.00 < 0.10")
+
+    config = AugmentConfig(iterations=1, retries=0)
+    aug = Augmenter(config, FakeGenerator(), FakeAligner(), {}, build_filters(config), chooser=Never())
+    store = open_store(tmp_path / "r.db", config, resume=False)
+    summary = run_augment([Sentence.from_dict(SENTENCES[0])], store, config, augmenter=aug)
+    assert summary.notes == {"no placed candidate passed never": 1}

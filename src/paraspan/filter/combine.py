@@ -55,10 +55,12 @@ def all_of(parts: list[str | dict[str, Any]], record_as: str | None = None) -> A
 def verified(labels: bool = True, verifier: str = "auto", frames: str | None = None, spans: bool = True,
              fluency: bool = True,
              fluency_model: str = "default", fluency_threshold: float | None = None,
+             fluency_statistic: str | None = None,
              meaning: tuple[str, ...] = ("equivalence",), judges: tuple[str, ...] = ("minilm-nli",),
              threads: int | None = 1, record_as: str | None = None) -> AllOf:
     """The ``verified`` check: labels (``verifier``, ``frames`` for the FrameNet lexicon), span
-    shape (``spans``), fluency (``fluency_model``, ``fluency_threshold``: None = the calibrated one) and meaning
+    shape (``spans``), fluency (``fluency_model``, ``fluency_statistic``: None = the filter's default,
+    ``fluency_threshold``: None = the calibrated one) and meaning
     (NLI relations in ``meaning``, both ways, by ``judges``); ``meaning=()`` leaves it out."""
     parts: list[Mapping[str, Any]] = []
     if labels:
@@ -67,6 +69,7 @@ def verified(labels: bool = True, verifier: str = "auto", frames: str | None = N
         parts.append({"name": "spans"})
     if fluency:
         parts.append({"name": "fluency", "model": fluency_model, "threshold": fluency_threshold,
+                      **({"statistic": fluency_statistic} if fluency_statistic else {}),
                       "threads": threads})
     if meaning:
         parts.append({"name": "relation", "accept": list(meaning), "judges": list(judges), "threads": threads})

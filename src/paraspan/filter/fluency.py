@@ -1,30 +1,40 @@
 """Fluency: is the output as natural English as the sentence it was rewritten from?
 
-The LLM scores both texts (mean log-probability per token, each after the model's
-begin-of-text token); ``d = mean log-prob(output) − mean log-prob(source)``. A rewrite that
-breaks the sentence ("in the summer of 2001" → "in the of 2001 summer", "a air space") makes
-tokens the model did not expect, so d drops well below zero, while a fluent sentence that
-means the same lands near its source. The output is kept iff ``d ≥ τ``.
+The LLM scores both texts, token by token, each after the model's begin-of-text token. Two
+statistics compare them (``statistic``):
 
-τ is calibrated per model on gold paraphrases (MRPC train positives): the 5th percentile of d
-over both directions of the pairs, i.e. the value that keeps 95% of two fluent sentences that
-mean the same. The calibrated values ship in ``data/fluency.json`` (written by
-``benchmarks/verify.py --part fluency``, which also measures the rejection of corrupted
-sentences); ``threshold`` overrides them.
+* ``shared-drop`` (the default): align the tokens the output shares with its source (difflib on
+  the token ids) and take the lowest log-prob(output token) − log-prob(source token) over them,
+  i.e. minus the largest drop: how much more surprising the most-disturbed shared token became.
+  A rewrite that breaks the sentence ("in the summer of 2001" → "in the of 2001 summer", "a air
+  space") makes the words around the break unexpected, while a fluent paraphrase leaves the
+  words it keeps about as likely as they were. One bad word moves this statistic by whole nats.
+* ``mean``: d = mean log-prob per token of the output − the source's. A one-word error in a
+  20-word sentence is diluted by the mean below the natural spread of fluent paraphrases, so at
+  the same operating point it rejects about a third as many broken sentences (benchmarks/README.md,
+  "Fluency filter").
 
-The model runs through the LLM runtime (:func:`paraspan.llm.llama_backend.text_scorer`), which
-is imported on the first decision.
+The output is kept iff the statistic ≥ τ. τ is calibrated per (model, statistic) on gold
+paraphrases (MRPC train positives): the 5th percentile of the statistic over both directions
+of the pairs, i.e. the value that keeps 95% of two fluent sentences that mean the same. The
+calibrated values ship in ``data/fluency.json`` (written by ``benchmarks/verify.py --part
+fluency --statistic S``, which also measures the rejection of corrupted sentences);
+``threshold`` overrides them.
+
+The model runs through the LLM runtime (:func:`paraspan.llm.llama_backend.text_token_scorer`,
+:func:`~paraspan.llm.llama_backend.text_scorer`), which is imported on the first decision.
 """
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib.resources import files
-from typing import Any
+from typing import Any, Literal
 
 from paraspan.corpus.schema import Sentence
 from paraspan.errors import ParaspanError
@@ -32,6 +42,21 @@ from paraspan.filter.base import BaseFilter, FilterDecision
 
 #: A scorer: texts → mean log-probability per token of each (one model call for all of them).
 Scorer = Callable[[Sequence[str]], list[float]]
+
+#: Token ids of a text and the log-probability of each.
+TokenScores = tuple[list[int], list[float]]
+#: A token scorer: texts → token ids and per-token log-probs of each (one model call for all of them).
+TokenScorer = Callable[[Sequence[str]], list[TokenScores]]
+#: The statistics the filter can compare an output with its source by.
+STATISTICS = ("shared-drop", "mean")
+Statistic = Literal["shared-drop", "mean"]
+#: The statistic the registered filter uses unless told (the better one in benchmarks/verify.py --part fluency).
+DEFAULT_STATISTIC: Statistic = "shared-drop"
+STATISTIC_DESCRIPTIONS = {
+    "shared-drop": "min over the tokens the output shares with its source (difflib on token ids) of the token's "
+                   "log-prob in the output minus in the source, after begin-of-text (minus the largest drop)",
+    "mean": "mean log-prob per token of the output minus the source's, after begin-of-text",
+}
 
 CALIBRATION_FILE = "fluency.json"
 #: The share of gold paraphrase pairs the calibrated threshold keeps.
@@ -44,17 +69,23 @@ def _calibration_text() -> str:
     return path.read_text(encoding="utf-8") if path.is_file() else "{}"
 
 
-def calibrated_thresholds() -> dict[str, float]:
-    """The shipped threshold of each calibrated model (``default``, ``small``)."""
-    models = json.loads(_calibration_text()).get("models", {})
-    return {name: float(entry["threshold"]) for name, entry in models.items() if "threshold" in entry}
+def calibrated_thresholds(statistic: str = DEFAULT_STATISTIC) -> dict[str, float]:
+    """The shipped threshold of each model calibrated for ``statistic`` (``default``, ``small``)."""
+    out: dict[str, float] = {}
+    for name, entry in json.loads(_calibration_text()).get("models", {}).items():
+        if "threshold" in entry:  # the older layout: one statistic, the mean
+            entry = {"mean": entry}
+        if "threshold" in entry.get(statistic, {}):
+            out[name] = float(entry[statistic]["threshold"])
+    return out
 
 
-def calibrated_threshold(model: str) -> float:
-    """The shipped threshold for ``model``; a clear error when it was not calibrated."""
-    known = calibrated_thresholds()
+def calibrated_threshold(model: str, statistic: str = DEFAULT_STATISTIC) -> float:
+    """The shipped threshold for ``model`` and ``statistic``; a clear error when it was not calibrated."""
+    known = calibrated_thresholds(statistic)
     if model not in known:
-        raise ParaspanError.from_code("E861", model=model, calibrated=", ".join(sorted(known)) or "none")
+        calibrated = f"{', '.join(sorted(known)) or 'none'} for the {statistic!r} statistic"
+        raise ParaspanError.from_code("E861", model=model, calibrated=calibrated)
     return known[model]
 
 
@@ -67,6 +98,24 @@ def percentile(values: Sequence[float], q: float) -> float:
     low = math.floor(pos)
     high = min(low + 1, len(ordered) - 1)
     return ordered[low] + (ordered[high] - ordered[low]) * (pos - low)
+
+
+def shared_drop(source: TokenScores, output: TokenScores) -> float:
+    """The ``shared-drop`` statistic: min over the tokens ``output`` shares with ``source`` (aligned
+    with difflib on the token ids) of log-prob in the output − log-prob in the source, i.e. minus
+    the largest drop (how much more surprising the most-disturbed shared token became). 0.0 when
+    they share no token (nothing to compare)."""
+    (src_ids, src_lps), (out_ids, out_lps) = source, output
+    matcher = difflib.SequenceMatcher(None, src_ids, out_ids, autojunk=False)
+    diffs = [out_lps[j + k] - src_lps[i + k] for i, j, n in matcher.get_matching_blocks() for k in range(n)]
+    return min(diffs) if diffs else 0.0
+
+
+def gold_statistics(scorer: TokenScorer, pairs: Sequence[tuple[str, str]]) -> list[float]:
+    """``shared-drop`` in both directions of each gold pair, scoring every sentence once."""
+    texts = sorted({t for pair in pairs for t in pair})
+    value = dict(zip(texts, scorer(texts), strict=True))
+    return [d for a, b in pairs for d in (shared_drop(value[a], value[b]), shared_drop(value[b], value[a]))]
 
 
 def gold_deltas(scorer: Scorer, pairs: Sequence[tuple[str, str]]) -> list[float]:
@@ -82,24 +131,31 @@ def calibrate(scorer: Scorer, pairs: Sequence[tuple[str, str]], keep: float = KE
 
 
 class FluencyFilter(BaseFilter):
-    """Keep an output iff its mean log-prob per token minus its source's is at least ``threshold``.
+    """Keep an output iff its ``statistic`` against its source is at least ``threshold``.
 
-    ``scorer`` maps texts to mean log-probs in one call, or ``load`` returns one on the first
-    decision (so building the filter loads no model). Score = d; details hold both log-probs.
+    ``mean``: mean log-prob per token of the output minus its source's; ``scorer`` maps texts to
+    mean log-probs. ``shared-drop``: :func:`shared_drop`; ``scorer`` maps texts to token ids and
+    per-token log-probs. Either way one call scores all texts, and ``load`` may return the scorer
+    on the first decision instead (so building the filter loads no model). Score = the statistic;
+    details hold it, the threshold and both texts' mean log-probs.
     """
 
-    def __init__(self, threshold: float, scorer: Scorer | None = None, *, name: str = "fluency",
-                 load: Callable[[], Scorer] | None = None, model: str | None = None) -> None:
+    def __init__(self, threshold: float, scorer: Scorer | TokenScorer | None = None, *, name: str = "fluency",
+                 load: Callable[[], Scorer | TokenScorer] | None = None, model: str | None = None,
+                 statistic: str = "mean") -> None:
         if scorer is None and load is None:
             raise ValueError("give a scorer or a function that loads one")
+        if statistic not in STATISTICS:
+            raise ValueError(f"unknown fluency statistic {statistic!r} (known: {', '.join(STATISTICS)})")
         self.threshold = float(threshold)
         self._scorer = scorer
         self._load = load
         self.name = name
         self.model = model
+        self.statistic = statistic
 
     @property
-    def scorer(self) -> Scorer:
+    def scorer(self) -> Scorer | TokenScorer:
         """The scorer, loaded now if it was not yet."""
         if self._scorer is None:
             assert self._load is not None
@@ -125,15 +181,33 @@ class FluencyFilter(BaseFilter):
             if out.text.strip():
                 texts[out.text] = None
         order = list(texts)
-        value = dict(zip(order, self.scorer(order), strict=True))
+        value: dict[str, Any] = dict(zip(order, self.scorer(order), strict=True))
         return [self._decision(out.text, value.get(out.text), value[source.text])  # type: ignore[union-attr]
                 for out, source in pairs]
 
-    def _decision(self, text: str, lp_out: float | None, lp_src: float) -> FilterDecision:
-        details: dict[str, Any] = {"output_logprob": lp_out, "source_logprob": round(lp_src, 4),
-                                   "threshold": self.threshold}
+    def _decision(self, text: str, out: Any, src: Any) -> FilterDecision:
+        details: dict[str, Any] = {"statistic": self.statistic, "threshold": self.threshold}
         if self.model is not None:
             details["model"] = self.model
+        if self.statistic == "mean":
+            return self._mean_decision(text, out, src, details)
+        src_mean = _mean(src[1])
+        details.update(source_logprob=round(src_mean, 4), output_logprob=None)
+        if out is None or not text.strip():
+            return FilterDecision(False, None, "empty output", details)
+        s = shared_drop(src, out)
+        out_mean = _mean(out[1])
+        details.update(output_logprob=round(out_mean, 4), delta=round(out_mean - src_mean, 4),
+                       largest_drop=round(-s, 4), shared_tokens=_shared_count(src[0], out[0]))
+        keep = s >= self.threshold
+        reason = (f"shared-drop: largest drop of a shared token's log-prob {-s:.2f} "
+                  f"({-s:.2f} {'≤' if keep else '>'} {-self.threshold:.2f}; "
+                  f"mean log-prob {out_mean:.2f} vs source {src_mean:.2f})")
+        return FilterDecision(keep, round(s, 4), reason, details)
+
+    def _mean_decision(self, text: str, lp_out: float | None, lp_src: float,
+                       details: dict[str, Any]) -> FilterDecision:
+        details.update(output_logprob=lp_out, source_logprob=round(lp_src, 4))
         if lp_out is None or not text.strip():
             return FilterDecision(False, None, "empty output", details)
         d = lp_out - lp_src
@@ -144,14 +218,29 @@ class FluencyFilter(BaseFilter):
         return FilterDecision(keep, round(d, 4), reason, details)
 
 
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values) if values else float("nan")
+
+
+def _shared_count(a: Sequence[int], b: Sequence[int]) -> int:
+    return sum(n for _, _, n in difflib.SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks())
+
+
 def fluency_filter(model: str = "default", threshold: float | None = None, threads: int | None = 1,
-                   record_as: str | None = None) -> FluencyFilter:
-    """The registered ``fluency`` filter: keep outputs whose mean log-prob per token under the LLM
-    ``model`` (``default``, ``small`` or a ``.gguf`` path) is at most ``-threshold`` below their
-    source's. ``threshold`` defaults to the value calibrated for ``model`` on gold paraphrases
-    (shipped with the package); the model loads on the first decision, with ``threads`` threads."""
-    tau = calibrated_threshold(model) if threshold is None else float(threshold)
-    return FluencyFilter(tau, name=record_as or "fluency", load=_ScorerLoader(model, threads), model=model)
+                   record_as: str | None = None, statistic: Statistic = DEFAULT_STATISTIC) -> FluencyFilter:
+    """The registered ``fluency`` filter: keep outputs whose fluency under the LLM ``model``
+    (``default``, ``small`` or a ``.gguf`` path) against their source's is at least ``threshold``.
+    ``statistic``: ``shared-drop`` (the largest drop of a token's log-prob over the tokens the
+    output shares with its source must be at most ``-threshold``) or ``mean`` (the output's mean
+    log-prob per token at most ``-threshold`` below its source's). ``threshold`` defaults to the
+    value calibrated for ``model`` and ``statistic`` on gold paraphrases (shipped with the package);
+    the model loads on the first decision, with ``threads`` threads."""
+    if statistic not in STATISTICS:  # pydantic checks the registry's options; this, direct calls
+        raise ParaspanError.from_code("E004", where="filter 'fluency'", details=f"statistic: {statistic!r}",
+                                      choices=f"statistic: {' | '.join(STATISTICS)}")
+    tau = calibrated_threshold(model, statistic) if threshold is None else float(threshold)
+    return FluencyFilter(tau, name=record_as or "fluency", load=_ScorerLoader(model, threads, statistic),
+                         model=model, statistic=statistic)
 
 
 @dataclass(frozen=True)
@@ -160,8 +249,10 @@ class _ScorerLoader:
 
     model: str
     threads: int | None
+    statistic: str = "mean"
 
-    def __call__(self) -> Scorer:
-        from paraspan.llm.llama_backend import text_scorer
+    def __call__(self) -> Scorer | TokenScorer:
+        from paraspan.llm.llama_backend import text_scorer, text_token_scorer
 
-        return text_scorer(self.model, n_threads=self.threads)
+        load = text_token_scorer if self.statistic == "shared-drop" else text_scorer
+        return load(self.model, n_threads=self.threads)

@@ -555,9 +555,36 @@ class LlamaBackend:
                 self._seq_rm(seq)
         return results
 
+    def token_logprobs(self, items: Sequence[tuple[Prompt | Sequence[int], Sequence[int]]]) -> list[list[float]]:
+        """Log-probability of each continuation token (one list per item, in token order), in the same
+        batches as :meth:`logprobs`, whose mean is the mean of these values."""
+        items = [(as_prompt(prompt), continuation) for prompt, continuation in items]
+        per_token: dict[int, list[float]] = {}
+        by_prefix: dict[tuple[int, ...], list[int]] = {}
+        for i, (prompt, continuation) in enumerate(items):
+            if not continuation:
+                raise ValueError("an empty continuation has no log-probability")
+            if len(prompt) + len(continuation) > self._n_ctx - 1:
+                raise ContextTooSmall.from_code("E383",
+                                                problem="prompt + continuation "
+                                                        f"({len(prompt) + len(continuation)} tokens) exceed the "
+                                                        f"context ({self._n_ctx})")
+            by_prefix.setdefault(prompt.prefix, []).append(i)
+        means: list[float] = [float("nan")] * len(items)
+        try:
+            for prefix, indices in by_prefix.items():
+                if prefix:
+                    self._ensure_prefix(prefix)
+                self._score_with_prefix(prefix, [(i, items[i][0].suffix, items[i][1]) for i in indices],
+                                        means, per_token=per_token)
+        finally:
+            for seq in range(_PROMPT_SEQ, _FIRST_WORK_SEQ + self.max_parallel):
+                self._seq_rm(seq)
+        return [per_token.get(i, []) for i in range(len(items))]
+
     def _score_with_prefix(self, prefix: tuple[int, ...],
                            items: Sequence[tuple[int, tuple[int, ...], Sequence[int]]],
-                           results: list[float]) -> None:
+                           results: list[float], *, per_token: dict[int, list[float]] | None = None) -> None:
         base = len(prefix)
         sums: dict[int, float] = {}
         pending: list[tuple[int, int, int, bool]] = []
@@ -575,6 +602,8 @@ class LlamaBackend:
                 lse = peak + np.log(np.exp(rows - peak[:, None]).sum(axis=1))
                 for r, (item, token) in enumerate(targets):
                     sums[item] = sums.get(item, 0.0) + float(rows[r, token] - lse[r])
+                    if per_token is not None:  # rows come in token order within an item
+                        per_token.setdefault(item, []).append(float(rows[r, token] - lse[r]))
             self.counters["scored_tokens"] += len(pending)
             pending.clear()
             targets.clear()
@@ -625,6 +654,21 @@ def text_logprobs(backend: Any, texts: Sequence[str]) -> list[float]:
     """Mean log-probability per token of each text after :func:`start_tokens`, in one ``logprobs`` call."""
     start = start_tokens(backend)
     return backend.logprobs([(start, backend.tokenize(text)) for text in texts])
+
+
+def text_token_logprobs(backend: Any, texts: Sequence[str]) -> list[tuple[list[int], list[float]]]:
+    """Each text's token ids and the log-probability of each token after :func:`start_tokens`, in one
+    ``token_logprobs`` call (the per-token values whose mean :func:`text_logprobs` gives)."""
+    start = start_tokens(backend)
+    tokens = [backend.tokenize(text) for text in texts]
+    values = backend.token_logprobs([(start, ids) for ids in tokens])
+    return [(list(ids), list(lps)) for ids, lps in zip(tokens, values, strict=True)]
+
+
+def text_token_scorer(model: str = "default", *,
+                      n_threads: int | None = None) -> Callable[[Sequence[str]], list[tuple[list[int], list[float]]]]:
+    """:func:`text_token_logprobs` on a loaded model; used by the fluency filter's ``shared-drop`` statistic."""
+    return functools.partial(text_token_logprobs, LlamaBackend.load(model, n_threads=n_threads))
 
 
 def text_scorer(model: str = "default", *, n_threads: int | None = None) -> Callable[[Sequence[str]], list[float]]:

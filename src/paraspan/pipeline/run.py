@@ -7,6 +7,7 @@ nothing: progress goes to the ``progress(done, total)`` callback a caller (the C
 
 from __future__ import annotations
 
+import re
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
@@ -97,7 +98,8 @@ def run_augment(
         store.commit_work(result)
         processed += 1
         if result.note:
-            for part in result.note.split("; "):
+            # one note per structure ("structure N: …"); a check's reason may hold "; " itself
+            for part in re.split(r"; (?=structure \d+: )", result.note):
                 notes[part.split(": ", 2)[-1].split(" (")[0]] += 1
         if progress is not None:
             progress(processed, total)
