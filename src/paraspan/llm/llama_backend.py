@@ -532,34 +532,20 @@ class LlamaBackend:
 
     def logprobs(self, items: Sequence[tuple[Prompt | Sequence[int], Sequence[int]]]) -> list[float]:
         """Mean log-probability of each continuation; prompts sharing a prefix reuse its cache."""
-        items = [(as_prompt(prompt), continuation) for prompt, continuation in items]
-        results: list[float] = [float("nan")] * len(items)
-        by_prefix: dict[tuple[int, ...], list[int]] = {}
-        for i, (prompt, continuation) in enumerate(items):
-            if not continuation:
-                raise ValueError("an empty continuation has no log-probability")
-            if len(prompt) + len(continuation) > self._n_ctx - 1:
-                raise ContextTooSmall.from_code("E383",
-                                                problem="prompt + continuation "
-                                                        f"({len(prompt) + len(continuation)} tokens) exceed the "
-                                                        f"context ({self._n_ctx})")
-            by_prefix.setdefault(prompt.prefix, []).append(i)
-        try:
-            for prefix, indices in by_prefix.items():
-                if prefix:
-                    self._ensure_prefix(prefix)
-                self._score_with_prefix(prefix, [(i, items[i][0].suffix, items[i][1]) for i in indices],
-                                        results)
-        finally:
-            for seq in range(_PROMPT_SEQ, _FIRST_WORK_SEQ + self.max_parallel):
-                self._seq_rm(seq)
-        return results
+        return self._score(items)[0]
 
     def token_logprobs(self, items: Sequence[tuple[Prompt | Sequence[int], Sequence[int]]]) -> list[list[float]]:
         """Log-probability of each continuation token (one list per item, in token order), in the same
         batches as :meth:`logprobs`, whose mean is the mean of these values."""
+        per_token = self._score(items, per_token=True)[1]
+        return [per_token.get(i, []) for i in range(len(items))]
+
+    def _score(self, items: Sequence[tuple[Prompt | Sequence[int], Sequence[int]]], *, per_token: bool = False
+               ) -> tuple[list[float], dict[int, list[float]]]:
+        """Mean log-probabilities (and, with ``per_token``, each token's) of the continuations."""
         items = [(as_prompt(prompt), continuation) for prompt, continuation in items]
-        per_token: dict[int, list[float]] = {}
+        results: list[float] = [float("nan")] * len(items)
+        tokens: dict[int, list[float]] = {}
         by_prefix: dict[tuple[int, ...], list[int]] = {}
         for i, (prompt, continuation) in enumerate(items):
             if not continuation:
@@ -570,17 +556,16 @@ class LlamaBackend:
                                                         f"({len(prompt) + len(continuation)} tokens) exceed the "
                                                         f"context ({self._n_ctx})")
             by_prefix.setdefault(prompt.prefix, []).append(i)
-        means: list[float] = [float("nan")] * len(items)
         try:
             for prefix, indices in by_prefix.items():
                 if prefix:
                     self._ensure_prefix(prefix)
                 self._score_with_prefix(prefix, [(i, items[i][0].suffix, items[i][1]) for i in indices],
-                                        means, per_token=per_token)
+                                        results, per_token=tokens if per_token else None)
         finally:
             for seq in range(_PROMPT_SEQ, _FIRST_WORK_SEQ + self.max_parallel):
                 self._seq_rm(seq)
-        return [per_token.get(i, []) for i in range(len(items))]
+        return results, tokens
 
     def _score_with_prefix(self, prefix: tuple[int, ...],
                            items: Sequence[tuple[int, tuple[int, ...], Sequence[int]]],
