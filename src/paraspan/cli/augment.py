@@ -33,13 +33,14 @@ def demo_corpus() -> Path:
 def run_config(*, config_file: Path | None = None, overrides: list[str] | None = None,
                generator: str | None = None, aligner: str | None = None, settings: dict[str, Any] | None = None,
                generator_options: dict[str, Any] | None = None, soft_options: dict[str, Any] | None = None,
-               filters: tuple[Any, ...] = ()) -> Any:
+               filters: tuple[Any, ...] = (), output_filter: str | None = None) -> Any:
     """The run's config: defaults < ``--config`` file < the command's flags < ``--set`` overrides.
 
     ``settings`` are run-level flags the user gave; ``generator_options`` generator flags they
     gave (``--model``, ``--samples`` …: an error if the generator has no such option);
     ``soft_options`` generator settings used only where the generator has the option and
-    nothing else set it (the demo's).
+    nothing else set it (the demo's). ``output_filter``: what -o gets, recorded too when no
+    filter of the config has its name.
     """
     from paraspan.pipeline import AugmentConfig, apply_overrides, check
     from paraspan.pipeline.components import generator_options as options_of
@@ -66,6 +67,11 @@ def run_config(*, config_file: Path | None = None, overrides: list[str] | None =
     data["generator"].update({k: v for k, v in (generator_options or {}).items() if v is not None})
     data["filters"] = list(dict.fromkeys([*(data.get("filters") or []), *filters]))
     data = apply_overrides(data, overrides or [])
+    if output_filter not in (None, "all"):
+        from paraspan.filter import RECORDED, build_filters
+
+        if output_filter not in {f.name for f in build_filters([*RECORDED, *(data.get("filters") or [])])}:
+            data["filters"] = [*(data.get("filters") or []), output_filter]
     if soft_options:
         block = data["generator"] if isinstance(data["generator"], dict) else {"name": data["generator"]}
         known = options_of(block["name"])
@@ -186,14 +192,8 @@ def augment_cmd(
     # the filter -o gets and the learned filters are recorded for every output (a bad one fails now)
     extra = tuple(f"learned:{p}" for p in (filter_model or []))
     config = run_config(config_file=config_file, overrides=overrides, generator=generator, aligner=aligner,
-                        settings=settings, generator_options=generator_options, soft_options=soft, filters=extra)
-    from paraspan.pipeline import build_filters
-
-    names = {f.name for f in build_filters(config)}
-    if filter_name != "all" and filter_name not in names:
-        config = run_config(config_file=config_file, overrides=overrides, generator=generator, aligner=aligner,
-                            settings=settings, generator_options=generator_options, soft_options=soft,
-                            filters=(*extra, filter_name))
+                        settings=settings, generator_options=generator_options, soft_options=soft, filters=extra,
+                        output_filter=filter_name)
     con = console()
     tmp: tempfile.TemporaryDirectory[str] | None = None
     if store_path is None:  # a throw-away store: the run cannot be resumed

@@ -69,6 +69,16 @@ class Placement:
         return self.spans[1:]
 
 
+def doc_tokens(doc: Any) -> list[CharSpan]:
+    """Character offsets of a parsed doc's tokens (spaCy ``Doc``)."""
+    return [(t.idx, t.idx + len(t.text)) for t in doc]
+
+
+def doc_heads(doc: Any) -> list[int]:
+    """Each token's syntactic head in a parsed doc (itself for a root)."""
+    return [t.head.i for t in doc]
+
+
 def tokens_in(tokens: Sequence[CharSpan], start: int, end: int) -> list[int]:
     """Indices of the ``tokens`` overlapping the character span ``[start, end)``."""
     return [i for i, (s, e) in enumerate(tokens) if s < end and e > start]

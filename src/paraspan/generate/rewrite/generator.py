@@ -31,7 +31,7 @@ from paraspan.generate.base import (
     MappedToken,
     TokenMapping,
 )
-from paraspan.generate.project import project_mapping, tokens_in
+from paraspan.generate.project import doc_heads, doc_tokens, project_mapping, tokens_in
 from paraspan.generate.rewrite.core import Piece, RuleContext, render
 from paraspan.generate.rewrite.rules import RuleSet
 
@@ -52,13 +52,9 @@ class RawRewrite:
     def mapping(self, doc: Doc) -> TokenMapping:
         """The source → output token mapping of this rewrite of ``doc``."""
         return TokenMapping(
-            tuple((t.idx, t.idx + len(t.text)) for t in doc), tuple(t.head.i for t in doc),
+            tuple(doc_tokens(doc)), tuple(doc_heads(doc)),
             tuple(MappedToken(s, e, p.src, p.changed, p.attach, p.marker)
                   for p, (s, e) in zip(self.pieces, self.offsets, strict=True)))
-
-
-def doc_tokens(doc: Doc) -> list[tuple[int, int]]:
-    return [(t.idx, t.idx + len(t.text)) for t in doc]
 
 
 class Rewriter:

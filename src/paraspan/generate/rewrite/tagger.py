@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from paraspan.corpus.schema import Sentence, Span, Structure
-from paraspan.generate.project import head_of, tokens_in
+from paraspan.generate.project import doc_heads, doc_tokens, head_of, tokens_in
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -60,25 +60,17 @@ def features(t: Token, p: Token) -> list[str]:
     ]
 
 
-def _tokens(doc: Doc) -> list[tuple[int, int]]:
-    return [(t.idx, t.idx + len(t.text)) for t in doc]
-
-
-def _heads(doc: Doc) -> list[int]:
-    return [t.head.i for t in doc]
-
-
 def predicate_token(doc: Doc, structure: Structure) -> int | None:
     if structure.anchor is None:
         return None
-    ids = tokens_in(_tokens(doc), structure.anchor.start, structure.anchor.end)
-    return head_of(_heads(doc), ids) if ids else None
+    ids = tokens_in(doc_tokens(doc), structure.anchor.start, structure.anchor.end)
+    return head_of(doc_heads(doc), ids) if ids else None
 
 
 def gold_heads(doc: Doc, structure: Structure) -> dict[int, str]:
     """Argument head word → role, on ``doc``'s parse."""
     found: dict[int, str] = {}
-    tokens, heads = _tokens(doc), _heads(doc)
+    tokens, heads = doc_tokens(doc), doc_heads(doc)
     for arg in structure.args:
         ids = tokens_in(tokens, arg.start, arg.end)
         head = head_of(heads, ids) if ids else None
