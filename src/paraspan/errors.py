@@ -663,6 +663,12 @@ CATALOGUE: dict[str, ErrorSpec] = {
     ),
     "E726": ErrorSpec("unknown_hand_rule", "unknown hand-written rule {name!r}", "see `paraspan rules list`"),
     "E727": ErrorSpec("unknown_pair_tsv", "{path}: neither MultiMWA nor MRPC TSV", "see `paraspan learn-rules --help`"),
+    "E728": ErrorSpec(
+        "too_few_judgments_for_folds",
+        "too few judged outputs for {folds}-fold cross-validation ({n_accepted} accepted, {n_rejected} rejected)",
+        "each fold needs both: judge at least {folds} accepted and {folds} rejected outputs, "
+        "or lower --folds (0: no cross-validation)",
+    ),
     "E729": ErrorSpec("no_judges_given", "no judge given", "pass --judges minilm-nli (or a comma-separated list)"),
     "E730": ErrorSpec("factory_import_failed", "cannot import {spec!r}: {exc}", "give module:attribute of a factory"),
     "E731": ErrorSpec(
@@ -678,7 +684,18 @@ CATALOGUE: dict[str, ErrorSpec] = {
         " (see paraspan.generate.base)",
     ),
     "E734": ErrorSpec("judge_named_twice", "a judge is named twice in {text!r}", "list each judge once"),
+    "E735": ErrorSpec("unknown_feature_set", "unknown feature set {name!r}", "choose one of: {choices}"),
     "E736": ErrorSpec("no_nli_training_pairs", "no training pairs", "pass a SICK train file"),
+    "E737": ErrorSpec(
+        "bad_fold_count",
+        "cannot cross-validate with {folds} folds",
+        "pass --folds 0 (no cross-validation) or at least 2",
+    ),
+    "E738": ErrorSpec(
+        "no_usable_judged_outputs",
+        "none of the {n_judged} judged outputs has the {features!r} features ({reasons})",
+        "{fix}",
+    ),
     "E740": ErrorSpec("demo_with_corpus", "--demo runs on the bundled corpus", "drop CORPUS, or drop --demo"),
     "E741": ErrorSpec(
         "augment_needs_corpus",
@@ -719,6 +736,7 @@ CATALOGUE: dict[str, ErrorSpec] = {
     ),
     "E752": ErrorSpec("bad_config_override", "{problem}", "{fix}"),
     "E753": ErrorSpec("unreadable_run_config", "{problem}", "{fix}"),
+    "E759": ErrorSpec("unknown_review_mode", "unknown review mode {mode!r}", "choose from: {choices}"),
     "E760": ErrorSpec("bad_review_request", "{problem}", "{fix}"),
     "E761": ErrorSpec(
         "bad_annotator_name",
@@ -755,6 +773,11 @@ CATALOGUE: dict[str, ErrorSpec] = {
         "nothing_to_review",
         "there is nothing to review in this store",
         "run `paraspan augment --store` first (or drop --filter)",
+    ),
+    "E769": ErrorSpec(
+        "bad_review_note",
+        "the note of {slot} {problem}",
+        "{fix}",
     ),
     "E770": ErrorSpec("bad_pair_json_line", "{problem}", "{fix}"),
     "E771": ErrorSpec(
@@ -845,6 +868,11 @@ CATALOGUE: dict[str, ErrorSpec] = {
     "E795": ErrorSpec("no_relation_judge_given", "no judge given", "pass at least one judge (e.g. minilm-nli)"),
     "E796": ErrorSpec("unknown_relations", "unknown relation(s) to keep: {value}", "choose from: {choices}"),
     "E797": ErrorSpec("bad_chunk_size", "--chunk must be at least 1, got {chunk}", "use e.g. --chunk 256"),
+    "E798": ErrorSpec(
+        "unknown_rule_family",
+        "unknown rewrite rule family or preset: {families}",
+        "use one of {known} (comma-separated families, or one preset)",
+    ),
     "E800": ErrorSpec(
         "infill_needs_frame_index",
         "infilling needs the FrameNet frame index",
@@ -900,6 +928,22 @@ CATALOGUE: dict[str, ErrorSpec] = {
         "the source {source!r} of {output!r} has no text, so its fluency cannot be compared",
         "decide with the input sentence the output was made from (output.source_id)",
     ),
+    # -- the transformers generator backend (llm/hf_backend.py)
+    "E870": ErrorSpec(
+        "hf_model_not_cached",
+        "{repo!r} is not in the local Hugging Face cache ({cache}); paraspan never downloads hf: models",
+        "download it where there is network (`huggingface-cli download {repo}`) and copy it into that folder, or "
+        "pass the model's local folder instead (--model /path/to/folder, holding config.json, the tokenizer files "
+        "and the weights, as save_pretrained writes them)",
+    ),
+    "E871": ErrorSpec("hf_model_load_failed", "transformers could not load {path}: {exc}", "{fix}", max_length=400),
+    "E872": ErrorSpec("unknown_generator_backend_option", "unknown {option} {value!r}", "use one of: {choices}"),
+    "E873": ErrorSpec(
+        "cuda_unavailable",
+        "--device {device} was asked for, but torch {torch_version} sees no CUDA GPU",
+        "use --device auto or cpu, or install a CUDA build of torch",
+    ),
+    "E874": ErrorSpec("model_not_for_backend", "{problem}", "{fix}"),
     # -- the span-label verifier (filter/verifier.py, verifier_train.py)
     "E840": ErrorSpec(
         "verifier_missing",

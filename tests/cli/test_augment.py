@@ -102,8 +102,12 @@ def test_train_filter_from_judgments(tmp_path, corpus, capsys):
             for ann in range(2):
                 handle.write(json.dumps({"output_id": r["id"], "score": max(0, 95 - 30 * r["provenance"]["iteration"] + ann)}) + "\n")
     model = tmp_path / "f.json"
-    assert main(["train-filter", str(judgments), "--store", str(store), "-o", str(model), "--epochs", "300"]) == 0
+    assert main(["train-filter", str(judgments), "--store", str(store), "-o", str(model), "--epochs", "300",
+                 "--folds", "3"]) == 0
     assert json.loads(model.read_text())["mode"] == "precision"
+    err = capsys.readouterr().err
+    assert "3-fold cross-validation on 12 judged outputs (3 accepted)" in err
+    assert "no recorded verified check" in err  # `--filter all`: nothing to compare with
     assert main(["export", str(store), "-o", str(tmp_path / "p.jsonl"), "--filter-model", str(model)]) == 0
     kept = _lines(tmp_path / "p.jsonl")
     assert 0 < len(kept) < len(rows)
@@ -113,6 +117,61 @@ def test_train_filter_from_judgments(tmp_path, corpus, capsys):
     capsys.readouterr()
     assert main(["train-filter", str(bad), "--store", str(store)]) == 1
     assert f"{bad}:1:" in capsys.readouterr().err
+
+
+def _judged_files(tmp_path: Path, old_outputs: bool = True) -> tuple[Path, Path]:
+    """Rewrite-like outputs (no paraphrase NLL) with their checks recorded, judged by their fluency
+    score (see tests/filter/test_learned.py), as an outputs JSONL and a judgments JSONL."""
+    from paraspan.corpus.jsonl import write_jsonl
+    from paraspan.corpus.schema import Sentence
+    from tests.filter.test_learned import judged_outputs
+
+    provenance, scores = judged_outputs()
+    if not old_outputs:
+        provenance = {k: v for k, v in provenance.items() if not k.startswith("old")}
+        scores = {k: v for k, v in scores.items() if not k.startswith("old")}
+    outputs, judgments = tmp_path / "outputs.jsonl", tmp_path / "judgments.jsonl"
+    write_jsonl([Sentence(oid, f"sentence {oid}", provenance=prov) for oid, prov in provenance.items()], outputs)
+    judgments.write_text("".join(json.dumps({"output_id": oid, "score": score}) + "\n"
+                                 for oid, score in scores.items()))
+    return outputs, judgments
+
+
+def test_train_filter_on_checks_cross_validated_against_the_rule(tmp_path, capsys):
+    outputs, judgments = _judged_files(tmp_path)
+    model = tmp_path / "checks.json"
+    assert main(["train-filter", str(judgments), "--outputs", str(outputs), "--features", "checks",
+                 "--folds", "5", "-o", str(model), "--json"]) == 0
+    captured = capsys.readouterr()
+    result = json.loads(captured.out)  # stdout is the JSON, messages go to stderr
+    assert result["features"] == "checks" and result["rows"] == 60 and result["judged"] == 66
+    assert result["dropped"] == {"missing checks": 5, "not among the outputs": 1}
+    cv = result["cv"]
+    assert len(cv["learned"]["per_fold"]) == 5 and cv["rule"]["name"] == "verified"
+    assert cv["learned"]["mean"]["precision"] > cv["rule"]["mean"]["precision"]
+    assert "dropped 6: 5 missing checks, 1 not among the outputs" in captured.err
+    assert "rule (verified check)" in captured.err and "learned (precision)" in captured.err
+    saved = json.loads(model.read_text())
+    assert saved["features"] == "checks" and saved["columns"] == result["columns"]
+    assert saved["info"]["dropped"] == {"missing checks": 5} and saved["info"]["unmatched_judgments"] == 1
+
+
+def test_train_filter_errors(tmp_path, capsys):
+    outputs, judgments = _judged_files(tmp_path, old_outputs=False)
+    # the paper's features need a paraphrase NLL, which rewrite outputs lack
+    assert main(["train-filter", str(judgments), "--outputs", str(outputs), "-o", str(tmp_path / "m.json")]) == 1
+    err = capsys.readouterr().err
+    assert "E738" in err and "60 missing nll" in err and "--features checks" in err
+    assert main(["train-filter", str(judgments), "--outputs", str(outputs), "--features", "checks",
+                 "--folds", "30"]) == 1  # 18 accepted: too few for 30 folds
+    err = capsys.readouterr().err
+    assert "E728" in err and "at least 30 accepted and 30 rejected" in err
+    assert main(["train-filter", str(judgments), "--outputs", str(outputs), "--features", "vibes"]) == 1
+    assert "unknown feature set 'vibes'" in capsys.readouterr().err
+    assert main(["train-filter", str(judgments), "--outputs", str(outputs), "--features", "checks",
+                 "--folds", "1"]) == 1
+    assert "E737" in capsys.readouterr().err
+    assert not (tmp_path / "m.json").exists()
 
 
 def test_kill_9_then_resume_loses_and_duplicates_nothing(tmp_path):

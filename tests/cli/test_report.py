@@ -80,7 +80,8 @@ def test_augment_report_review_judgments_train_filter(tmp_path, capsys):
     assert "Fleiss' kappa" in capsys.readouterr().err
 
     model = tmp_path / "filter.json"
-    assert main(["train-filter", str(judgments), "--store", str(store), "-o", str(model), "--epochs", "30"]) == 0
+    assert main(["train-filter", str(judgments), "--store", str(store), "-o", str(model), "--epochs", "30",
+                 "--folds", "2"]) == 0  # 2 of the outputs are rejected: 2 folds at most
     trained = json.loads(model.read_text())
     assert trained["kind"] == "paraspan-learned-filter" and trained["info"].get("unmatched_judgments", 0) == 0
 
@@ -124,3 +125,39 @@ def test_review_with_a_framenet_release(tmp_path, capsys):
         assert set(kinds) == {"system", "gold-in", "gold-out"}
         assert kinds["gold-in"]["label"] == label and kinds["gold-out"]["label"] != label
         assert len(json.loads(examples)) >= 2
+
+
+def test_review_and_judgments_in_output_mode(tmp_path, capsys):
+    """`paraspan review --mode output`: one task per output (`--filter all`: kept or rejected);
+    `paraspan judgments` then carries each annotator's note as text."""
+    from tests.report.store_fixture import make_store
+
+    store = make_store(tmp_path / "run.db")
+    assert main(["review", str(store), "--prepare-only", "--mode", "output", "--filter", "all", "--sample", "5"]) == 0
+    assert "5 review tasks in output mode (5 new)" in capsys.readouterr().err
+    assert main(["review", str(store), "--prepare-only", "--mode", "output", "--filter", "all"]) == 0
+    assert "16 review tasks in output mode (11 new)" in capsys.readouterr().err
+    assert main(["review", str(store), "--prepare-only", "--mode", "sentence"]) == 1
+    assert "unknown review mode 'sentence'" in capsys.readouterr().err
+    with RunStore.open(store, readonly=True) as run:
+        assert run.conn.execute("SELECT COUNT(*) FROM review_tasks").fetchone()[0] == 0  # trigger tasks: none
+
+    client = TestClient(create_app(store, ReviewSettings(redundancy=1, mode="output")))
+    notes = {}
+    while not (task := client.post("/api/next", json={"annotator": "lead"}).json()).get("done"):
+        wrong = "markets" in task["output"]["text"]
+        note = "frame: markets does not evoke Commerce_sell" if wrong else "correct: fine"
+        body = {"annotator": "lead", "task": task["task"], "scores": {"c0": 10 if wrong else 90},
+                "notes": {"c0": note}}
+        assert client.post("/api/judgments", json=body).status_code == 201
+        notes[task["task"]] = note
+    assert len(notes) == 16
+    out = tmp_path / "judged.jsonl"
+    assert main(["judgments", str(store), "-o", str(out), "--mode", "output"]) == 0
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(lines) == 16 and all(line["note"] == notes[line["task"]] and line["mode"] == "output" for line in lines)
+    assert sum(line["note"].startswith("frame:") for line in lines) == 1
+    stats = json.loads((tmp_path / "judged.stats.json").read_text())
+    assert stats["system"]["judgments"] == 16 and stats["gold-in"]["judgments"] == 0
+    assert main(["judgments", str(store), "-o", str(out), "--mode", "nope"]) == 1
+    assert "unknown review mode 'nope'" in capsys.readouterr().err

@@ -214,3 +214,16 @@ def test_an_unloaded_relation_filter_pickles():
     again = pickle.loads(pickle.dumps(flt))
     assert again.name == "relation" and again.accept == {"equivalence"} and again.agree is False
     assert again._load == flt._load
+
+
+def test_new_content_is_not_compared(scripted):
+    """Infilling writes new fillers into the frame: its outputs are not paraphrases of their source."""
+    source = Sentence("s", S1)
+    new = Sentence("o1", S2, source_id="s", provenance={"meaning": "new"})
+    para = Sentence("o2", S2, source_id="s")
+    judge = scripted({(S1, S2): E})
+    d_new, d_para = decide_all(RelationFilter(judge), [(new, source), (para, source)])
+    assert d_new.keep and "new content" in d_new.reason and "relation" not in new.provenance
+    assert not d_para.keep and len(judge.calls) == 2  # only the paraphrase went to the judge
+    judge.calls.clear()
+    assert RelationFilter(judge).decide(new, source).keep and judge.calls == []  # no judge run at all

@@ -52,3 +52,24 @@ def test_an_overlap_the_source_had_is_allowed(flt):
     output = _out("He gave up cigarettes.", "gave up", [("Agent", "He"), ("Event", "gave up cigarettes")])
     assert flt.decide(output, source).keep
     assert not flt.decide(output).keep  # without the source it cannot tell
+
+
+def test_a_span_split_by_a_new_sentence_boundary_is_rejected(flt):
+    source = _out("He is kind and took the time to help me.", "is",
+                  [("ARG1", "He"), ("ARG2", "kind and took the time to help me.")])
+    split = _out("He is kind. He took the time to help me.", "is",
+                 [("ARG1", "He"), ("ARG2", "kind. He took the time to help me.")])
+    d = flt.decide(split, source)
+    assert not d.keep and "crosses a sentence boundary" in d.reason
+    # an argument moved into the other sentence than its anchor
+    source = _out("Wearing a hat, Anna left the party.", "left",
+                  [("ARGM-ADV", "Wearing a hat"), ("ARG0", "Anna"), ("ARG1", "the party")])
+    moved = _out("Anna left the party. Anna was wearing a hat.", "left",
+                 [("ARG0", "Anna"), ("ARG1", "the party"), ("ARGM-ADV", "wearing a hat")])
+    d = flt.decide(moved, source)
+    assert not d.keep and "another sentence than its anchor" in d.reason
+    # a boundary the source span already had is fine; so is a split that keeps each span in its sentence
+    source = _out("He said: Go. Now.", "said", [("ARG1", "Go. Now.")])
+    assert flt.decide(_out("He said: Go. Now!", "said", [("ARG1", "Go. Now!")]), source).keep
+    source = _out("Anna sang and Ben danced.", "danced", [("ARG0", "Ben")])
+    assert flt.decide(_out("Anna sang. Ben danced.", "danced", [("ARG0", "Ben")]), source).keep

@@ -399,5 +399,9 @@ def test_fe_names_placeholders_and_loops_are_no_fillers():
     assert filler_problem("something", names) == filler_problem("[Message]", names) == "placeholder"
     assert filler_problem("the truth the truth the truth about it", names) == "repetition loop"
     assert filler_problem("a very very good friend", names) is None  # twice is English, three times a loop
+    # an FE definition copied from the frame+fe prompt
+    assert filler_problem("Message: The content that the Speaker conveys", names) == "a definition from the prompt"
+    assert filler_problem("Speaker: the mayor", names) == "a definition from the prompt"
+    assert filler_problem("at 10:30", names) is None
     assert parse_answer("Speaker | the truth", 2, names) is None
     assert parse_answer("the old mayor | the truth", 2, names) == ["the old mayor", "the truth"]

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from paraspan.pipeline.store import RunStore
-from paraspan.review.tasks import GoldPool, ReviewSettings, prepare_tasks
+from paraspan.review.tasks import GoldPool, ReviewSettings, prepare_output_tasks, prepare_tasks
 from tests.report.store_fixture import gold_sentences, make_store
 
 
@@ -25,9 +25,22 @@ def prepared_store(path: Path, *, sample: int | None = None) -> Path:
     return path
 
 
+def output_store(path: Path, *, sample: int | None = None, filter: str | None = None) -> Path:
+    """The fixture run with output-mode tasks (and no trigger tasks)."""
+    make_store(path)
+    with RunStore.open(path) as store:
+        prepare_output_tasks(store, seed=0, sample=sample, filter=filter)
+    return path
+
+
 @pytest.fixture
 def review_store(tmp_path) -> Path:
     return prepared_store(tmp_path / "run.db")
+
+
+@pytest.fixture
+def review_output_store(tmp_path) -> Path:
+    return output_store(tmp_path / "run.db")
 
 
 def _free_port() -> int:
@@ -67,4 +80,10 @@ class LiveServer:
 @pytest.fixture
 def live_server(review_store) -> Iterator[LiveServer]:
     with LiveServer(review_store, ReviewSettings(redundancy=2)) as server:
+        yield server
+
+
+@pytest.fixture
+def live_output_server(review_output_store) -> Iterator[LiveServer]:
+    with LiveServer(review_output_store, ReviewSettings(redundancy=2, mode="output")) as server:
         yield server

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from concurrent.futures import ThreadPoolExecutor
 
@@ -11,6 +12,7 @@ from fastapi.testclient import TestClient
 
 from paraspan.pipeline.store import RunStore
 from paraspan.review.app import create_app
+from paraspan.review.stats import export_judgments
 from paraspan.review.tasks import ReviewSettings
 
 
@@ -118,3 +120,82 @@ def test_concurrent_annotators_on_a_live_server(live_server, review_store):
         statuses = list(pool.map(send, [(n, t) for n, t in zip(names, tasks, strict=True)] * 2))
     assert sorted(statuses) == [201] * 8 + [409] * 8
     assert _counts(review_store) == (8, 24)
+
+
+# ---------------------------------------------------------------------------------------- output mode
+
+
+@pytest.fixture
+def output_client(review_output_store):
+    return TestClient(create_app(review_output_store, ReviewSettings(redundancy=2, mode="output")))
+
+
+def test_output_mode_task_shows_source_and_output_spans_with_labels(output_client, review_output_store):
+    assert output_client.get("/api/config").json() == {
+        "mode": "output", "note_kinds": ["frame", "meaning", "span", "grammar", "correct"], "max_note": 300}
+    task = output_client.post("/api/next", json={"annotator": "ann"}).json()
+    assert task["mode"] == "output" and task["kind"] == "frame" and task["candidates"] == [{"slot": "c0"}]
+    with RunStore.open(review_output_store, readonly=True) as store:
+        output_id = store.conn.execute("SELECT output_id FROM review_output_tasks WHERE id = ?",
+                                       (task["task"],)).fetchone()[0]
+        [record] = [r for r in store.iter_outputs() if r.id == output_id]
+        source = store.source(record.input_id)
+    assert task["source"]["text"] == source.text and task["output"]["text"] == record.sentence.text
+    assert task["label"] == source.structures[0].label
+    for view, sentence in ((task["source"], source), (task["output"], record.sentence)):
+        structure = sentence.structures[0]
+        assert len(view["spans"]) == 1 + len(structure.args)
+        for arg in structure.args:
+            marked = sentence.text[arg.start:arg.end]
+            assert f'{marked}</mark><span class="tag arg">{arg.label}</span>' in view["html"]
+            assert {"role": "arg", "label": arg.label, "text": marked}.items() <= next(
+                s for s in view["spans"] if s["start"] == arg.start).items()
+        anchor = sentence.text[structure.anchor.start:structure.anchor.end]
+        assert f'{anchor}</mark><span class="tag anchor">{structure.label} ({structure.anchor.label})</span>' in view["html"]
+    assert "~s0i" not in str(task) and "ref" not in str(task) and "output_id" not in str(task)
+
+
+def test_output_mode_submit_with_notes_and_validation(output_client, review_output_store, tmp_path):
+    task = output_client.post("/api/next", json={"annotator": "ann"}).json()
+    base = {"annotator": "ann", "task": task["task"], "scores": {"c0": 25}}
+    bad_requests = [
+        (dict(base, notes={"c0": "m" * 301}), 422),  # over 300 characters
+        (dict(base, notes={"c0": "no kind given"}), 422),
+        (dict(base, notes={"c0": 5}), 422),
+        (dict(base, notes={"c1": "span: x"}), 404),
+        (dict(base, scores={"c0": 101}, notes={"c0": "span: x"}), 422),
+    ]
+    for body, status in bad_requests:
+        response = output_client.post("/api/judgments", json=body)
+        assert response.status_code == status, (body, response.text)
+        assert response.json()["detail"]
+    assert "KIND: free text" in output_client.post("/api/judgments", json=bad_requests[1][0]).json()["hint"]
+    with RunStore.open(review_output_store, readonly=True) as store:
+        assert store.judgments() == []
+    note = ("meaning: " + "the buyer became the seller; " * 11)[:300]  # the most there may be
+    assert len(note) == 300 and note == note.strip()
+    response = output_client.post("/api/judgments", json=dict(base, notes={"c0": note}))
+    assert response.status_code == 201 and response.json()["progress"]["done_by_you"] == 1
+    with RunStore.open(review_output_store, readonly=True) as store:
+        [judgment] = store.judgments()
+        written, _ = export_judgments(store, tmp_path / "j.jsonl")
+    assert judgment.score == 25.0 and json.loads(judgment.note)["note"] == note
+    [line] = [json.loads(x) for x in (tmp_path / "j.jsonl").read_text().splitlines()]
+    assert line["note"] == note and line["mode"] == "output" and line["task"] == task["task"]
+    progress = output_client.get("/api/progress", params={"annotator": "ann"}).json()
+    assert progress["ratings"] == 1 and progress["tasks"] == 16
+
+
+def test_trigger_mode_takes_notes_too(client, review_store):
+    task = client.post("/api/next", json={"annotator": "ann"}).json()
+    assert task["mode"] == "trigger"
+    scores = {c["slot"]: 60 for c in task["candidates"]}
+    too_long = {"annotator": "ann", "task": task["task"], "scores": scores, "notes": {"c0": "n" * 301}}
+    assert client.post("/api/judgments", json=too_long).status_code == 422
+    notes = {slot: "looks fine" for slot in scores}  # free text: trigger notes have no KIND
+    body = {"annotator": "ann", "task": task["task"], "scores": scores, "notes": notes}
+    assert client.post("/api/judgments", json=body).status_code == 201
+    with RunStore.open(review_store, readonly=True) as store:
+        [judgment] = store.judgments()
+    assert json.loads(judgment.note)["note"] == "looks fine" and "mode" not in json.loads(judgment.note)
+    assert client.get("/api/config").json()["mode"] == "trigger"

@@ -61,3 +61,52 @@ def test_rate_a_task_in_the_browser(browser, live_server, review_store):
     assert responses == {by_slot[s]["ref"]: expected[s] for s in slots}
     # the next task is on screen, its sliders untouched
     wait.until(lambda d: d.execute_script("return document.querySelectorAll('.cand.untouched').length") == 3)
+
+
+def test_judge_a_whole_output_in_the_browser(browser, live_output_server, review_output_store):
+    """Output mode: source and output with labelled spans; W, then M prefills the note's kind."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    wait = WebDriverWait(browser, 20)
+    browser.get(live_output_server.url + "/")
+    wait.until(ec.visibility_of_element_located((By.ID, "intro-output")))
+    browser.find_element(By.ID, "annotator").send_keys("browser-judge")
+    browser.find_element(By.ID, "start").click()
+    wait.until(ec.visibility_of_element_located((By.ID, "o-output")))
+    assert browser.find_element(By.ID, "task").is_displayed() is False
+    source_tags = [t.text for t in browser.find_elements(By.CSS_SELECTOR, "#o-source .tag")]
+    output_tags = [t.text for t in browser.find_elements(By.CSS_SELECTOR, "#o-output .tag")]
+    assert len(source_tags) >= 3 and len(output_tags) >= 3
+    assert any(t.startswith(browser.find_element(By.ID, "o-label").text + " (") for t in output_tags)
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#o-output-spans li")) == len(output_tags)
+    submit = browser.find_element(By.ID, "o-submit")
+    assert not submit.is_enabled()  # no verdict yet
+    body = browser.find_element(By.TAG_NAME, "body")
+    body.send_keys("w")
+    assert browser.find_element(By.ID, "o-value").text == "0" and submit.is_enabled()
+    body.send_keys("m")  # the kind, with the focus in the note after it
+    note = browser.switch_to.active_element
+    assert note.get_attribute("id") == "o-note" and note.get_attribute("value") == "meaning: "
+    note.send_keys("the buyer became the seller")
+    browser.find_element(By.CSS_SELECTOR, 'button.kind[data-kind="span"]').click()  # another kind: prefix replaced
+    assert note.get_attribute("value") == "span: the buyer became the seller"
+    note.send_keys(Keys.ENTER)
+    wait.until(lambda d: d.execute_script(
+        "return document.querySelector('#progress').textContent").startswith("you: 1 done"))
+    with RunStore.open(review_output_store, readonly=True) as store:
+        [judgment] = store.judgments()
+    assert judgment.annotator == "browser-judge" and judgment.score == 0.0
+    assert json.loads(judgment.note)["note"] == "span: the buyer became the seller"
+    # the next output is on screen, with no verdict and an empty note
+    wait.until(lambda d: d.find_element(By.ID, "o-value").text == "–")
+    assert browser.find_element(By.ID, "o-note").get_attribute("value") == ""
+    body.send_keys("c")
+    body.send_keys(Keys.ENTER)
+    wait.until(lambda d: d.execute_script(
+        "return document.querySelector('#progress').textContent").startswith("you: 2 done"))
+    with RunStore.open(review_output_store, readonly=True) as store:
+        assert [j.score for j in store.judgments()] == [0.0, 100.0]
+        assert "note" not in json.loads(store.judgments()[1].note)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 
 import pytest
@@ -13,17 +14,21 @@ from paraspan.review.stats import agreement, export_judgments, fleiss_kappa
 from paraspan.review.tasks import (
     GOLD_IN,
     GOLD_OUT,
+    MAX_NOTE,
     SYSTEM,
     GoldPool,
     ReviewError,
     ReviewSettings,
+    build_output_task,
     build_task,
     next_task,
+    prepare_output_tasks,
     prepare_tasks,
+    progress,
     submit,
 )
 from tests.report.store_fixture import INPUTS, gold_sentences, input_sentence, make_store
-from tests.review.conftest import prepared_store
+from tests.review.conftest import output_store, prepared_store
 
 
 def _pool() -> GoldPool:
@@ -222,3 +227,163 @@ def test_agreement_and_export(tmp_path):
     lines = [json.loads(x) for x in (tmp_path / "j.jsonl").read_text().splitlines()]
     assert written == 9 and len(lines) == 9 and {"output_id", "score", "annotator", "time", "task"} <= set(lines[0])
     assert controls == 18
+
+
+# ---------------------------------------------------------------------------------------- output mode
+
+
+def _tags(html_text: str) -> list[tuple[str, str]]:
+    """(marked text, tag right after it) pairs of labelled HTML."""
+    return re.findall(r'<mark class="[a-z]+"[^>]*>([^<]*)</mark><span class="tag [a-z]+">([^<]*)</span>', html_text)
+
+
+def test_output_task_shows_source_and_output_with_every_span_labelled():
+    source = input_sentence(INPUTS[0])
+    task = build_output_task(_output(), source, structure=0, definitions={"Commerce_sell": "Selling things."})
+    view = task["view"]
+    assert task["kind"] == "frame" and task["label"] == "Commerce_sell" and task["definition"] == "Selling things."
+    assert view["source"]["text"] == source.text and view["output"]["text"] == _output().text
+    # every span of the structure in the HTML, each followed by its label, in text order
+    assert _tags(view["source"]["html"]) == [("The baker", "Seller"), ("sold", "Commerce_sell (sell.v)"),
+                                             ("fresh bread", "Goods"), ("to the villagers", "Buyer")]
+    assert _tags(view["output"]["html"]) == [("The baker", "Seller"), ("traded", "Commerce_sell (trade.v)")]
+    # and as a list: the anchor first, then the arguments
+    assert [(s["role"], s["text"], s["label"]) for s in view["output"]["spans"]] == [
+        ("anchor", "traded", "Commerce_sell (trade.v)"), ("arg", "The baker", "Seller")]
+    # one colour per label in both sentences; the source arguments the output lost are named
+    colours = {s["label"]: s["colour"] for s in view["source"]["spans"]}
+    assert all(colours.get(s["label"], s["colour"]) == s["colour"] for s in view["output"]["spans"])
+    assert view["missing"] == [{"label": "Goods", "text": "fresh bread"}, {"label": "Buyer", "text": "to the villagers"}]
+    assert [i["kind"] for i in task["items"]] == [SYSTEM] and task["items"][0]["slot"] == "c0"
+    assert "every span and label" in task["question"] and "frame element" in task["question"]
+
+
+def test_output_task_escapes_and_lists_nested_spans():
+    text = "Tom & Jerry <met> the new mayor of Paris."
+    mayor = text.index("the new mayor of Paris")
+    structure = Structure("frame", "Meet", Span(12, 17, None),
+                          [Span(0, 11, "Party<1>"), Span(mayor, mayor + 22, "Party_2"),
+                           Span(text.index("Paris"), text.index("Paris") + 5, "Place")])
+    output = Sentence("n1~s0i1", text, [structure], source_id="n1", provenance={"structure": 0})
+    task = build_output_task(output, Sentence("n1", text, [structure]))
+    shown = task["view"]["output"]
+    assert "<met>" not in shown["html"] and "&lt;met&gt;" in shown["html"] and "Tom &amp; Jerry" in shown["html"]
+    assert 'class="tag' not in shown["html"]  # nested spans: coloured only, the list names them
+    assert [(s["text"], s["label"]) for s in shown["spans"]] == [
+        ("<met>", "Meet"), ("Tom & Jerry", "Party<1>"), ("the new mayor of Paris", "Party_2"), ("Paris", "Place")]
+
+
+def test_output_task_takes_the_source_structure_from_provenance():
+    text = "Ann said that Bo bought a car."
+    source = Sentence("s1", text, [Structure("frame", "Statement", Span(4, 8, "say.v"), [Span(0, 3, "Speaker")]),
+                                   Structure("frame", "Commerce_buy", Span(17, 23, "buy.v"),
+                                             [Span(14, 16, "Buyer"), Span(24, 29, "Goods")])])
+    out_text = "Ann said that Bo purchased a car."
+    output = Sentence("s1~s1i1", out_text, [Structure("frame", "Commerce_buy", Span(17, 26, "purchase.v"),
+                                                      [Span(14, 16, "Buyer"), Span(27, 32, "Goods")])],
+                      source_id="s1", provenance={"structure": 1, "iteration": 1})
+    task = build_output_task(output, source, structure=0)  # provenance wins over the column
+    assert _tags(task["view"]["source"]["html"]) == [("Bo", "Buyer"), ("bought", "Commerce_buy (buy.v)"),
+                                                     ("a car", "Goods")]
+    assert task["view"]["missing"] == []
+    task = build_output_task(output, None)  # no source: the output is still shown
+    assert task["view"]["source"]["spans"] == [] and len(task["view"]["output"]["spans"]) == 3
+
+
+def test_prepare_output_tasks_filter_sample_and_modes_apart(tmp_path):
+    path = prepared_store(tmp_path / "run.db", sample=3)  # trigger tasks too: the modes do not mix
+    with RunStore.open(path) as store:
+        store.conn.execute("DELETE FROM decisions WHERE filter = 'all'")  # `all` is then no recorded filter
+        kept = {r.id for r in store.iter_outputs("align0.95")}
+        assert 0 < len(kept) < 16
+        assert prepare_output_tasks(store, filter="align0.95").tasks == len(kept)  # only what the filter kept
+        assert {r[0] for r in store.conn.execute("SELECT output_id FROM review_output_tasks")} == kept
+        sampled = prepare_output_tasks(store, filter="all", sample=5)
+        assert sampled.tasks + sampled.existing == 5
+        every = prepare_output_tasks(store, filter="all")  # every output, kept or rejected
+        assert every.tasks + every.existing == 16 and every.skipped == 0
+        again = prepare_output_tasks(store)
+        assert again.tasks == 0 and again.existing == 16
+        assert store.conn.execute("SELECT COUNT(*) FROM review_tasks").fetchone()[0] == 3
+        settings = ReviewSettings(mode="output")
+        assert progress(store.conn, None, settings)["tasks"] == 16
+        assert progress(store.conn, None, ReviewSettings())["tasks"] == 3
+        task = next_task(store.conn, "ann", settings)
+        assert task["mode"] == "output" and set(task) >= {"source", "output", "missing", "candidates"}
+        assert next_task(store.conn, "ann", ReviewSettings())["mode"] == "trigger"
+    with pytest.raises(ReviewError) as info:
+        ReviewSettings(mode="sentence")
+    assert info.value.code == "E759" and "trigger, output" in str(info.value)
+
+
+def test_output_submit_stores_the_note_and_validates_it(tmp_path):
+    path = output_store(tmp_path / "run.db", sample=3)
+    settings = ReviewSettings(mode="output")
+    with RunStore.open(path) as store:
+        task = next_task(store.conn, "ann", settings)
+        assert [c["slot"] for c in task["candidates"]] == ["c0"]
+        cases = [({"c0": "x" * (MAX_NOTE + 1)}, 422, "more than 300"),
+                 ({"c0": "looks odd"}, 422, "does not start with a kind"),  # KIND: text in output mode
+                 ({"c0": "fluency: odd"}, 422, "frame, meaning, span, grammar, correct"),
+                 ({"c0": 7}, 422, "must be text"),
+                 ({"c9": "span: x"}, 404, "no candidate c9")]
+        for notes, status, words in cases:
+            with pytest.raises(ReviewError) as info:
+                submit(store, "ann", task["task"], {"c0": 30}, settings, notes=notes)
+            assert info.value.status == status and words in str(info.value)
+        assert store.judgments() == []
+        submit(store, "ann", task["task"], {"c0": 30}, settings, notes={"c0": "  Span:  the Goods were lost "})
+        [judgment] = store.judgments()
+        assert json.loads(judgment.note) == {"review_task": task["task"], "seconds": json.loads(judgment.note)["seconds"],
+                                             "mode": "output", "note": "span: the Goods were lost"}
+        # a note is optional; an empty one is none
+        second = next_task(store.conn, "ann", settings)
+        submit(store, "ann", second["task"], {"c0": 90}, settings, notes={"c0": " "})
+        assert "note" not in json.loads(store.judgments()[-1].note)
+        responses = store.conn.execute("SELECT kind, score FROM review_output_responses ORDER BY score").fetchall()
+        assert responses == [("system", 30.0), ("system", 90.0)]
+        assert store.conn.execute("SELECT COUNT(*) FROM review_responses").fetchone()[0] == 0
+
+
+def test_trigger_notes_are_free_text_and_kept_for_the_output_only(tmp_path):
+    path = prepared_store(tmp_path / "run.db", sample=1)
+    settings = ReviewSettings()
+    with RunStore.open(path) as store:
+        task = next_task(store.conn, "ann", settings)["task"]
+        with pytest.raises(ReviewError) as info:
+            submit(store, "ann", task, _all(store.conn, task, 60), settings, notes={"c0": "y" * 301})
+        assert info.value.status == 422 and info.value.code == "E769"
+        notes = {slot: f"note on {slot}" for slot in _all(store.conn, task, 60)}  # the page cannot tell which is the output
+        submit(store, "ann", task, _all(store.conn, task, 60), settings, notes=notes)
+        [judgment] = store.judgments()
+        items = json.loads(store.conn.execute("SELECT items FROM review_tasks WHERE id = ?", (task,)).fetchone()[0])
+        slot = next(i["slot"] for i in items if i["kind"] == SYSTEM)
+        note = json.loads(judgment.note)
+        assert set(note) == {"review_task", "seconds", "note"} and note["note"] == f"note on {slot}"
+
+
+def test_export_carries_the_note_and_the_mode(tmp_path):
+    path = output_store(tmp_path / "run.db", sample=2)
+    with RunStore.open(path) as store:
+        # a trigger judgment and a plain one on the same store
+        prepare_tasks(store, _pool(), sample=1)
+        trigger = next_task(store.conn, "t", ReviewSettings())["task"]
+        submit(store, "t", trigger, _all(store.conn, trigger, 70), ReviewSettings())
+        store.add_judgment("t01~s0i1", 10, "script", note="grammar: by hand")
+        settings = ReviewSettings(mode="output")
+        for score, note in ((20, "meaning: forty dollars became forty cents"), (80, None)):
+            task = next_task(store.conn, "ann", settings)["task"]
+            submit(store, "ann", task, {"c0": score}, settings, notes={"c0": note} if note else None)
+        written, _ = export_judgments(store, tmp_path / "all.jsonl")
+        only, controls = export_judgments(store, tmp_path / "out.jsonl", controls=tmp_path / "c.jsonl", mode="output")
+        stats = agreement(store, mode="output")
+    lines = [json.loads(x) for x in (tmp_path / "all.jsonl").read_text().splitlines()]
+    assert written == 4 and [line.get("mode") for line in lines] == ["trigger", None, "output", "output"]
+    assert lines[0]["task"] == trigger and "note" not in lines[0] and isinstance(lines[0]["seconds"], float)
+    assert lines[1]["note"] == "grammar: by hand" and "task" not in lines[1]
+    assert lines[2]["note"] == "meaning: forty dollars became forty cents" and lines[2]["score"] == 20.0
+    assert "note" not in lines[3] and {"output_id", "score", "annotator", "time", "task", "seconds"} <= set(lines[3])
+    assert only == 2 and controls == 0 and (tmp_path / "c.jsonl").read_text() == ""
+    assert [json.loads(x)["note"] for x in (tmp_path / "out.jsonl").read_text().splitlines()[:1]] == [
+        "meaning: forty dollars became forty cents"]
+    assert stats["system"]["judgments"] == 2 and stats["gold-in"]["judgments"] == 0

@@ -115,6 +115,8 @@ def augment_cmd(
                                               "out/demo-augment/ (output, summary, store).")] = False,
     model: Annotated[str | None, _Opt("--model", help="The generator's LLM: default, small, or a .gguf path "
                                                       "(generator.model).")] = None,
+    device: Annotated[str | None, _Opt("--device", help="The generator's device: auto, cpu or cuda; a GPU runs the "
+                                                        "model through transformers (generator.device).")] = None,
     generator: Annotated[str | None, _Opt("--generator", help="A registered generator (paraphrase, rewrite, "
                                                               "infill, or a plugin's) or module:factory "
                                                               "[paraphrase].")] = None,
@@ -152,7 +154,7 @@ def augment_cmd(
     settings: dict[str, Any] = {}
     soft: dict[str, Any] = {}
     generator_options: dict[str, Any] = {"model": model, "samples": samples, "constraint_sets": constraint_sets,
-                                         "rescore_top": rescore_top}
+                                         "rescore_top": rescore_top, "device": device}
     if demo:
         if corpus is not None:
             raise ParaspanError.from_code("E740")
@@ -314,19 +316,32 @@ def train_filter_cmd(
                                                                                 "down-weighted class.")] = 0.3,
     epochs: Annotated[int, _Opt(min=1)] = 400,
     seed: Annotated[int, _Opt()] = 0,
+    feature_set: Annotated[str, _Opt("--features", help="paper: iteration, paraphrase NLL, aligner score "
+                                                        "(paraphrase outputs only); checks: the recorded "
+                                                        "verification checks, relation and aligner scores "
+                                                        "(every generator); all: both.")] = "paper",
+    folds: Annotated[int, _Opt("--folds", min=0, help="Stratified k-fold cross-validation (the outputs of "
+                                                      "one source sentence in one fold), compared with the "
+                                                      "recorded `verified` check (0: none).")] = 5,
+    as_json: Annotated[bool, _Opt("--json", help="Print the result (cross-validation table included) as "
+                                                 "JSON on stdout.")] = False,
 ) -> None:
-    """Train the learned output filter (2 hidden layers of 10) on human judgments."""
-    from paraspan.filter.learned import feature_row, train_filter
+    """Train the learned output filter (2 hidden layers of 10) on human judgments, cross-validated
+    against the rule-based `verified` check."""
+    from paraspan.filter.learned import UNMATCHED, cv_table, feature_columns, feature_table, train_filter
 
     if (store_path is None) == (outputs is None):
         raise ParaspanError.from_code("E747")
+    feature_columns(feature_set)  # an unknown set is an error before anything is read
     provenance: dict[str, Any] = {}
+    source_of: dict[str, str] = {}  # output → its source sentence: the cross-validation's groups
     if store_path is not None:
         from paraspan.pipeline.store import RunStore
 
         with RunStore.open(store_path, readonly=True) as store:
             for record in store.iter_outputs():
                 provenance[record.id] = record.sentence.provenance
+                source_of[record.id] = record.input_id
             if judgments is None:
                 grouped: dict[str, list[float]] = {}
                 for j in store.judgments():
@@ -338,24 +353,44 @@ def train_filter_cmd(
         assert outputs is not None
         for sentence in read_jsonl(outputs):
             provenance[sentence.id] = sentence.provenance
+            source_of[sentence.id] = sentence.source_id or sentence.id
     if judgments is not None:
         scores = read_judgments(judgments)
     elif store_path is None:
         raise ParaspanError.from_code("E748")
-    rows, labels, missing = [], [], 0
-    for oid, score in scores.items():
-        row = feature_row(provenance.get(oid))
-        if row is None:
-            missing += 1
-            continue
-        rows.append(row)
-        labels.append(int(score >= 50))
-    if missing and not rows:
-        raise ParaspanError.from_code("E749", missing=missing)
-    model = train_filter(rows, labels, mode=mode, down_weight=down_weight, epochs=epochs, seed=seed)
-    model.info["unmatched_judgments"] = missing
+    table = feature_table(provenance, scores, feature_set)
+    if not table.rows and table.unmatched == len(scores):
+        raise ParaspanError.from_code("E749", missing=table.unmatched)
+    if not table.rows:
+        reasons = "; ".join(f"{n} {why}" for why, n in table.dropped.items())
+        fix = ("use --features checks for outputs without a paraphrase NLL (rewrite, infill)"
+               if feature_set == "paper" else "run with the verified filter (the default) so outputs record "
+               "their checks, or use --features paper")
+        raise ParaspanError.from_code("E738", n_judged=len(scores), features=feature_set, reasons=reasons, fix=fix)
+    model = train_filter(table.rows, table.labels, mode=mode, down_weight=down_weight, epochs=epochs, seed=seed,
+                         features=feature_set, columns=table.columns, folds=folds, rule=table.rule,
+                         groups=[source_of.get(i, i) for i in table.ids])
+    model.info["unmatched_judgments"] = table.unmatched
+    model.info["dropped"] = {why: n for why, n in table.dropped.items() if why != UNMATCHED}
+    if table.absent_checks and feature_set != "paper":
+        model.info["absent_checks"] = table.absent_checks
     model.save(out)
+    dropped = sum(table.dropped.values())
+    result = {"model": str(out), "features": feature_set, "columns": table.columns, "mode": mode,
+              "rows": len(table.rows), "accepted": sum(table.labels), "judged": len(scores),
+              "dropped": table.dropped, "absent_checks": table.absent_checks if feature_set != "paper" else [],
+              "test_scores": model.info.get("test_scores"), "cv": model.info.get("cv")}
     test = model.info.get("test_scores", {})
-    console().print(f"trained a {mode} filter on {len(rows)} judged outputs ({sum(labels)} accepted"
-                     + (f", {missing} unmatched" if missing else "") + f"); held-out precision "
-                     f"{test.get('precision', 0):.2f} recall {test.get('recall', 0):.2f} → {out}")
+    con = console()
+    con.print(f"trained a {mode} filter on {len(table.rows)} judged outputs ({sum(table.labels)} accepted, "
+              f"{feature_set} features)" + (f"; dropped {dropped}: " + ", ".join(
+                  f"{n} {why}" for why, n in table.dropped.items()) if dropped else "")
+              + f"; held-out precision {test.get('precision', 0):.2f} recall {test.get('recall', 0):.2f} → {out}",
+              markup=False, highlight=False)
+    if result["absent_checks"]:
+        con.print(f"no judged output records the check(s) {', '.join(table.absent_checks)}: left out",
+                  markup=False, highlight=False)
+    if model.info.get("cv"):
+        con.print(cv_table(model.info["cv"], mode), markup=False, highlight=False)
+    if as_json:
+        sys.stdout.write(json.dumps(result, indent=1) + "\n")

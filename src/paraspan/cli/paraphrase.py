@@ -1,6 +1,6 @@
 """``paraspan paraphrase`` and ``paraspan evaluate diversity``.
 
-Heavy imports (llama.cpp, spaCy, sacrebleu) happen inside the command functions.
+Heavy imports (llama.cpp, torch, spaCy, sacrebleu) happen inside the command functions.
 """
 
 from __future__ import annotations
@@ -99,7 +99,12 @@ def paraphrase_cmd(
     out: Annotated[Path, _Opt("--output", "-o", help="Output JSONL (one line per input line, same ids).")],
     n: Annotated[int, _Opt("--n", min=1, help="Paraphrases per sentence.")] = 5,
     seed: Annotated[int, _Opt(help="Random seed (same seed + same input = same output).")] = 0,
-    model: Annotated[str, _Opt(help="LLM: default, small, or a .gguf path.")] = "default",
+    model: Annotated[str, _Opt(help="LLM: default, small, a .gguf path, hf:ORG/NAME (from the local Hugging Face "
+                                    "cache; never downloaded) or a Hugging Face model folder.")] = "default",
+    device: Annotated[str, _Opt(help="auto, cpu or cuda (auto: cuda when torch sees a GPU). A GPU runs the model "
+                                     "through transformers.")] = "auto",
+    llm_backend: Annotated[str, _Opt("--backend", help="auto, llama or transformers (auto: transformers for hf: "
+                                                       "ids, folders and --device cuda, else llama.cpp).")] = "auto",
     samples: Annotated[int, _Opt("--samples", min=1, help="Samples per constraint set (S).")] = 6,
     constraint_sets: Annotated[int, _Opt("--constraint-sets", min=1,
                                          help="Randomized negative-constraint sets (R).")] = 4,
@@ -117,9 +122,10 @@ def paraphrase_cmd(
     rescore_top: Annotated[int | None, _Opt(
         "--rescore-top", min=1, help="Cluster first and score backwards only the best M per cluster by "
                                      "forward score (faster; default: score all, as ParaBank 2).")] = None,
-    threads: Annotated[int | None, _Opt(min=1, help="CPU threads (default: all cores but one).")] = None,
+    threads: Annotated[int | None, _Opt(min=1, help="CPU threads (default: all cores but one for llama.cpp, "
+                                                    "torch's default for transformers).")] = None,
     n_ctx: Annotated[int, _Opt("--n-ctx", min=256, help="Context window shared by all parallel samples.")] = 4096,
-    parallel: Annotated[int, _Opt(min=1, max=128, help="Samples decoded together.")] = 32,
+    parallel: Annotated[int, _Opt(min=1, max=128, help="Samples decoded together (rows of a batch).")] = 32,
     report: Annotated[bool, _Opt("--report", help="Print diversity and constraint statistics at the end.")] = False,
     progress: Progress = True,
 ) -> None:
@@ -132,11 +138,12 @@ def paraphrase_cmd(
     from paraspan.corpus.jsonl import atomic_write
     from paraspan.generate.base import GenerationRequest
     from paraspan.generate.paraphrase import ParaphraseConfig, Paraphraser
-    from paraspan.llm.llama_backend import LlamaBackend
+    from paraspan.llm.hf_backend import load_backend
 
     inputs = read_paraphrase_inputs(src)
     err = console()
-    backend = LlamaBackend.load(model, n_threads=threads, seed=seed, n_ctx=n_ctx, max_parallel=parallel)
+    backend = load_backend(model, backend=llm_backend, device=device, seed=seed, n_ctx=n_ctx, n_threads=threads,
+                           parallel=parallel)
     config = ParaphraseConfig(n=n, samples=samples, constraint_sets=constraint_sets, top_k=top_k,
                               temperature=temperature, random_fraction=random_fraction,
                               max_score=max_score, clusters=clusters, backward=backward,

@@ -68,30 +68,46 @@ def review_cmd(
     gold: Annotated[list[Path] | None, _Opt("--gold", help="More gold sentences for controls and examples "
                                                            "(any corpus paraspan reads; repeatable).")] = None,
     filter_name: Annotated[str | None, _Opt("--filter", help="Review only the outputs this recorded filter "
-                                                             "kept.")] = None,
+                                                             "kept (output mode: `all` is every output, kept "
+                                                             "or rejected).")] = None,
     sample: Annotated[int | None, _Opt("--sample", min=1, help="Review a random sample of N outputs.")] = None,
+    mode: Annotated[str, _Opt("--mode", help="`trigger`: does the highlighted anchor evoke the frame (with "
+                                             "gold controls, Culkin et al.); `output`: is the whole output "
+                                             "right (English, meaning, every span and label), with a note "
+                                             "KIND: text.")] = "trigger",
     redundancy: Annotated[int, _Opt("--redundancy", min=1, help="Annotators per task (the paper: 3).")] = 3,
     lease: Annotated[float, _Opt("--lease", min=1, help="Seconds a handed-out task stays reserved.")] = 1800,
     seed: Annotated[int, _Opt("--seed", help="Seed of control choice and candidate order.")] = 0,
     prepare_only: Annotated[bool, _Opt("--prepare-only", help="Write the tasks into the store and exit.")] = False,
 ) -> None:
     """Serve the review app: human 0–100 judgments of outputs, mixed blindly with gold in-frame and
-    out-of-frame controls (Culkin et al. 2021 §6.1). Judgments go to the run store."""
+    out-of-frame controls (Culkin et al. 2021 §6.1); or, with --mode output, judgments of whole
+    outputs (source and output side by side, every span labelled) with a note saying what was
+    wrong first. Judgments go to the run store."""
     from paraspan.pipeline.store import RunStore
-    from paraspan.review.tasks import ReviewSettings, prepare_tasks
+    from paraspan.review.tasks import ReviewSettings, mode_of, prepare_output_tasks, prepare_tasks
 
     err = console()
+    tables = mode_of(mode)
     definitions: dict[str, str] = {}
     with RunStore.open(store_path) as store:
         if frames is not None:
             from paraspan.corpus.frame_index import FrameIndex
 
             definitions = {f.name: f.definition for f in FrameIndex.load(frames)}
-        pool = _gold_pool(store, frames, splits, gold_split, list(gold or []))
-        result = prepare_tasks(store, pool, seed=seed, definitions=definitions, filter=filter_name, sample=sample)
-        total = int(store.conn.execute("SELECT COUNT(*) FROM review_tasks").fetchone()[0])
-    err.print(f"{total:,} review tasks ({result.tasks:,} new) from {len(pool):,} gold structures"
-              + (f"; {result.skipped} outputs without an anchor skipped" if result.skipped else ""))
+        if tables.name == "output":  # no controls: no gold pool
+            result = prepare_output_tasks(store, seed=seed, definitions=definitions, filter=filter_name,
+                                          sample=sample)
+        else:
+            pool = _gold_pool(store, frames, splits, gold_split, list(gold or []))
+            result = prepare_tasks(store, pool, seed=seed, definitions=definitions, filter=filter_name,
+                                   sample=sample)
+        total = int(store.conn.execute(f"SELECT COUNT(*) FROM {tables.tasks}").fetchone()[0])
+    if tables.name == "output":
+        err.print(f"{total:,} review tasks in output mode ({result.tasks:,} new)")
+    else:
+        err.print(f"{total:,} review tasks ({result.tasks:,} new) from {len(pool):,} gold structures"
+                  + (f"; {result.skipped} outputs without an anchor skipped" if result.skipped else ""))
     if result.no_in_frame or result.same_lu or result.no_out_frame:
         err.print(f"[yellow]note[/yellow] of the new tasks, {result.no_in_frame} have no gold in-frame control, "
                   f"{result.same_lu} one with the output's own LU, {result.no_out_frame} no out-of-frame control"
@@ -107,7 +123,7 @@ def review_cmd(
     if host not in ("127.0.0.1", "localhost", "::1"):
         err.print(f"[yellow]warning[/yellow] serving on {host}: anyone who can reach it can submit judgments",
                   markup=True)
-    app = create_app(store_path, ReviewSettings(redundancy=redundancy, lease=lease))
+    app = create_app(store_path, ReviewSettings(redundancy=redundancy, lease=lease, mode=tables.name))
     err.print(f"review at http://{host}:{port}/  (Ctrl+C stops)")
     uvicorn.run(app, host=host, port=port, log_level="warning")
 
@@ -119,18 +135,25 @@ def judgments_cmd(
     controls: Annotated[Path | None, _Opt("--controls", help="Also write the gold control ratings here.")] = None,
     stats_path: Annotated[Path | None, _Opt("--stats", help="Agreement statistics JSON "
                                                             "(default: OUT.stats.json).")] = None,
+    mode: Annotated[str | None, _Opt("--mode", help="Only the judgments of this review mode (`trigger` or "
+                                                    "`output`); default: all.")] = None,
 ) -> None:
     """Export the judgments of a run for `paraspan train-filter`, with agreement statistics: Fleiss'
-    kappa on binarised scores (≥ 50 = accept) and the acceptance rates of the gold controls."""
+    kappa on binarised scores (≥ 50 = accept) and the acceptance rates of the gold controls. A
+    judgment's `note` is the annotator's note ("meaning: ..."); `task`, `mode` and `seconds` say
+    where it came from."""
     from rich.table import Table
 
     from paraspan.corpus.jsonl import atomic_write
     from paraspan.pipeline.store import RunStore
     from paraspan.review.stats import agreement, export_judgments
+    from paraspan.review.tasks import mode_of
 
+    if mode is not None:
+        mode_of(mode)
     with RunStore.open(store_path, readonly=True) as store:
-        written, n_controls = export_judgments(store, out, controls=controls)
-        stats = agreement(store)
+        written, n_controls = export_judgments(store, out, controls=controls, mode=mode)
+        stats = agreement(store, mode=mode)
     spath = stats_path or out.with_name(out.name.removesuffix(".jsonl") + ".stats.json")
     with atomic_write(spath) as handle:
         json.dump(stats, handle, indent=2, ensure_ascii=False)

@@ -59,6 +59,11 @@ def rewrite_cmd(
     learned: Annotated[Path | None, typer.Option(help="Learned rules file to use with the hand-written ones.")] = None,
     max_per_sentence: Annotated[int | None, typer.Option("--max-per-sentence", "-n", min=1,
                                                          help="At most N rewrites per sentence.")] = None,
+    families: Annotated[str, typer.Option(
+        help="Rule families: equivalence (rules that keep the meaning: voice, clefts, reordering, "
+             "genitives, splitting, extraction), forward_entailment (those and deletions of modifiers), "
+             "all (also WordNet synonyms and learned rules), or comma-separated family names "
+             "(`paraspan rules list`).")] = "equivalence",
     filter_name: FilterSpec = "verified",
     rejected: Rejected = None,
     from_fmt: FromFormat = None,
@@ -70,7 +75,7 @@ def rewrite_cmd(
     from paraspan.generate.rewrite.generator import Rewriter
 
     sentences = _read(corpus, from_fmt, limit)
-    rewriter = Rewriter(_ruleset(rules, learned), max_per_sentence=max_per_sentence)
+    rewriter = Rewriter(_ruleset(rules, learned), max_per_sentence=max_per_sentence, families=families)
     start = time.perf_counter()
     tally: dict[str, int] = {}
     with ProgressBar(enabled=progress) as bar:

@@ -201,10 +201,19 @@ class RelationFilter(BaseFilter):
         missing = [out.id for out, source in pairs if source is None]
         if missing:
             raise ParaspanError.from_code("E714", missing=missing[0])
-        judges = self.judges
-        relations = relate([(source.text, out.text) for out, source in pairs if source is not None], judges)
+        # an output with new content (infilling) is not meant to mean what its source means
+        new = [(out.provenance or {}).get("meaning") == "new" for out, _ in pairs]
+        compared = [pair for pair, is_new in zip(pairs, new, strict=True) if not is_new]
+        judges = self.judges if compared else []
+        relations = iter(relate([(source.text, out.text) for out, source in compared if source is not None], judges)
+                         if compared else [])
         decisions = []
-        for (out, _), rel in zip(pairs, relations, strict=True):
+        for (out, _), is_new in zip(pairs, new, strict=True):
+            if is_new:
+                decisions.append(FilterDecision(True, None, "not compared: the generator writes new content",
+                                                {"relation": None}))
+                continue
+            rel = next(relations)
             record: dict[str, Any] = {"label": rel.relation, "forward": rel.forward, "backward": rel.backward,
                                       "judge": ",".join(j.name for j in judges) if rel.judge else None}
             if rel.agree is not None:

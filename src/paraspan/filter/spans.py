@@ -6,6 +6,9 @@ are visible in the parse, though, and this filter rejects them:
 
 - **swallows the anchor**: an argument that overlaps the anchor when its source argument did not
   (``Goal='entered Vienna'``, ``Donor='community donated'``);
+- **split from its sentence**: an argument that a sentence boundary now crosses, or that now lies
+  in another sentence than its anchor, when the source had no boundary there (a rewrite that
+  splits "He is kind and took the time to help" keeps an argument spanning both clauses);
 - **cut phrase**: an argument that leaves out part of a phrase it began — a word inside it
   modifies a noun outside it (``Goal='to the old'`` of "to the old water mill", ``Patient='the
   disrupted'``), or a preposition inside it lost its object (``Time='late at'`` of "late at
@@ -18,10 +21,11 @@ dev spans (``benchmarks/verify.py --part spans``) the check keeps what its docst
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
-from paraspan.corpus.schema import Sentence, Span
+from paraspan.corpus.schema import Sentence, Span, Structure
 from paraspan.filter.base import FilterDecision
 
 _NOUNS = ("NOUN", "PROPN", "NUM")
@@ -52,6 +56,35 @@ def span_problem(doc: Any, span: Span, anchor: Span | None, *, source_overlaps: 
     return None
 
 
+#: a sentence boundary: end punctuation (and closing quotes or brackets), space, then a capital
+_BOUNDARY = re.compile(r"[.!?][\"')\]]*\s+(?=[\"'(\[]?[A-Z])")
+
+
+def boundaries(text: str, start: int, end: int) -> int:
+    """Sentence boundaries between ``start`` and ``end`` of ``text``."""
+    return len(_BOUNDARY.findall(text, start, end))
+
+
+def sentence_problem(output: Sentence, arg: Span, anchor: Span | None, source: Sentence | None,
+                     source_args: list[Span], source_anchor: Span | None) -> str | None:
+    """Why ``arg`` now straddles or left its anchor's sentence, or None (see the module docstring)."""
+    if source is None or not source_args:
+        return None
+    inside = boundaries(output.text, arg.start, arg.end)
+    if inside > min(boundaries(source.text, a.start, a.end) for a in source_args):
+        return "crosses a sentence boundary the source span did not"
+    if anchor is None or source_anchor is None:
+        return None
+    if _between(output.text, arg, anchor) > min(_between(source.text, a, source_anchor) for a in source_args):
+        return "lies in another sentence than its anchor"
+    return None
+
+
+def _between(text: str, a: Span, b: Span) -> int:
+    """Sentence boundaries in the gap between two spans (none when they overlap)."""
+    return 0 if a.overlaps(b) else boundaries(text, min(a.end, b.end), max(a.start, b.start))
+
+
 class SpanShapeFilter:
     """Keep outputs whose every argument is a whole phrase and leaves the anchor alone."""
 
@@ -78,10 +111,14 @@ class SpanShapeFilter:
             checked = 0
             for k, structure in enumerate(output.structures):
                 source_overlap = _source_overlaps(output, source, k)
+                src = _source_structure(output, source, k)
                 for arg in structure.args:
                     checked += 1
                     why = span_problem(doc, arg, structure.anchor,
                                        source_overlaps=source_overlap.get(arg.label or "", False))
+                    if why is None and src is not None:
+                        why = sentence_problem(output, arg, structure.anchor, source,
+                                               [a for a in src.args if a.label == arg.label], src.anchor)
                     if why is not None:
                         problem = f"{arg.label} {output.text[arg.start:arg.end]!r}: {why}"
                         break
@@ -91,12 +128,19 @@ class SpanShapeFilter:
         return out
 
 
-def _source_overlaps(output: Sentence, source: Sentence | None, k: int) -> dict[str, bool]:
-    """Per argument label: whether the source's argument overlapped its anchor (then the output's may)."""
+def _source_structure(output: Sentence, source: Sentence | None, k: int) -> Structure | None:
+    """The source structure the output's ``k``-th structure was made from (provenance ``structure``)."""
     index = (output.provenance or {}).get("structure", k)
     if source is None or not isinstance(index, int) or not 0 <= index < len(source.structures):
+        return None
+    return source.structures[index]
+
+
+def _source_overlaps(output: Sentence, source: Sentence | None, k: int) -> dict[str, bool]:
+    """Per argument label: whether the source's argument overlapped its anchor (then the output's may)."""
+    st = _source_structure(output, source, k)
+    if st is None:
         return {}
-    st = source.structures[index]
     return {a.label or "": bool(st.anchor is not None and a.overlaps(st.anchor)) for a in st.args}
 
 

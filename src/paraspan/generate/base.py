@@ -39,12 +39,16 @@ class Capabilities:
     iteration can find a new anchor); a generator without it runs one iteration per structure.
     ``needs_structure``: it reads ``request.sentence`` (the annotated sentence); plain text gets
     no candidates. ``deterministic``: the same request gives the same candidates, so a retry
-    with new samples is pointless.
+    with new samples is pointless. ``keeps_meaning``: a candidate means what its source means
+    (paraphrases, rewrites); a generator that writes new content into the frame (infilling)
+    does not, and the meaning check does not apply to its outputs (the pipeline records
+    ``provenance["meaning"] = "new"``).
     """
 
     honours_ban: bool = False
     needs_structure: bool = False
     deterministic: bool = False
+    keeps_meaning: bool = True
 
 
 @dataclass(frozen=True)

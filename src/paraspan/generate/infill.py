@@ -161,13 +161,17 @@ _PLACEHOLDER = re.compile(r"^(?:_+|\.{3}|…|[xyz]|something|someone|somebody|so
 
 def filler_problem(phrase: str, names: Sequence[str] = ()) -> str | None:
     """Why ``phrase`` is no filler, or None: an FE or frame name copied from the prompt
-    ("Speaker"), a placeholder ("something", "[Theme]"), or a repetition loop (the same one to
-    four words three times in a row)."""
+    ("Speaker") or a definition ("Activity: The document that …"), a placeholder ("something",
+    "[Theme]"), or a repetition loop (the same one to four words three times in a row)."""
     bare = phrase.strip(" .,;:!?\"'").replace("_", " ")
     if _PLACEHOLDER.match(bare):
         return "placeholder"
-    if bare.lower() in {n.replace("_", " ").lower() for n in names}:
+    known = {n.replace("_", " ").lower() for n in names}
+    if bare.lower() in known:
         return "a name from the prompt"
+    head, colon, rest = bare.partition(":")
+    if colon and (head.strip().lower() in known or len(rest.split()) >= 4):
+        return "a definition from the prompt"  # "Agreed Framework: The document or framework that …"
     tokens = bare.lower().split()
     for n in range(1, 5):
         for i in range(len(tokens) - 3 * n + 1):
@@ -269,7 +273,7 @@ class Infiller:
     # -- Generator contract
     #: the target is replaced by a sister LU chosen from the text, not from the ban list; the
     #: samples are seeded by the text, so a retry gives the same answers
-    capabilities = Capabilities(honours_ban=False, needs_structure=True, deterministic=True)
+    capabilities = Capabilities(honours_ban=False, needs_structure=True, deterministic=True, keeps_meaning=False)
 
     def generate(self, request: GenerationRequest) -> GenerationResult:
         """Candidates for ``request.sentence`` (its structure ``request.structure``, or all of

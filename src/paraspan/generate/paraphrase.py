@@ -475,26 +475,33 @@ class Paraphraser:
 def make_paraphraser(model: str = "default", samples: int = 6, constraint_sets: int = 4, top_k: int = 10,
                      temperature: float = 1.0, rescore_top: int | None = None, max_score: float | None = None,
                      n: int = 5, n_ctx: int = 2048, seed: int = 0, threads: int | None = 1,
-                     faithful_examples: bool = True) -> Paraphraser:
-    """The registered ``paraphrase`` generator: a :class:`Paraphraser` on a llama.cpp model.
+                     faithful_examples: bool = True, backend: str = "auto", device: str = "auto") -> Paraphraser:
+    """The registered ``paraphrase`` generator: a :class:`Paraphraser` on a llama.cpp or transformers model.
 
-    ``model``: ``default``, ``small`` or a ``.gguf`` path (see :mod:`paraspan.models`);
+    ``model``: ``default``, ``small``, a ``.gguf`` path, ``hf:ORG/NAME`` (from the local Hugging
+    Face cache) or a Hugging Face model folder (see :mod:`paraspan.models`);
     ``samples`` per constraint set, ``constraint_sets`` randomized sets, ``rescore_top``:
-    backward-score only the best M per cluster; ``threads``: llama.cpp threads;
-    ``faithful_examples``: the faithfulness rules and examples in the prompt.
+    backward-score only the best M per cluster; ``threads``: CPU threads;
+    ``faithful_examples``: the faithfulness rules and examples in the prompt; ``backend``: auto,
+    llama or transformers (auto: transformers for ``hf:`` ids, folders and ``device`` cuda,
+    llama.cpp otherwise); ``device``: auto, cpu or cuda (transformers only).
     """
     from dataclasses import asdict
 
-    from paraspan.llm.llama_backend import LlamaBackend
+    from paraspan.llm.hf_backend import load_backend
 
-    backend = LlamaBackend.load(model, n_threads=threads, seed=seed, n_ctx=n_ctx,
-                                max_parallel=max(8, samples * constraint_sets))
+    runtime = load_backend(model, backend=backend, device=device, seed=seed, n_ctx=n_ctx, n_threads=threads,
+                           parallel=max(8, samples * constraint_sets))
     config = ParaphraseConfig(n=n, samples=samples, constraint_sets=constraint_sets, top_k=top_k,
                               temperature=temperature, rescore_per_cluster=rescore_top, max_score=max_score,
                               faithful_examples=faithful_examples, seed=seed)
-    paraphraser = Paraphraser(backend, config)
-    resolved = getattr(backend.llm, "resolved", None)
-    paraphraser.info = {"llm": getattr(resolved, "name", model),
-                        "llm_package": getattr(resolved, "source_package", None),
+    paraphraser = Paraphraser(runtime, config)
+    resolved = getattr(getattr(runtime, "llm", None), "resolved", None)
+    paraphraser.info = {"llm": getattr(resolved, "name", None) or getattr(runtime, "model_name", model),
+                        "llm_package": getattr(resolved, "source_package", None)
+                        or getattr(runtime, "source_package", None),
+                        "llm_backend": runtime.name,
                         "paraphrase_config": {k: v for k, v in asdict(config).items() if v is not None}}
+    if runtime.name == "transformers":
+        paraphraser.info["device"] = str(runtime.device)
     return paraphraser

@@ -627,6 +627,9 @@ def as_prompt(prompt: Prompt | Sequence[int]) -> Prompt:
 
 def start_tokens(backend: Any) -> list[int]:
     """The model's begin-of-text token (or end-of-text, or a newline): what a whole text is scored after."""
+    own = getattr(backend, "start_tokens", None)
+    if callable(own):  # a backend that knows its own (the transformers one)
+        return list(own())
     model = getattr(backend, "_model", None)
     if model is not None:
         for token in (model.token_bos(), model.token_eos()):

@@ -21,11 +21,13 @@ deterministic one is never retried (:class:`~paraspan.generate.base.Capabilities
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from paraspan.corpus.schema import Sentence, Span, Structure
 from paraspan.filter.base import recorded
+from paraspan.filter.learned import LearnedFilter
 from paraspan.filter.thresholds import ThresholdFilter
 from paraspan.generate.base import Candidate, GenerationRequest
 from paraspan.generate.project import Placed, place
@@ -34,6 +36,8 @@ from paraspan.pipeline.store import CandidateRow, OutputRow, WorkResult
 from paraspan.text.lexical_units import AnchorLU, AnchorTagger, anchor_lemma, lu_pos
 
 METHOD = "iterative-paraphrase"
+#: ``provenance["meaning"]`` of an output whose generator writes new content (see Capabilities)
+NEW_CONTENT = "new"
 
 # Structure keys that hold offsets into the source text: they do not carry over to a rewrite.
 _OFFSET_EXTRAS = ("anchor_rest", "more_args", "dropped", "annoset_id", "lu_id", "status")
@@ -212,6 +216,9 @@ class Augmenter:
             **({"anchor_lu": lu.to_dict()} if lu is not None else {}),
             "banned": list(banned),
             "paraphrase": scores,
+            # what the generator says of its candidate (rewrite rules, sample cluster and bans,
+            # infill's sister LU and fillers): which rule or sample made an output is how it is fixed
+            **({"generated": _jsonable(cand.meta)} if cand.meta else {}),
             "aligner": {"anchor": _r(a_score), "spans": span_info},
             **({"projection": via} if via != "aligner" else {}),
             "args_placed": sum(1 for s in span_info[1:] if s["placed"] is not None),
@@ -221,13 +228,16 @@ class Augmenter:
             **({"attempt": attempt} if attempt else {}),
             "models": self.models,
             "seed": cfg.seed,
+            # new content (infilling): the meaning check does not compare it with its source
+            **({} if self.generator.capabilities.keeps_meaning else {"meaning": NEW_CONTENT}),
         }
         meta = {k: v for k, v in sentence.meta.items() if k != "tokens"}  # token offsets do not carry over
         out = Sentence(f"{sentence.id}~s{index}i{iteration}", cand.text, [out_structure], meta,
                        source_id=sentence.id, provenance=provenance)
         decisions: dict[str, tuple[bool, str, float | None]] = {}
         checks: dict[str, dict[str, Any]] = {}
-        for flt in self.filters:
+        provenance["checks"] = checks  # filled as the checks decide: a learned filter reads those before it
+        for flt in sorted(self.filters, key=lambda f: isinstance(f, LearnedFilter)):
             d = flt.decide(out, sentence)
             # a combined check records each part too (labels, spans, fluency, meaning of `verified`)
             for name, part in recorded(flt.name, d).items():
@@ -235,9 +245,21 @@ class Augmenter:
                 if not isinstance(flt, ThresholdFilter):  # rules read provenance: nothing to add
                     checks[name] = {"keep": bool(part.keep), "score": _r(part.score), "reason": str(part.reason)}
         provenance["filters"] = {name: d[0] for name, d in decisions.items()}
-        if checks:
-            provenance["checks"] = checks
+        if not checks:
+            del provenance["checks"]
         return OutputRow(out, index, iteration, offset + chosen, scores.get("forward"), scores.get("backward"),
                          scores.get("score"), _r(a_score), min(placed_scores) if placed_scores else None,
                          structure.label if structure.kind == "frame" else f"{structure.kind}:{structure.label}",
                          anchor_text, lemma, decisions)
+
+
+def _jsonable(meta: dict[str, Any]) -> dict[str, Any]:
+    """``meta`` with the values JSON cannot hold dropped (provenance is written as JSON)."""
+    out = {}
+    for key, value in meta.items():
+        try:
+            json.dumps(value)
+        except (TypeError, ValueError):
+            continue
+        out[key] = value
+    return out

@@ -2,9 +2,16 @@
 
 ``GET /``                      the page (inline CSS and JS, nothing fetched from elsewhere)
 ``POST /api/next``             ``{"annotator"}`` → the annotator's task (reserved for them), or ``{"done": true}``
-``POST /api/judgments``        ``{"annotator", "task", "scores": {"c0": 0-100, ...}}`` → 201 and progress
+``POST /api/judgments``        ``{"annotator", "task", "scores": {"c0": 0-100, ...}, "notes": {"c0": "..."}}``
+                               → 201 and progress (``notes`` optional, at most 300 characters each; in
+                               output mode ``KIND: free text``, KIND one of frame, meaning, span,
+                               grammar, correct)
 ``GET /api/progress``          ``?annotator=NAME`` → progress counts
+``GET /api/config``            ``{"mode", "note_kinds", "max_note"}``: what the page needs to know
 ``GET /api/health``            ``{"ok": true}``
+
+The app serves one review mode (:attr:`ReviewSettings.mode`): ``trigger`` tasks (Culkin et al.'s
+question, with gold controls) or ``output`` tasks (is the whole output right?).
 
 Each request opens the run store on its own connection (SQLite in WAL mode with a busy timeout),
 so any number of annotators, server threads or even several server processes can share a store;
@@ -27,9 +34,19 @@ from fastapi.responses import HTMLResponse, JSONResponse
 from pydantic import BaseModel, Field
 
 from paraspan.pipeline.store import RunStore
-from paraspan.review.tasks import ReviewError, ReviewSettings, ensure_tables, next_task, progress, submit
+from paraspan.review.tasks import (
+    MAX_NOTE,
+    NOTE_KINDS,
+    ReviewError,
+    ReviewSettings,
+    ensure_tables,
+    next_task,
+    progress,
+    submit,
+)
 
 Score = Annotated[float, Field(ge=0, le=100, allow_inf_nan=False)]
+Note = Annotated[str, Field(max_length=MAX_NOTE)]
 
 
 class NextRequest(BaseModel):
@@ -40,6 +57,7 @@ class Submission(BaseModel):
     annotator: str = Field(min_length=1, max_length=64)
     task: int
     scores: dict[str, Score] = Field(max_length=8)
+    notes: dict[str, Note] | None = Field(default=None, max_length=8)
 
 
 def create_app(store_path: str | Path, settings: ReviewSettings | None = None) -> Any:
@@ -70,6 +88,10 @@ def create_app(store_path: str | Path, settings: ReviewSettings | None = None) -
     def index() -> str:
         return page
 
+    @app.get("/api/config")
+    def config() -> dict[str, Any]:
+        return {"mode": settings.mode, "note_kinds": list(NOTE_KINDS), "max_note": MAX_NOTE}
+
     @app.get("/api/health")
     def health() -> dict[str, Any]:
         return {"ok": True}
@@ -85,7 +107,8 @@ def create_app(store_path: str | Path, settings: ReviewSettings | None = None) -
     @app.post("/api/judgments", status_code=201)
     def judgments(submission: Submission) -> dict[str, Any]:
         with opened() as store:
-            done = submit(store, submission.annotator, submission.task, dict(submission.scores), settings)
+            done = submit(store, submission.annotator, submission.task, dict(submission.scores), settings,
+                          notes=dict(submission.notes or {}))
         return {"saved": len(submission.scores), "progress": done}
 
     @app.get("/api/progress")

@@ -4,6 +4,9 @@ The paper binarises each 0–100 rating at 50, reports Fleiss' kappa over the sy
 binarised ratings (0.56 with three annotators), how often all annotators agree (71%), and the
 acceptance rates of the gold controls (in-frame 95%, out-of-frame 7%) as a check that annotators
 understood the task.
+
+Judgments from both review modes (trigger, output) share the store's ``judgments`` table; their
+JSON note says which mode (none: trigger), and both the export and the statistics can keep one.
 """
 
 from __future__ import annotations
@@ -14,9 +17,32 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from paraspan.pipeline.store import RunStore
+from paraspan.pipeline.store import Judgment, RunStore
 
 ACCEPT = 50.0
+
+
+def review_note(note: str | None) -> tuple[dict[str, Any] | None, str | None]:
+    """A judgment's note split into what the review app recorded (task, seconds, mode) and the
+    annotator's own note. A note that the review app did not write is all the annotator's."""
+    if not note:
+        return None, None
+    if note.startswith("{"):
+        try:
+            data = json.loads(note)
+        except ValueError:
+            data = None
+        if isinstance(data, dict) and "review_task" in data:
+            text = data.pop("note", None)
+            data.setdefault("mode", "trigger")  # trigger-mode notes predate modes and do not say
+            return data, text if isinstance(text, str) and text else None
+    return None, note
+
+
+def judgment_mode(judgment: Judgment) -> str | None:
+    """The review mode that recorded ``judgment`` (None: not recorded by the review app)."""
+    review, _ = review_note(judgment.note)
+    return review["mode"] if review else None
 
 
 def fleiss_kappa(counts: Sequence[Sequence[int]]) -> float | None:
@@ -60,16 +86,18 @@ def _responses(store: RunStore) -> list[tuple[int, str, str, str, float]]:
         "SELECT task_id, annotator, item_id, kind, score FROM review_responses ORDER BY task_id, annotator")]
 
 
-def agreement(store: RunStore) -> dict[str, Any]:
-    """Agreement and control statistics over all judgments in ``store``."""
+def agreement(store: RunStore, mode: str | None = None) -> dict[str, Any]:
+    """Agreement and control statistics over all judgments in ``store`` (those of review ``mode``)."""
     system: dict[str, list[float]] = defaultdict(list)
     annotators: dict[str, dict[str, Any]] = defaultdict(lambda: {"judgments": 0, "controls": 0, "controls_right": 0})
     for j in store.judgments():
+        if mode is not None and judgment_mode(j) != mode:
+            continue
         system[j.output_id].append(j.score)
         annotators[j.annotator]["judgments"] += 1
     controls: dict[str, list[float]] = defaultdict(list)
     control_items: dict[str, list[float]] = defaultdict(list)
-    for _task, annotator, item, kind, score in _responses(store):
+    for _task, annotator, item, kind, score in _responses(store) if mode in (None, "trigger") else []:
         if kind == "system":
             continue
         controls[kind].append(score)
@@ -99,33 +127,46 @@ def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 4)
 
 
-def export_judgments(store: RunStore, out: str | Path, *, controls: str | Path | None = None) -> tuple[int, int]:
+def export_judgments(store: RunStore, out: str | Path, *, controls: str | Path | None = None,
+                     mode: str | None = None) -> tuple[int, int]:
     """Write the store's judgments of outputs as ``{"output_id", "score", "annotator", "time"}`` lines
     (what ``paraspan train-filter`` reads); with ``controls``, the control ratings to a second file.
-    Returns (judgments, control ratings) written."""
+    ``mode``: only the judgments of that review mode (``trigger``, ``output``).
+
+    A judgment from the review app also has ``task``, ``mode`` and ``seconds``, and ``note`` is
+    the annotator's own note only (``"meaning: forty dollars became forty cents"``), not the JSON
+    the store keeps. Returns (judgments, control ratings) written."""
     from paraspan.corpus.jsonl import atomic_write
 
-    tasks = {}
-    has = store.conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'review_responses'"
-                             ).fetchone()
-    if has:
-        tasks = dict(store.conn.execute("SELECT judgment_id, task_id FROM review_responses "
-                                        "WHERE judgment_id IS NOT NULL"))
+    tasks: dict[int, int] = {}
+    for table in ("review_responses", "review_output_responses"):
+        has = store.conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)).fetchone()
+        if has:
+            tasks.update(store.conn.execute(f"SELECT judgment_id, task_id FROM {table} "
+                                            "WHERE judgment_id IS NOT NULL"))
     written = 0
     with atomic_write(Path(out)) as handle:
         for j in store.judgments():
+            review, note = review_note(j.note)
+            if mode is not None and (review or {}).get("mode") != mode:
+                continue
             line: dict[str, Any] = {"output_id": j.output_id, "score": j.score, "annotator": j.annotator,
                                     "time": j.time}
             if j.id in tasks:
                 line["task"] = tasks[j.id]
-            if j.note:  # why the annotator judged so ("meaning: forty dollars became forty cents")
-                line["note"] = j.note
+            if review:
+                line.setdefault("task", review["review_task"])
+                line["mode"] = review["mode"]
+                if "seconds" in review:
+                    line["seconds"] = review["seconds"]
+            if note:  # why the annotator judged so ("meaning: forty dollars became forty cents")
+                line["note"] = note
             handle.write(json.dumps(line, ensure_ascii=False) + "\n")
             written += 1
     n_controls = 0
     if controls is not None:
         with atomic_write(Path(controls)) as handle:
-            for task, annotator, item, kind, score in _responses(store):
+            for task, annotator, item, kind, score in _responses(store) if mode in (None, "trigger") else []:
                 if kind == "system":
                     continue
                 handle.write(json.dumps({"item_id": item, "kind": kind, "score": score, "annotator": annotator,

@@ -32,6 +32,18 @@ Assignment: an annotator gets back their unfinished task if they have one; other
 with the fewest (finished + currently assigned) annotators, never one they already had, and
 never one that has ``redundancy`` ratings. So concurrent annotators get different tasks until
 every task has been handed out, and only then start a second round.
+
+**Output mode** (``paraspan review --mode output``) judges each output as an annotator would judge
+the whole of it: grammatical English, the source's meaning kept, every span and label right. A
+task shows the source sentence and the output, each with every span of the structure highlighted
+and labelled, and takes one 0–100 score (≥ 50: fully correct) with an optional note that says
+what was wrong first, ``KIND: free text`` (KIND one of :data:`NOTE_KINDS`). There are no gold
+controls. Its tasks live in tables of their own (``review_output_tasks`` with a ``view`` column
+instead of ``examples``, ``review_output_assignments``, ``review_output_responses``), so both modes
+can run on one store without mixing their tasks, progress or assignments.
+
+Judgments of outputs carry a JSON note ``{"review_task", "seconds"}``, with ``"mode": "output"``
+in output mode and ``"note"``: the annotator's note, when they gave one.
 """
 
 from __future__ import annotations
@@ -40,6 +52,7 @@ import hashlib
 import html
 import json
 import random
+import re
 import sqlite3
 import time
 from collections import defaultdict
@@ -47,29 +60,50 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from paraspan.corpus.schema import Sentence
+from paraspan.corpus.schema import Sentence, Structure
 from paraspan.errors import ParaspanError, format_code
 from paraspan.pipeline.store import RunStore
-from paraspan.report.highlight import Palette, highlight_html, structure_spans
+from paraspan.report.highlight import ANCHOR_COLOUR, MarkedSpan, Palette, highlight_html, structure_spans
 
 SYSTEM, GOLD_IN, GOLD_OUT = "system", "gold-in", "gold-out"
 SLOTS = ("c0", "c1", "c2")
 MAX_NAME = 64
+MAX_NOTE = 300  # characters of an annotator's note
+#: What was wrong first (output mode notes are ``KIND: free text``); ``correct`` when nothing was.
+NOTE_KINDS = ("frame", "meaning", "span", "grammar", "correct")
+_NOTE = re.compile(r"\s*(" + "|".join(NOTE_KINDS) + r")\s*:\s*(.*)", re.IGNORECASE | re.DOTALL)
 
+# The same three tables per mode; {shown} is the column with what the page shows besides the candidates.
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS review_tasks (
+CREATE TABLE IF NOT EXISTS {tasks} (
     id INTEGER PRIMARY KEY, output_id TEXT NOT NULL UNIQUE, rank INTEGER NOT NULL, kind TEXT NOT NULL,
-    label TEXT NOT NULL, definition TEXT, question TEXT NOT NULL, examples TEXT NOT NULL, items TEXT NOT NULL,
+    label TEXT NOT NULL, definition TEXT, question TEXT NOT NULL, {shown} TEXT NOT NULL, items TEXT NOT NULL,
     created TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS review_tasks_rank ON review_tasks(rank);
-CREATE TABLE IF NOT EXISTS review_assignments (
+CREATE INDEX IF NOT EXISTS {tasks}_rank ON {tasks}(rank);
+CREATE TABLE IF NOT EXISTS {assignments} (
     task_id INTEGER NOT NULL, annotator TEXT NOT NULL, assigned REAL NOT NULL, PRIMARY KEY (task_id, annotator));
-CREATE TABLE IF NOT EXISTS review_responses (
+CREATE TABLE IF NOT EXISTS {responses} (
     task_id INTEGER NOT NULL, annotator TEXT NOT NULL, item_id TEXT NOT NULL, kind TEXT NOT NULL,
     score REAL NOT NULL CHECK (score >= 0 AND score <= 100), time TEXT NOT NULL, seconds REAL,
     judgment_id INTEGER, PRIMARY KEY (task_id, annotator, item_id));
-CREATE INDEX IF NOT EXISTS review_responses_annotator ON review_responses(annotator);
+CREATE INDEX IF NOT EXISTS {responses}_annotator ON {responses}(annotator);
 """
+
+
+@dataclass(frozen=True)
+class Mode:
+    """A review mode and the tables that hold its tasks, assignments and responses."""
+
+    name: str
+    tasks: str
+    assignments: str
+    responses: str
+    shown: str  # the task column with what the page shows besides the candidates (JSON)
+
+
+TRIGGER = Mode("trigger", "review_tasks", "review_assignments", "review_responses", "examples")
+OUTPUT = Mode("output", "review_output_tasks", "review_output_assignments", "review_output_responses", "view")
+MODES = {m.name: m for m in (TRIGGER, OUTPUT)}
 
 QUESTIONS = {
     "frame": "How well does the highlighted phrase evoke the frame {label} in its sentence?",
@@ -98,10 +132,20 @@ def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S%z")
 
 
+def mode_of(name: str) -> Mode:
+    """The review mode called ``name`` (``trigger`` or ``output``)."""
+    if name not in MODES:
+        raise ReviewError.from_code("E759", mode=name, choices=", ".join(MODES))
+    return MODES[name]
+
+
 def ensure_tables(conn: sqlite3.Connection) -> None:
-    for statement in _SCHEMA.strip().split(";"):
-        if statement.strip():
-            conn.execute(statement)
+    for mode in MODES.values():
+        schema = _SCHEMA.format(tasks=mode.tasks, assignments=mode.assignments, responses=mode.responses,
+                                shown=mode.shown)
+        for statement in schema.strip().split(";"):
+            if statement.strip():
+                conn.execute(statement)
 
 
 # ---------------------------------------------------------------------------------------- gold pool
@@ -276,9 +320,7 @@ def prepare_tasks(store: RunStore, pool: GoldPool, *, seed: int = 0, definitions
     conn = store.conn
     ensure_tables(conn)
     existing = {r[0] for r in conn.execute("SELECT output_id FROM review_tasks")}
-    records = list(store.iter_outputs(filter))
-    if sample is not None and sample < len(records):
-        records = sorted(records, key=lambda r: _rank(seed, r.id))[:sample]
+    records = _chosen(store, filter, sample, seed)
     result = PrepareResult()
     rows = []
     for record in records:
@@ -297,10 +339,155 @@ def prepare_tasks(store: RunStore, pool: GoldPool, *, seed: int = 0, definitions
         rows.append((task["output_id"], task["rank"], task["kind"], task["label"], task["definition"],
                      task["question"], json.dumps(task["examples"], ensure_ascii=False),
                      json.dumps(task["items"], ensure_ascii=False), _now()))
+    _insert(conn, TRIGGER, rows)
+    return result
+
+
+def _chosen(store: RunStore, filter: str | None, sample: int | None, seed: int) -> list[Any]:
+    """The outputs ``filter`` kept (all without one), or a seeded ``sample`` of them."""
+    records = list(store.iter_outputs(filter))
+    if sample is not None and sample < len(records):
+        records = sorted(records, key=lambda r: _rank(seed, r.id))[:sample]
+    return records
+
+
+def _insert(conn: sqlite3.Connection, mode: Mode, rows: list[tuple[Any, ...]]) -> None:
     conn.execute("BEGIN IMMEDIATE")
-    conn.executemany("INSERT OR IGNORE INTO review_tasks (output_id, rank, kind, label, definition, question, "
-                     "examples, items, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    conn.executemany(f"INSERT OR IGNORE INTO {mode.tasks} (output_id, rank, kind, label, definition, question, "
+                     f"{mode.shown}, items, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
     conn.execute("COMMIT")
+
+
+# ---------------------------------------------------------------------------------------- output mode
+
+OUTPUT_QUESTION = ("Is the output fully correct? Grammatical English, the meaning of the source kept, and every "
+                   "span and label right: the {anchor} and every {args} with its label.")
+_ANCHOR_WORDS = {"frame": ("trigger with its frame", "frame element"),
+                 "srl": ("predicate with its sense", "argument"),
+                 "entity": ("mention with its entity type", "argument"),
+                 "event": ("trigger with its event type", "argument")}
+
+
+def _anchor_tag(structure: Structure) -> str:
+    """The anchor's tag: the structure's label, and the anchor's own label (a FrameNet LU) when it differs."""
+    anchor = structure.anchor
+    if anchor is not None and anchor.label and anchor.label != structure.label:
+        return f"{structure.label} ({anchor.label})"
+    return structure.label
+
+
+def labelled_spans(structure: Structure | None) -> list[MarkedSpan]:
+    """The anchor (tagged with the structure's label) and every argument with its label."""
+    if structure is None:
+        return []
+    spans = [MarkedSpan(s.start, s.end, s.label, s.role) for s in structure_spans(structure)]
+    if structure.anchor is not None:
+        spans[0] = MarkedSpan(structure.anchor.start, structure.anchor.end, _anchor_tag(structure), "anchor")
+    return spans
+
+
+def labelled_html(text: str, spans: list[MarkedSpan], palette: Palette) -> str:
+    """``text`` as escaped HTML, each span highlighted and followed by a small tag with its label.
+
+    Nested or overlapping spans cannot each end in a tag: then the spans are only coloured (as in
+    the report) and the page lists them with their labels under the sentence.
+    """
+    valid = sorted((s for s in spans if 0 <= s.start < s.end <= len(text)), key=lambda s: (s.start, -s.end))
+    if any(b.start < a.end for a, b in zip(valid, valid[1:], strict=False)):
+        return highlight_html(text, valid, palette)
+    parts: list[str] = []
+    position = 0
+    for span in valid:
+        colour = ANCHOR_COLOUR if span.role == "anchor" else palette.colour(span.label)
+        label = html.escape(span.label, quote=True)
+        parts.append(html.escape(text[position:span.start]))
+        parts.append(f'<mark class="{span.role}" style="background:{colour}" title="{label}">'
+                     f'{html.escape(text[span.start:span.end])}</mark><span class="tag {span.role}">{label}</span>')
+        position = span.end
+    parts.append(html.escape(text[position:]))
+    return "".join(parts)
+
+
+def sentence_view(text: str, structure: Structure | None, palette: Palette) -> dict[str, Any]:
+    """What the page shows of one sentence: its text, labelled HTML, and the spans as a list."""
+    spans = labelled_spans(structure)
+    args = sorted((s for s in spans if s.role != "anchor"), key=lambda s: (s.start, s.end))
+    ordered = [s for s in spans if s.role == "anchor"] + args
+    return {
+        "text": text, "kind": structure.kind if structure else None, "label": structure.label if structure else None,
+        "html": labelled_html(text, spans, palette),
+        "spans": [{"role": s.role, "label": s.label, "start": s.start, "end": s.end,
+                   "text": text[s.start:s.end] if 0 <= s.start < s.end <= len(text) else None,
+                   "colour": ANCHOR_COLOUR if s.role == "anchor" else palette.colour(s.label)} for s in ordered],
+    }
+
+
+def build_output_task(output: Sentence, source: Sentence | None, *, structure: int | None = None, seed: int = 0,
+                      definitions: dict[str, str] | None = None) -> dict[str, Any]:
+    """The output-mode task for one output: source and output with their labelled spans.
+
+    The source's structure is the one the output's provenance names (``structure``), else
+    ``structure`` (the store's column); the output's is its first (an output carries one).
+    """
+    index = (output.provenance or {}).get("structure", structure)
+    source_structure = None
+    if (source is not None and isinstance(index, int) and not isinstance(index, bool)
+            and 0 <= index < len(source.structures)):
+        source_structure = source.structures[index]
+    output_structure = output.structures[0] if output.structures else None
+    main = output_structure or source_structure
+    kind, label = (main.kind, main.label) if main is not None else ("", "")
+    palette = Palette()  # one per task: a label has the same colour in the source and the output
+    source_view = sentence_view(source.text if source is not None else "", source_structure, palette)
+    output_view = sentence_view(output.text, output_structure, palette)
+    # source arguments the output lacks (by label): easy to overlook, so the page names them
+    placed = [s["label"] for s in output_view["spans"] if s["role"] == "arg"]
+    missing = []
+    for span in source_view["spans"]:
+        if span["role"] != "arg":
+            continue
+        if span["label"] in placed:
+            placed.remove(span["label"])
+        else:
+            missing.append({"label": span["label"], "text": span["text"]})
+    anchor, args = _ANCHOR_WORDS.get(kind, ("anchor with its label", "argument"))
+    return {
+        "output_id": output.id, "rank": _rank(seed, output.id), "kind": kind, "label": label,
+        "definition": (definitions or {}).get(label, "") if kind == "frame" else "",
+        "question": OUTPUT_QUESTION.format(anchor=anchor, args=args),
+        "view": {"source": source_view, "output": output_view, "missing": missing},
+        "items": [{"kind": SYSTEM, "ref": output.id, "slot": SLOTS[0]}],
+    }
+
+
+def prepare_output_tasks(store: RunStore, *, seed: int = 0, definitions: dict[str, str] | None = None,
+                         filter: str | None = None, sample: int | None = None) -> PrepareResult:
+    """Write an output-mode task for every output (that ``filter`` kept; a seeded ``sample``) without one.
+
+    ``filter="all"`` is every output, kept or rejected (as no filter). Idempotent like
+    :func:`prepare_tasks`.
+    """
+    if filter == "all":
+        filter = None
+    conn = store.conn
+    ensure_tables(conn)
+    existing = {r[0] for r in conn.execute(f"SELECT output_id FROM {OUTPUT.tasks}")}
+    result = PrepareResult()
+    rows = []
+    source: tuple[str, Sentence | None] = ("", None)  # outputs come in input order: one source at a time
+    for record in _chosen(store, filter, sample, seed):
+        if record.id in existing:
+            result.existing += 1
+            continue
+        if source[0] != record.input_id:
+            source = (record.input_id, store.source(record.input_id))
+        task = build_output_task(record.sentence, source[1], structure=record.structure, seed=seed,
+                                 definitions=definitions)
+        result.tasks += 1
+        rows.append((task["output_id"], task["rank"], task["kind"], task["label"], task["definition"],
+                     task["question"], json.dumps(task["view"], ensure_ascii=False),
+                     json.dumps(task["items"], ensure_ascii=False), _now()))
+    _insert(conn, OUTPUT, rows)
     return result
 
 
@@ -314,17 +501,49 @@ def check_annotator(name: str) -> str:
     return name
 
 
+def check_note(slot: str, note: Any, mode: Mode) -> str:
+    """``note`` stripped; in output mode its kind lowercased (``Meaning: x`` → ``meaning: x``).
+
+    Raises :class:`ReviewError` (422) for a note that is not text, is longer than
+    :data:`MAX_NOTE`, or (output mode) does not start with ``KIND:``.
+    """
+    if not isinstance(note, str):
+        raise ReviewError.from_code("E769", status=422, slot=slot, problem=f"must be text, not {note!r}",
+                                    fix="send the note as a string")
+    note = note.strip()
+    if len(note) > MAX_NOTE:
+        raise ReviewError.from_code("E769", status=422, slot=slot,
+                                    problem=f"has {len(note)} characters, more than {MAX_NOTE}",
+                                    fix="say briefly what was wrong first")
+    if note and mode is OUTPUT:
+        match = _NOTE.fullmatch(note)
+        if match is None:
+            raise ReviewError.from_code("E769", status=422, slot=slot, problem=f"does not start with a kind: {note!r}",
+                                        fix="write KIND: free text, KIND one of " + ", ".join(NOTE_KINDS))
+        note = f"{match.group(1).lower()}: {match.group(2).strip()}".rstrip()
+    return note
+
+
 @dataclass(frozen=True)
 class ReviewSettings:
     redundancy: int = 3  # annotators per task (the paper: 3)
     lease: float = 1800.0  # seconds a handed-out task stays reserved for its annotator
+    mode: str = TRIGGER.name  # which tasks are handed out: "trigger" or "output"
+
+    def __post_init__(self) -> None:
+        mode_of(self.mode)
+
+    @property
+    def tables(self) -> Mode:
+        return MODES[self.mode]
 
 
 def _public(row: sqlite3.Row | tuple, progress: dict[str, Any]) -> dict[str, Any]:
     """What the page may see of a task: no output id, no item kinds, no gold ids."""
     task_id, kind, label, definition, question, examples, items = row
     return {
-        "task": task_id, "kind": kind, "label": label, "definition": definition, "question": question,
+        "task": task_id, "mode": TRIGGER.name, "kind": kind, "label": label, "definition": definition,
+        "question": question,
         "examples": [e["html"] for e in json.loads(examples)],
         "candidates": [{"slot": i["slot"], "text": i["text"], "start": i["start"], "end": i["end"],
                         "html": html.escape(i["text"][:i["start"]]) + "<mark class=\"anchor\">"
@@ -334,9 +553,23 @@ def _public(row: sqlite3.Row | tuple, progress: dict[str, Any]) -> dict[str, Any
     }
 
 
+def _public_output(row: sqlite3.Row | tuple, progress: dict[str, Any]) -> dict[str, Any]:
+    """What the page sees of an output-mode task: source and output with their spans, no ids."""
+    task_id, kind, label, definition, question, view, items = row
+    shown = json.loads(view)
+    return {
+        "task": task_id, "mode": OUTPUT.name, "kind": kind, "label": label, "definition": definition,
+        "question": question, "source": shown["source"], "output": shown["output"], "missing": shown["missing"],
+        "candidates": [{"slot": i["slot"]} for i in json.loads(items)],
+        "note_kinds": list(NOTE_KINDS), "max_note": MAX_NOTE,
+        "progress": progress,
+    }
+
+
 def progress(conn: sqlite3.Connection, annotator: str | None, settings: ReviewSettings) -> dict[str, Any]:
-    total = int(conn.execute("SELECT COUNT(*) FROM review_tasks").fetchone()[0])
-    per_task = dict(conn.execute("SELECT task_id, COUNT(DISTINCT annotator) FROM review_responses GROUP BY task_id"))
+    m = settings.tables
+    total = int(conn.execute(f"SELECT COUNT(*) FROM {m.tasks}").fetchone()[0])
+    per_task = dict(conn.execute(f"SELECT task_id, COUNT(DISTINCT annotator) FROM {m.responses} GROUP BY task_id"))
     out: dict[str, Any] = {
         "tasks": total,
         "tasks_started": len(per_task),
@@ -344,54 +577,53 @@ def progress(conn: sqlite3.Connection, annotator: str | None, settings: ReviewSe
         "redundancy": settings.redundancy,
         "ratings": sum(per_task.values()),
         "target": total * settings.redundancy,
-        "annotators": int(conn.execute("SELECT COUNT(DISTINCT annotator) FROM review_responses").fetchone()[0]),
+        "annotators": int(conn.execute(f"SELECT COUNT(DISTINCT annotator) FROM {m.responses}").fetchone()[0]),
     }
     if annotator:
-        mine = int(conn.execute("SELECT COUNT(DISTINCT task_id) FROM review_responses WHERE annotator = ?",
+        mine = int(conn.execute(f"SELECT COUNT(DISTINCT task_id) FROM {m.responses} WHERE annotator = ?",
                                 (annotator,)).fetchone()[0])
-        held = int(conn.execute("SELECT COUNT(*) FROM review_assignments WHERE annotator = ?",
+        held = int(conn.execute(f"SELECT COUNT(*) FROM {m.assignments} WHERE annotator = ?",
                                 (annotator,)).fetchone()[0])
         open_for_me = int(conn.execute(
-            "SELECT COUNT(*) FROM review_tasks t WHERE NOT EXISTS (SELECT 1 FROM review_assignments a "
-            "WHERE a.task_id = t.id AND a.annotator = ?) AND (SELECT COUNT(DISTINCT r.annotator) FROM "
-            "review_responses r WHERE r.task_id = t.id) < ?", (annotator, settings.redundancy)).fetchone()[0])
+            f"SELECT COUNT(*) FROM {m.tasks} t WHERE NOT EXISTS (SELECT 1 FROM {m.assignments} a "
+            f"WHERE a.task_id = t.id AND a.annotator = ?) AND (SELECT COUNT(DISTINCT r.annotator) FROM "
+            f"{m.responses} r WHERE r.task_id = t.id) < ?", (annotator, settings.redundancy)).fetchone()[0])
         out["done_by_you"] = mine
         out["left_for_you"] = open_for_me + (held - mine)
     return out
-
-
-_TASK_COLUMNS = "id, kind, label, definition, question, examples, items"
 
 
 def next_task(conn: sqlite3.Connection, annotator: str, settings: ReviewSettings) -> dict[str, Any] | None:
     """The task to show ``annotator`` now (reserving it), or None when nothing is left for them."""
     annotator = check_annotator(annotator)
     ensure_tables(conn)
+    m = settings.tables
+    columns = f"id, kind, label, definition, question, {m.shown}, items"
     now = time.time()
     conn.execute("BEGIN IMMEDIATE")  # one assigner at a time: two annotators never race for one task
     try:
         row = conn.execute(
-            f"SELECT {_TASK_COLUMNS} FROM review_tasks WHERE id = (SELECT a.task_id FROM review_assignments a "
-            "WHERE a.annotator = ? AND NOT EXISTS (SELECT 1 FROM review_responses r WHERE r.task_id = a.task_id "
+            f"SELECT {columns} FROM {m.tasks} WHERE id = (SELECT a.task_id FROM {m.assignments} a "
+            f"WHERE a.annotator = ? AND NOT EXISTS (SELECT 1 FROM {m.responses} r WHERE r.task_id = a.task_id "
             "AND r.annotator = a.annotator) ORDER BY a.assigned LIMIT 1)", (annotator,)).fetchone()
         if row is not None:  # their unfinished task (a reload, a second tab): the same one
-            conn.execute("UPDATE review_assignments SET assigned = ? WHERE task_id = ? AND annotator = ?",
+            conn.execute(f"UPDATE {m.assignments} SET assigned = ? WHERE task_id = ? AND annotator = ?",
                          (now, row[0], annotator))
         else:
             row = conn.execute(
-                f"""SELECT {_TASK_COLUMNS} FROM (
+                f"""SELECT {columns} FROM (
                       SELECT t.*,
-                        (SELECT COUNT(DISTINCT r.annotator) FROM review_responses r WHERE r.task_id = t.id) AS done,
-                        (SELECT COUNT(*) FROM review_assignments a WHERE a.task_id = t.id AND a.assigned > ?
-                           AND NOT EXISTS (SELECT 1 FROM review_responses r WHERE r.task_id = a.task_id
+                        (SELECT COUNT(DISTINCT r.annotator) FROM {m.responses} r WHERE r.task_id = t.id) AS done,
+                        (SELECT COUNT(*) FROM {m.assignments} a WHERE a.task_id = t.id AND a.assigned > ?
+                           AND NOT EXISTS (SELECT 1 FROM {m.responses} r WHERE r.task_id = a.task_id
                                            AND r.annotator = a.annotator)) AS active
-                      FROM review_tasks t
-                      WHERE NOT EXISTS (SELECT 1 FROM review_assignments a WHERE a.task_id = t.id
+                      FROM {m.tasks} t
+                      WHERE NOT EXISTS (SELECT 1 FROM {m.assignments} a WHERE a.task_id = t.id
                                         AND a.annotator = ?))
                     WHERE done < ? ORDER BY done + active, active, rank, id LIMIT 1""",
                 (now - settings.lease, annotator, settings.redundancy)).fetchone()
             if row is not None:
-                conn.execute("INSERT INTO review_assignments VALUES (?, ?, ?)", (row[0], annotator, now))
+                conn.execute(f"INSERT INTO {m.assignments} VALUES (?, ?, ?)", (row[0], annotator, now))
         conn.execute("COMMIT")
     except BaseException:
         if conn.in_transaction:
@@ -399,41 +631,47 @@ def next_task(conn: sqlite3.Connection, annotator: str, settings: ReviewSettings
         raise
     if row is None:
         return None
-    return _public(row, progress(conn, annotator, settings))
+    public = _public_output if m is OUTPUT else _public
+    return public(row, progress(conn, annotator, settings))
 
 
 def submit(store: RunStore, annotator: str, task_id: int, scores: dict[str, float],
-           settings: ReviewSettings) -> dict[str, Any]:
+           settings: ReviewSettings, notes: dict[str, str] | None = None) -> dict[str, Any]:
     """Record one annotator's ratings of one task's candidates, atomically; returns their progress.
 
+    ``notes`` (optional, per candidate) say why; the system output's note goes into its judgment's
+    JSON note (``"note"``), a control's is not kept. In output mode a note is ``KIND: free text``.
+
     Raises :class:`ReviewError` (with an HTTP status) for an unknown task (404) or candidate (404),
-    a missing candidate or a score outside 0–100 (422), a task not handed to this annotator (409)
-    and a second submission (409). Nothing is written unless everything is valid.
+    a missing candidate, a score outside 0–100 or a bad note (422), a task not handed to this
+    annotator (409) and a second submission (409). Nothing is written unless everything is valid.
     """
     annotator = check_annotator(annotator)
     conn = store.conn
     ensure_tables(conn)
+    m = settings.tables
     for slot, score in scores.items():
         if not isinstance(score, (int, float)) or isinstance(score, bool) or not 0 <= float(score) <= 100:
             raise ReviewError.from_code("E762", status=422, slot=slot, score=score)
+    checked = {slot: check_note(slot, note, m) for slot, note in (notes or {}).items()}
     conn.execute("BEGIN IMMEDIATE")
     try:
-        row = conn.execute("SELECT output_id, items FROM review_tasks WHERE id = ?", (task_id,)).fetchone()
+        row = conn.execute(f"SELECT output_id, items FROM {m.tasks} WHERE id = ?", (task_id,)).fetchone()
         if row is None:
             raise ReviewError.from_code("E763", status=404, task_id=task_id)
         items = {i["slot"]: i for i in json.loads(row[1])}
-        unknown = sorted(set(scores) - set(items))
+        unknown = sorted((set(scores) | set(checked)) - set(items))
         if unknown:
             raise ReviewError.from_code("E764", status=404, task_id=task_id, choices=", ".join(unknown),
                                         choices2=", ".join(sorted(items)))
         missing = sorted(set(items) - set(scores))
         if missing:
             raise ReviewError.from_code("E765", status=422, choices=", ".join(missing), task_id=task_id)
-        assigned = conn.execute("SELECT assigned FROM review_assignments WHERE task_id = ? AND annotator = ?",
+        assigned = conn.execute(f"SELECT assigned FROM {m.assignments} WHERE task_id = ? AND annotator = ?",
                                 (task_id, annotator)).fetchone()
         if assigned is None:
             raise ReviewError.from_code("E766", status=409, task_id=task_id, annotator=annotator)
-        if conn.execute("SELECT 1 FROM review_responses WHERE task_id = ? AND annotator = ? LIMIT 1",
+        if conn.execute(f"SELECT 1 FROM {m.responses} WHERE task_id = ? AND annotator = ? LIMIT 1",
                         (task_id, annotator)).fetchone():
             raise ReviewError.from_code("E767", status=409, annotator=annotator, task_id=task_id)
         seconds = round(time.time() - float(assigned[0]), 1)
@@ -442,9 +680,14 @@ def submit(store: RunStore, annotator: str, task_id: int, scores: dict[str, floa
             score = float(scores[slot])
             judgment_id = None
             if item["kind"] == SYSTEM:
+                note: dict[str, Any] = {"review_task": task_id, "seconds": seconds}
+                if m is not TRIGGER:
+                    note["mode"] = m.name
+                if checked.get(slot):
+                    note["note"] = checked[slot]
                 judgment_id = store.add_judgment(item["ref"], score, annotator,
-                                                 note=json.dumps({"review_task": task_id, "seconds": seconds}))
-            conn.execute("INSERT INTO review_responses VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                                                 note=json.dumps(note, ensure_ascii=False))
+            conn.execute(f"INSERT INTO {m.responses} VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                          (task_id, annotator, item["ref"], item["kind"], score, stamp, seconds, judgment_id))
         conn.execute("COMMIT")
     except sqlite3.IntegrityError:  # a concurrent double submission that passed the check above

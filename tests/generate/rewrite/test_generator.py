@@ -104,7 +104,7 @@ def test_all_structures_lost_is_not_emitted():
 
 
 def test_generator_contract_and_registry():
-    assert set(generators.options("rewrite")) == {"rules", "max_per_sentence", "max_lexical"}
+    assert set(generators.options("rewrite")) == {"rules", "max_per_sentence", "max_lexical", "families"}
     gen = Rewriter(RuleSet(hand_rules()), nlp=load_spacy())
     request = GenerationRequest("r", "The cake was eaten by the dog.", keep=((4, 8),), n=5)
     result = gen.generate(request)
@@ -120,3 +120,25 @@ def test_generator_contract_and_registry():
             assert c.text[out_tokens[j].start:out_tokens[j].end].strip()
     texts = [c.text for c in cands]
     assert "The dog ate the cake." in texts
+
+
+def test_families_choose_rules_by_the_relation_they_keep():
+    from paraspan.errors import ParaspanError
+    from paraspan.generate.rewrite.rules import FAMILY_PRESETS, select_families
+
+    every = RuleSet.default()
+    same = every.only("equivalence")
+    assert same.names() and {r.family for r in same.rules} <= set(FAMILY_PRESETS["equivalence"])
+    assert "delete-adjective" not in same.names() and "synonym" not in same.names()
+    assert not any(r.kind == "learned" for r in same.rules)
+    forward = every.only("forward_entailment")
+    assert "delete-adjective" in forward.names() and set(same.names()) < set(forward.names())
+    assert len(every.only("all")) == len(every)
+    assert select_families("voice,insertion") == ("voice", "insertion")
+    with pytest.raises(ParaspanError) as err:
+        select_families("voice,nonsense")
+    assert err.value.code == "E798" and "nonsense" in str(err.value)
+    # the registered generator keeps the meaning by default: no modifier deleted
+    gen = generators.build("rewrite", {})
+    assert "delete-adjective" not in gen.rules.names() and "active-to-passive" in gen.rules.names()
+    assert "delete-adjective" in generators.build("rewrite", {"families": "all"}).rules.names()

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -69,10 +69,13 @@ class Rewriter:
     capabilities = Capabilities(honours_ban=False, deterministic=True)
 
     def __init__(self, rules: RuleSet | str | None = None, *, max_per_sentence: int | None = None,
-                 nlp: Language | None = None, max_lexical: int = 3, n: int | None = None) -> None:
+                 nlp: Language | None = None, max_lexical: int = 3, n: int | None = None,
+                 families: str | Sequence[str] | None = None) -> None:
         if isinstance(rules, str):
             rules = RuleSet.from_file(rules)
         self.rules = rules if rules is not None else RuleSet.default()
+        if families is not None:  # a preset or family names (rules.FAMILY_PRESETS)
+            self.rules = self.rules.only(families)
         self.max_per_sentence = max_per_sentence if max_per_sentence is not None else n
         self.max_lexical = max_lexical
         self._nlp = nlp
@@ -220,11 +223,14 @@ class Rewriter:
             yield from self.rewrite_sentence(sentence, doc)
 
 
-def make_rewriter(rules: str | None = None, max_per_sentence: int | None = None, max_lexical: int = 3) -> Rewriter:
+def make_rewriter(rules: str | None = None, max_per_sentence: int | None = None, max_lexical: int = 3,
+                  families: str = "equivalence") -> Rewriter:
     """The registered ``rewrite`` generator: ``rules`` a rules file (``paraspan refine-rules``;
     default: every hand-written and learned rule), at most ``max_per_sentence`` rewrites per
-    sentence, ``max_lexical`` WordNet substitutions per rewrite."""
-    return Rewriter(rules, max_per_sentence=max_per_sentence, max_lexical=max_lexical)
+    sentence, ``max_lexical`` WordNet substitutions per rewrite, ``families`` the rule families
+    used: a preset (``equivalence``, the default: rules that keep the meaning;
+    ``forward_entailment``: those and deletions of modifiers; ``all``) or comma-separated names."""
+    return Rewriter(rules, max_per_sentence=max_per_sentence, max_lexical=max_lexical, families=families)
 
 
 def rewrite_sentence(sentence: Sentence, rules: RuleSet | None = None, **options: Any) -> list[Sentence]:

@@ -42,6 +42,15 @@ _MOVABLE_PREPS = {"in", "on", "at", "during", "after", "before", "since", "until
                   "throughout", "within", "over", "last", "under"}
 _MARKS = {"because", "when", "if", "although", "though", "while", "after", "before", "since", "unless", "once",
           "whenever", "as"}
+#: verbs without a natural passive ("the outbreak was fled by family members")
+_NO_PASSIVE = {"flee", "have", "lack", "resemble", "fit", "suit", "cost", "weigh", "last", "become", "reach",
+               "enter", "leave", "join", "marry", "meet", "want", "get", "let", "mean"}
+#: verbs whose locative phrase is their complement, not a movable modifier
+_LOCATIVE_COMPLEMENT = {"live", "locate", "reside", "lie", "situate", "base", "stay", "remain", "dwell"}
+#: nouns an of-phrase with a name after them names ("the city of Tyre" is Tyre)
+_NAMING_NOUNS = {"city", "town", "village", "state", "province", "county", "country", "island", "republic",
+                 "kingdom", "region", "district", "port", "capital", "name", "month", "year", "day", "river",
+                 "lake", "mount", "bay", "gulf", "sea", "valley", "area", "territory", "borough", "municipality"}
 _NO_DELETE_ADV = {"not", "n't", "never", "no", "so", "as", "too", "very", "how", "why", "when", "where", "only",
                   "even", "more", "most", "less", "least", "there", "here", "then", "now", "ago", "else", "further"}
 
@@ -79,6 +88,8 @@ def passive_to_active(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         auxpass = _children(v, "auxpass")
         if subj is None or agent is None or len(auxpass) != 1 or _child(agent, "pobj") is None:
             continue
+        if _children(v, "conj") or v.dep_ == "conj":
+            continue  # "The play was directed by X and was a success": X would become the success
         ag, bep = _child(agent, "pobj"), auxpass[0]
         if ag is None or subj.tag_ in {"WP", "WDT"} or not (subj.i < bep.i < v.i < agent.i):
             continue
@@ -132,6 +143,10 @@ def active_to_passive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue
         subj, obj = _child(v, "nsubj"), _child(v, "dobj")
         if subj is None or obj is None or _children(v, "aux", "auxpass", "neg", "dative", "ccomp", "xcomp"):
+            continue
+        # a subject shared with a conjoined verb ("My wife knows it and supports me") would become
+        # the passive subject of that verb too; some verbs do not passivize ("was fled by")
+        if _children(v, "conj") or v.dep_ == "conj" or v.lemma_ in _NO_PASSIVE:
             continue
         if subj.tag_ in {"WP", "WDT", "EX"} or obj.tag_ in {"WP", "WDT"} or obj.lower_.endswith("self"):
             continue
@@ -228,7 +243,11 @@ def extract_appositive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
     """"Mexico City, the biggest city in the world, has many sites." →
     "Mexico City has many sites. Mexico City is the biggest city in the world." """
     out = []
-    for n, _m, ids, commas in _noun_modifiers(doc, {"appos"}, lambda m: m.pos_ in {"NOUN", "PROPN"}):
+    for n, m, ids, commas in _noun_modifiers(doc, {"appos"}, lambda m: m.pos_ in {"NOUN", "PROPN"}):
+        # a verbless fragment or a list ("Cozy, warm atmosphere, great service.") parses as a root
+        # noun with appositives: "Cozy is warm atmosphere" invents a claim
+        if n.dep_ == "ROOT" or _children(m, "conj", "appos"):
+            continue
         be = be_form(_main_past(n), is_plural(n))
         second = _np_copy(doc, n, set(ids) | {commas[0]}) + [Piece(be)] + keep(doc, ids)
         rewrite = _extract(doc, n, ids, commas, second)
@@ -381,15 +400,28 @@ def front_trailing_adverbial(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         subj = _child(v, "nsubj", "nsubjpass")
         if stop is None or subj is None or subj.i > v.i:
             continue
+        # something before the subject ("July 8 - …", "In 1651 he …") would end up between the
+        # fronted phrase and its clause; a particle verb ("zeroed in on") keeps its preposition
+        if min(subtree(subj)) != sent.start or _children(v, "prt"):
+            continue
         for m in v.children:
             if m.i < v.i or m.dep_ not in {"prep", "advcl"}:
                 continue
+            if m.dep_ == "prep" and v.lemma_ in _LOCATIVE_COMPLEMENT:
+                continue  # "He lives in Leeds" → "In Leeds, he lives.": the verb's only complement
             ids = subtree(m)
             if not contiguous(ids) or ids[-1] != stop - 1:
                 continue
             if m.dep_ == "prep" and (m.lower_ not in _MOVABLE_PREPS or _child(m, "pobj") is None):
                 continue
             if m.dep_ == "advcl" and not any(c.dep_ == "mark" and c.lower_ in _MARKS for c in m.children):
+                continue
+            # the phrase must modify the root itself, not a verb inside its complement: spaCy
+            # attaches "in asset purchase" to "was" in "it was CES acquired by ENA in asset purchase"
+            # when the participle is a complement; fronting it there moves it out of its clause
+            if any(c.dep_ in {"attr", "acomp", "ccomp", "xcomp", "oprd"} and c.i < m.i for c in v.children):
+                continue
+            if len(_children(v, *_SUBJ)) > 1:  # two subjects: a misparse ("it was CES acquired by ENA")
                 continue
             drop = set(ids) | ({ids[0] - 1} if doc[ids[0] - 1].text == "," else set())
             rest = [i for i in range(sent.start, stop) if i not in drop]
@@ -443,6 +475,8 @@ def split_conjoined_vp(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             if not cc or not contiguous(c_ids) or c_ids[0] != cc[-1].i + 1 or c_ids[-1] != stop - 1:
                 continue
             s_ids = subtree(subj)
+            if _children(v, "aux", "auxpass", "neg") and not _children(c, "aux", "auxpass"):
+                continue  # "I will make changes and give you a review": the second verb shares "will"
             first = [i for i in range(sent.start, cc[-1].i) if not (i == cc[-1].i - 1 and doc[i].text == ",")]
             copy = [Piece(doc[i].text) for i in s_ids]
             body = (keep(doc, first) + [Piece(".")] + lower_first(doc, copy) + keep(doc, c_ids)
@@ -467,6 +501,8 @@ def pp_to_genitive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         o = _child(of, "pobj")
         if o is None or o.pos_ not in {"NOUN", "PROPN"} or len(list(of.children)) != 1:
             continue
+        if o.pos_ == "PROPN" and n.lemma_ in _NAMING_NOUNS:
+            continue  # "the southern city of Tyre" is Tyre, not "Tyre's southern city"
         o_ids = subtree(o)
         n_ids = subtree(n)
         if len(o_ids) > 4 or any(t.dep_ in {"prep", "relcl", "acl", "appos", "conj", "cc"} for t in o.subtree):
@@ -507,6 +543,8 @@ def genitive_to_pp(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         owner = [i for i in p_ids if i != case.i]
         if len(owner) > 4:
             continue
+        if p.pos_ == "NOUN" and _child(p, "det", "poss") is None:
+            continue  # "women's lingerie", "men's pants": a kind of thing, not a possession
         np = [Piece("the")] + keep(doc, pre) + [Piece(n.text, n.i), Piece("of")] + lower_first(doc, keep(doc, owner))
         body = keep(doc, range(n.sent.start, p_ids[0])) + np + keep(doc, range(n.i + 1, n.sent.end))
         out.append(tidy(doc, rest_of_doc(doc, body, n)))
@@ -540,7 +578,7 @@ def delete_adjective(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
 
 
 def it_cleft(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
-    """"The farmer sold the tractor." → "It was the farmer who sold the tractor." """
+    """"The farmer sold the tractor." → "It was the farmer that sold the tractor." """
     out = []
     for sent in doc.sents:
         v = sent.root
@@ -552,9 +590,11 @@ def it_cleft(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         s_ids = subtree(subj)
         if s_ids[0] != sent.start or not contiguous(s_ids) or final_punct(v) is None:
             continue
-        rel = "who" if subj.ent_type_ == "PERSON" else "that"
+        if any(doc[i].dep_ == "appos" or doc[i].is_punct for i in s_ids):
+            continue  # a subject with appositions or brackets is usually a misparsed fragment
+        # "that" suits people and things alike; "who" went wrong when NER called a place a PERSON
         body = ([Piece("It"), Piece("was" if v.tag_ == "VBD" else "is")] + lower_first(doc, keep(doc, s_ids))
-                + [Piece(rel)] + keep(doc, range(s_ids[-1] + 1, sent.end)))
+                + [Piece("that")] + keep(doc, range(s_ids[-1] + 1, sent.end)))
         out.append(tidy(doc, rest_of_doc(doc, body, v)))
     return out
 
@@ -599,13 +639,19 @@ def synonym(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
 
 PASSIVE_TO_ACTIVE = Rule("passive-to-active", "voice", "hand", passive_to_active,
                          description="passive clause with a by-agent → active",
-                         example="The cake was eaten by the dog. → The dog ate the cake.")
+                         example="The cake was eaten by the dog. → The dog ate the cake.",
+                         # v2 declines cases v1 got wrong on held-back WikiANN dev (benchmarks/generators.py)
+                         version="2")
 ACTIVE_TO_PASSIVE = Rule("active-to-passive", "voice", "hand", active_to_passive,
                          description="active transitive clause → passive with a by-agent",
-                         example="The dog ate the cake. → The cake was eaten by the dog.")
+                         example="The dog ate the cake. → The cake was eaten by the dog.",
+                         # v2 declines cases v1 got wrong on held-back EWT dev (benchmarks/generators.py)
+                         version="2")
 EXTRACT_APPOSITIVE = Rule("extract-appositive", "extraction", "hand", extract_appositive,
                           description="appositive → its own copular sentence",
-                          example="Rome, the capital, is old. → Rome is old. Rome is the capital.")
+                          example="Rome, the capital, is old. → Rome is old. Rome is the capital.",
+                          # v2 declines cases v1 got wrong on held-back EWT dev (benchmarks/generators.py)
+                          version="2")
 EXTRACT_RELATIVE_CLAUSE = Rule("extract-relative-clause", "extraction", "hand", extract_relative_clause,
                                description="non-restrictive who/which clause → its own sentence",
                                example="The examiner, who was kind, left. → The examiner left. The examiner was kind.")
@@ -617,19 +663,27 @@ SPLIT_CONJOINED_CLAUSES = Rule("split-conjoined-clauses", "split", "hand", split
                                example="He came home, and she stayed. → He came home. She stayed.")
 SPLIT_CONJOINED_VP = Rule("split-conjoined-vp", "split", "hand", split_conjoined_vp,
                           description="conjoined verb phrases → two sentences, subject copied",
-                          example="He came and saw the city. → He came. He saw the city.")
+                          example="He came and saw the city. → He came. He saw the city.",
+                          # v2 declines cases v1 got wrong on held-back EWT dev (benchmarks/generators.py)
+                          version="2")
 MOVE_LEADING_ADVERBIAL = Rule("move-leading-adverbial", "reorder", "hand", move_leading_adverbial,
                               description="sentence-initial PP/adverbial clause → end of the clause",
                               example="In 1998, he sold it. → He sold it in 1998.")
 FRONT_TRAILING_ADVERBIAL = Rule("front-trailing-adverbial", "reorder", "hand", front_trailing_adverbial,
                                 description="clause-final temporal/locative PP or adverbial clause → front",
-                                example="He sold it in 1998. → In 1998, he sold it.")
+                                example="He sold it in 1998. → In 1998, he sold it.",
+                                # v2 declines cases v1 got wrong on held-back EWT dev (benchmarks/generators.py)
+                                version="2")
 PP_TO_GENITIVE = Rule("pp-to-genitive", "genitive", "hand", pp_to_genitive,
                       description="the N of the M → the M's N",
-                      example="The arrival of the train was late. → The train's arrival was late.")
+                      example="The arrival of the train was late. → The train's arrival was late.",
+                      # v2 declines cases v1 got wrong on held-back EWT dev (benchmarks/generators.py)
+                      version="2")
 GENITIVE_TO_PP = Rule("genitive-to-pp", "genitive", "hand", genitive_to_pp,
                       description="the M's N → the N of the M",
-                      example="The train's arrival was late. → The arrival of the train was late.")
+                      example="The train's arrival was late. → The arrival of the train was late.",
+                      # v2 declines cases v1 got wrong on held-back EWT dev (benchmarks/generators.py)
+                      version="2")
 DELETE_APPOSITIVE = Rule("delete-appositive", "compression", "hand", delete_appositive,
                          description="delete an appositive set off by commas",
                          example="Rome, the capital, is old. → Rome is old.")
@@ -650,7 +704,9 @@ DELETE_ADJECTIVE = Rule("delete-adjective", "compression", "hand", delete_adject
                         example="He sold his old tractor. → He sold his tractor.")
 IT_CLEFT = Rule("it-cleft", "insertion", "hand", it_cleft,
                 description='"It is" insertion: cleft the subject',
-                example="The farmer sold it. → It was the farmer that sold it.")
+                example="The farmer sold it. → It was the farmer that sold it.",
+                # v2 declines cases v1 got wrong on held-back EWT dev (benchmarks/generators.py)
+                version="2")
 SYNONYM = Rule("synonym", "lexical", "hand", synonym,
                description="replace a content word by its commonest WordNet synonym, inflected (lemminflect)",
                example="He bought a car. → He purchased a car.")

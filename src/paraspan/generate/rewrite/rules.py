@@ -10,6 +10,7 @@ candidate rule with its SVM weight and whether it was kept; ``RuleSet.from_file`
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib.resources import as_file, files
 from pathlib import Path
@@ -34,6 +35,38 @@ for _name, _attr in (
     rewrite_rules.register(_name, f"paraspan.generate.rewrite.hand:{_attr}")
 
 SHIPPED_LEARNED = "learned-rules.json"
+
+#: Rule families by the relation their rewrites bear to the source. Moving, splitting or
+#: re-voicing keeps every word's meaning (equivalence); deleting a modifier gives a more general
+#: sentence (forward entailment: "Iran's nuclear program" → "Iran's program"); a WordNet synonym
+#: without sense disambiguation or a learned substitution may change it ("at the same time" →
+#: "at the same clip", "the demand" → "his demand"). Judged on held-back EWT dev rewrites
+#: (benchmarks/generators.py): 8 of 8 voice and cleft rewrites correct, 1 of 21 compressions,
+#: 5 of 11 synonyms, 10 of 73 learned rules.
+FAMILY_RELATIONS: dict[str, str] = {
+    "voice": "equivalence", "insertion": "equivalence", "reorder": "equivalence", "genitive": "equivalence",
+    "split": "equivalence", "extraction": "equivalence",
+    "compression": "forward_entailment", "lexical": "lexical", "learned": "lexical",
+}
+#: ``families`` presets: a relation name selects the families that produce it
+FAMILY_PRESETS: dict[str, tuple[str, ...]] = {
+    "equivalence": tuple(f for f, r in FAMILY_RELATIONS.items() if r == "equivalence"),
+    "forward_entailment": tuple(f for f, r in FAMILY_RELATIONS.items() if r in ("equivalence", "forward_entailment")),
+    "all": tuple(FAMILY_RELATIONS),
+}
+
+
+def select_families(families: str | Sequence[str]) -> tuple[str, ...]:
+    """A preset (``equivalence``, ``forward_entailment``, ``all``) or family names, checked."""
+    if isinstance(families, str):
+        if families in FAMILY_PRESETS:
+            return FAMILY_PRESETS[families]
+        families = [f.strip() for f in families.split(",") if f.strip()]
+    unknown = sorted(set(families) - set(FAMILY_RELATIONS))
+    if unknown or not families:
+        raise CorpusError.from_code("E798", families=", ".join(unknown) or "(none)",
+                                    known=", ".join([*FAMILY_PRESETS, *FAMILY_RELATIONS]))
+    return tuple(families)
 
 
 def shipped(name: str) -> Path | None:
@@ -70,6 +103,12 @@ class RuleSet:
             if rule.name == name:
                 return rule
         raise KeyError(name)
+
+    def only(self, families: str | Sequence[str]) -> RuleSet:
+        """The rules of ``families`` (a preset or names, see :func:`select_families`)."""
+        keep = set(select_families(families))
+        rules = [r for r in self.rules if r.family in keep]
+        return RuleSet(rules, {k: v for k, v in self.info.items() if k in {r.name for r in rules}}, self.source)
 
     @classmethod
     def default(cls, learned: str | Path | None = None) -> RuleSet:
