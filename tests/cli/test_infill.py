@@ -72,6 +72,29 @@ def test_infill_runs_with_the_small_model(tmp_path):
         assert new.provenance["lu_from"] == "sell.v" and new.provenance["lu_to"] in ("trade.v", "vend.v")
 
 
+def test_infill_output_does_not_depend_on_the_worker_count(tmp_path, capsys):
+    src = corpus(tmp_path)
+    other = json.loads(json.dumps(SENTENCE))
+    other.update(id="t3", text="Jonas sold two goats to a farmer .")
+    other["structures"][0]["args"] = [{"start": 0, "end": 5, "label": "Seller"},
+                                      {"start": 11, "end": 20, "label": "Goods"},
+                                      {"start": 21, "end": 32, "label": "Buyer"}]
+    other["structures"][0]["anchor"] = {"start": 6, "end": 10, "label": "sell.v"}
+    with src.open("a", encoding="utf-8") as handle:
+        handle.write(json.dumps(other) + "\n")
+    made = {}
+    for workers in ("1", "2"):
+        out, every, summary = (tmp_path / f"{name}{workers}.jsonl" for name in ("out", "all", "summary"))
+        assert main(["infill", str(src), "-o", str(out), "--frames", str(RELEASE), "--model", "small",
+                     "--candidates", "3", "--all-candidates", str(every), "--summary", str(summary),
+                     "--threads", "1", "--no-progress", "--filter", "all", "--workers", workers]) == 0
+        made[workers] = (out.read_text(encoding="utf-8"), every.read_text(encoding="utf-8"))
+        data = json.loads(summary.read_text())
+        assert data["workers"]["requested_workers"] == int(workers) and data["workers"]["threads"] == 1
+        assert data["workers"]["reason"] in capsys.readouterr().err.replace("\n", "")
+    assert made["1"] == made["2"] and made["1"][1].count("\n") >= 1
+
+
 def test_train_fe_classifier_command(tmp_path):
     out = tmp_path / "head"
     assert main(["train-fe-classifier", "--frames", str(RELEASE), "--splits", str(FIXTURE / "splits.json"),

@@ -245,3 +245,22 @@ def test_thresholds_are_per_model_and_statistic(monkeypatch: pytest.MonkeyPatch)
     old = '{"models": {"m": {"threshold": -1.5}}}'  # the older layout: the mean only
     monkeypatch.setattr(fluency_module, "_calibration_text", lambda: old)
     assert calibrated_thresholds("mean") == {"m": -1.5} and calibrated_thresholds("shared-drop") == {}
+
+
+def test_new_content_must_also_keep_the_mean_log_prob(backend: LlamaBackend) -> None:
+    """An infilled sentence shares few tokens with its source: its mean log-prob is checked too."""
+    source = sent("s", SOURCE)
+    word_salad = "The hikers fence up a the of shoes blue quickly soup."
+    loose = FluencyFilter(1e9 * -1, functools.partial(text_token_logprobs, backend), model="small",
+                          statistic="shared-drop", new_content_threshold=-0.5)
+    paraphrase = sent("o1", word_salad, "s")
+    new = Sentence("o2", word_salad, source_id="s", provenance={"meaning": "new"})
+    assert loose.decide(paraphrase, source).keep  # shared-drop alone, with no limit: kept
+    got = loose.decide(new, source)
+    assert not got.keep and got.reason.startswith("new content: mean log-prob")
+    assert got.details["new_content_threshold"] == -0.5
+    # the registered filter takes the mean statistic's calibrated threshold for new content
+    from paraspan.filter import build_filter
+
+    assert build_filter({"name": "fluency", "model": "small"}).new_content_threshold == calibrated_threshold(
+        "small", "mean")

@@ -72,3 +72,21 @@ def test_paraphrase_end_to_end_on_the_small_model(tmp_path, capsys) -> None:  # 
     assert main(["evaluate", "diversity", str(out), "--no-trees"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["sources"] == (1 if rows[0]["paraphrases"] else 0)
+
+
+def test_paraphrase_output_does_not_depend_on_the_worker_count(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    src = tmp_path / "in.jsonl"
+    _write(src, [GOOD, {"id": "b", "text": "My sister bought a small red bicycle yesterday.", "ban": [[10, 16]]},
+                 {"id": "c", "text": "The train arrived late at the station."}])
+    lines = {}
+    for workers in ("1", "2"):
+        out = tmp_path / f"out{workers}.jsonl"
+        assert main(["paraphrase", str(src), "-o", str(out), "--model", "small", "--n", "2", "--samples", "2",
+                     "--constraint-sets", "2", "--threads", "1", "--parallel", "4", "--n-ctx", "1024",
+                     "--no-progress", "--workers", workers]) == 0
+        lines[workers] = out.read_text(encoding="utf-8")
+        err = capsys.readouterr().err
+        assert "wrote 3 lines" in err and f"{workers} asked for" in err and "× 1 thread" in err
+    assert lines["1"] == lines["2"] and len(lines["1"].splitlines()) == 3
+    assert main(["paraphrase", str(src), "-o", str(tmp_path / "o.jsonl"), "--workers", "0"]) == 1
+    assert "--workers '0'" in capsys.readouterr().err

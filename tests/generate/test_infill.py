@@ -403,5 +403,21 @@ def test_fe_names_placeholders_and_loops_are_no_fillers():
     assert filler_problem("Message: The content that the Speaker conveys", names) == "a definition from the prompt"
     assert filler_problem("Speaker: the mayor", names) == "a definition from the prompt"
     assert filler_problem("at 10:30", names) is None
+    # a filler that copies the sentence around its blank (five words in a row)
+    from paraspan.corpus.schema import Span
+    from paraspan.generate.infill import outside
+
+    text = "The new law is meant to help small firms grow faster in hard times ."
+    def blank(phrase: str) -> Span:
+        return Span(text.index(phrase), text.index(phrase) + len(phrase))
+
+    context = outside(text, [blank("small firms")])
+    assert filler_problem("the new law is meant to help", names, context) == "copies the sentence around it"
+    assert filler_problem("local bakeries and shops", names, context) is None
+    own = outside(text, [blank("firms grow faster in hard times")])
+    assert filler_problem("firms grow faster in hard", names, own) is None  # the blank's own words may stay
     assert parse_answer("Speaker | the truth", 2, names) is None
     assert parse_answer("the old mayor | the truth", 2, names) == ["the old mayor", "the truth"]
+    # an LU name echoed inside a filler; abbreviations are not LU names
+    assert parse_answer("the mayor | held over hold over.v", 2, names) is None
+    assert parse_answer("the U.S. mayor | at 9 a.m. sharp", 2, names) == ["the U.S. mayor", "at 9 a.m. sharp"]

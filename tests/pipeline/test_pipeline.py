@@ -8,6 +8,7 @@ import json
 import pytest
 
 from paraspan.corpus.schema import Sentence
+from paraspan.errors import ParaspanError
 from paraspan.generate.base import GenerationResult
 from paraspan.pipeline import AugmentConfig, Augmenter, export_outputs, open_store, run_augment
 from paraspan.pipeline.store import RunStore, StoreError
@@ -162,23 +163,48 @@ def test_run_store_and_export(tmp_path, corpus, fake_config):
     assert run_augment(corpus, again, fake_config).processed_now == 0
 
 
+def _outputs(store: RunStore) -> list[tuple]:
+    """Everything an output is: id, input, the sentence (text, structures, provenance), decisions, scores."""
+    return [(r.id, r.input_id, r.sentence.to_dict(), r.decisions, r.scores) for r in store.iter_outputs()]
+
+
+def _local_outputs(tmp_path, corpus, config) -> list[tuple]:
+    one = open_store(tmp_path / "one.db", config, resume=False)
+    run_augment(corpus, one, config)
+    return _outputs(one)
+
+
 def test_two_worker_processes_match_one(tmp_path, corpus, fake_config):
-    one = open_store(tmp_path / "one.db", fake_config, resume=False)
-    run_augment(corpus, one, fake_config)
     two = open_store(tmp_path / "two.db", fake_config, resume=False)
     run_augment(corpus, two, fake_config, workers=2)
-    a = [(r.id, r.sentence.text) for r in one.iter_outputs()]
-    b = [(r.id, r.sentence.text) for r in two.iter_outputs()]
+    a, b = _local_outputs(tmp_path, corpus, fake_config), _outputs(two)
     assert a == b and len(a) == 9
     workers = {w for (w,) in two.conn.execute("SELECT DISTINCT worker FROM inputs")}
     assert all(w.startswith("pid") for w in workers)
 
 
-def test_ray_backend(tmp_path, corpus, fake_config):
-    pytest.importorskip("ray")
+def test_auto_workers(tmp_path, corpus, fake_config):
+    told: list[str] = []
+    store = open_store(tmp_path / "auto.db", fake_config, resume=False)
+    # one pending input: one worker, in this process, whatever the machine
+    summary = run_augment(corpus, store, fake_config, workers="auto", limit=1, warn=told.append)
+    assert summary.done == 1 and summary.outputs == 3 and not told
+    assert {w for (w,) in store.conn.execute("SELECT DISTINCT worker FROM inputs")} == {"main"}
+    with pytest.raises(ParaspanError) as info:  # a cluster's size is not this machine's
+        run_augment(corpus, open_store(tmp_path / "ray.db", fake_config, resume=False), fake_config,
+                    workers="auto", backend="ray", ray_address="ray://elsewhere:10001")
+    assert info.value.code == "E876"
+
+
+def test_ray_backend_matches_the_local_executor(tmp_path, corpus, fake_config):
+    pytest.importorskip("ray")  # `make install` installs the ray extra, so this runs in CI
     store = open_store(tmp_path / "ray.db", fake_config, resume=False)
+    # a local Ray of 2 CPUs (ray.init(num_cpus=workers, include_dashboard=False)), 2 actors
     summary = run_augment(corpus, store, fake_config, workers=2, backend="ray")
-    assert summary.outputs == 9 and summary.done == 3
+    assert summary.outputs == 9 and summary.done == 3 and summary.skipped == 1
+    assert _outputs(store) == _local_outputs(tmp_path, corpus, fake_config)
+    workers = {w for (w,) in store.conn.execute("SELECT DISTINCT worker FROM inputs WHERE status = 'done'")}
+    assert workers and all(w.startswith("pid") for w in workers)  # made by the actors, not in this process
 
 
 def _peak_memory(tmp_path, n, config):

@@ -19,7 +19,7 @@ from paraspan.errors import CorpusError, ParaspanError, Problem, ProblemList
 _Opt = typer.Option
 
 #: `--demo` settings: the bundled corpus through the default model in a few minutes on 2 idle cores
-#: (with 2 worker processes).
+#: (with 2 worker processes there: `--workers auto`).
 DEMO = {"iterations": 2, "samples": 3, "constraint_sets": 2, "candidates": 4, "rescore_top": 1}
 
 
@@ -105,7 +105,9 @@ def augment_cmd(
                                                         "instead of aligning it.")] = False,
     partial_args: Annotated[bool, _Opt("--partial-args", help="Keep outputs where some arguments could not be "
                                                               "placed (they are left out).")] = False,
-    workers: Annotated[int, _Opt("--workers", min=1, help="Worker processes, each with its own models.")] = 1,
+    workers: Annotated[str, _Opt("--workers", help="Worker processes, each with its own models: auto (one per "
+                                                   "core, as many as the free memory holds, about 3 GB each "
+                                                   "with the default model) or N.")] = "auto",
     backend: Annotated[str, _Opt("--backend", help="local or ray.")] = "local",
     ray_address: Annotated[str | None, _Opt("--ray-address", help="An existing Ray cluster (default: a local "
                                                                    "Ray started for the run).")] = None,
@@ -134,7 +136,8 @@ def augment_cmd(
                                                                          "(generator.rescore_top).")] = None,
     kinds: Annotated[str | None, _Opt("--kinds", help="Structure kinds to augment, comma-separated "
                                                       "[frame,srl,entity,event].")] = None,
-    threads: Annotated[int | None, _Opt("--threads", min=1, help="CPU threads per worker [1].")] = None,
+    threads: Annotated[str, _Opt("--threads", help="CPU threads per worker: auto (the cores shared among the "
+                                                   "workers) or N.")] = "auto",
     config_file: Annotated[Path | None, _Opt("--config", help="A run config JSON (run settings and "
                                                               "generator/aligner/filters blocks); flags and "
                                                               "--set override it.")] = None,
@@ -167,8 +170,6 @@ def augment_cmd(
             if not resume:
                 for suffix in ("", "-wal", "-shm"):  # the demo starts afresh each time
                     Path(f"{store_path}{suffix}").unlink(missing_ok=True)
-        # two single-threaded workers use 2 cores better than one 2-thread llama.cpp (its threads spin)
-        workers = max(workers, 2) if backend == "local" else workers
     if corpus is None or out is None:
         raise ParaspanError.from_code("E741")
     if resume and store_path is None:
@@ -177,8 +178,12 @@ def augment_cmd(
         raise ParaspanError.from_code("E732", option="--backend", value=backend, fix="use local or ray")
     if not corpus.is_file():
         raise CorpusError.from_code("E010", file=str(corpus), what="file", fix="check the path")
+    plan = worker_plan(workers, threads, backend=backend, ray_address=ray_address, model=model,
+                       tasks=_count_lines(corpus, limit), gpu=uses_gpu(model, device),
+                       warn=lambda m: console().print(f"note: {m}", markup=False))
+    settings["threads"] = plan["threads"]
     for key, value in (("iterations", iterations), ("retries", retries), ("candidates", candidates),
-                       ("seed", seed), ("threads", threads)):
+                       ("seed", seed)):
         if value is not None:
             settings[key] = value
     if kinds is not None:
@@ -206,8 +211,8 @@ def augment_cmd(
         run_id = store.start_run(sys.argv)
         try:
             with ProgressBar("augment", enabled=progress, unit="sentences") as bar:
-                summary = run_augment(corpus, store, config, limit=limit, workers=workers, backend=backend,
-                                      ray_address=ray_address, progress=bar)
+                summary = run_augment(corpus, store, config, limit=limit, workers=plan["workers"],
+                                      backend=backend, ray_address=ray_address, progress=bar)
         except KeyboardInterrupt:
             store.finish_run(run_id, "interrupted")
             if tmp is None:
@@ -217,7 +222,8 @@ def augment_cmd(
         written = export_outputs(store, out, "jsonl", filter_name, include_inputs=include_inputs)
         data = summary.to_dict()
         data.update({"output": str(out), "written": written, "filter": filter_name,
-                     "store": str(store_path) if tmp is None else None, "config": config.to_dict()})
+                     "store": str(store_path) if tmp is None else None, "workers": plan,
+                     "config": config.to_dict()})
         spath = summary_path or out.with_name(out.name.removesuffix(".jsonl") + ".summary.json")
         from paraspan.corpus.jsonl import atomic_write
 
@@ -230,7 +236,60 @@ def augment_cmd(
             tmp.cleanup()
     render_summary(summary, con)
     con.print(f"wrote {written} outputs ({filter_name}) to {out}; summary {spath}"
-              + (f"; store {store_path}" if tmp is None else ""))
+              + (f"; store {store_path}" if tmp is None else "") + f"; {plan['reason']}", markup=False)
+
+
+def _count_lines(path: Path, limit: int | None = None) -> int | None:
+    """Lines of ``path`` (at most ``limit``): no more workers than inputs. None when unreadable."""
+    count, last = 0, b"\n"
+    try:
+        with path.open("rb") as handle:
+            while chunk := handle.read(1 << 20):
+                count += chunk.count(b"\n")
+                last = chunk[-1:]
+                if limit is not None and count >= limit:
+                    return limit
+    except OSError:
+        return None
+    count += last != b"\n"
+    return count if limit is None else min(count, limit)
+
+
+def uses_gpu(model: str | None, device: str | None, llm_backend: str = "auto") -> bool:
+    """Whether the LLM will run on a GPU (``--device cuda``, or ``auto`` with transformers and a GPU)."""
+    wanted = (device or "auto").strip().lower()
+    if wanted != "auto":
+        return wanted.startswith("cuda")
+    from paraspan.llm.hf_backend import pick_backend
+
+    try:
+        if pick_backend(model or "default", llm_backend, wanted) != "transformers":
+            return False
+    except ParaspanError:
+        return False  # reported when the model loads
+    import torch
+
+    return bool(torch.cuda.is_available())
+
+
+def worker_plan(workers: str, threads: str, *, backend: str = "local", ray_address: str | None = None,
+                model: str | None = None, tasks: int | None = None, base_memory: int | None = None,
+                gpu: bool = False, warn: Any = None) -> dict[str, Any]:
+    """``--workers`` and ``--threads`` resolved (:func:`paraspan.pipeline.resources.plan_workers`), as
+    the summary records them: workers, threads per worker, and why (``reason``)."""
+    from paraspan.pipeline.resources import AUTO, WORKER_MEMORY, parse_amount, plan_workers, worker_memory
+
+    want_workers, want_threads = parse_amount(workers, "--workers"), parse_amount(threads, "--threads")
+    if backend == "ray" and ray_address:  # the actors run on the cluster: this machine's resources do not count
+        if want_workers == AUTO:
+            raise ParaspanError.from_code("E876", address=ray_address)
+        n_threads = 1 if want_threads == AUTO else want_threads
+        return {"workers": want_workers, "threads": n_threads, "requested_workers": want_workers,
+                "requested_threads": want_threads,
+                "reason": f"{want_workers} Ray actors × {n_threads} thread{'s' * (n_threads != 1)} at {ray_address}"}
+    memory = worker_memory(model or "default", base=base_memory or WORKER_MEMORY)
+    return plan_workers(want_workers, want_threads, per_worker_memory=memory, tasks=tasks, warn=warn,
+                        gpu=gpu).to_dict()
 
 
 def render_summary(summary: Any, con: Any) -> None:

@@ -9,6 +9,7 @@ import json
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -43,8 +44,12 @@ def infill_cmd(
     shots: Annotated[int, typer.Option(help="Few-shot examples from the corpus in each prompt.")] = 2,
     seed: Annotated[int, typer.Option(help="Random seed (target choice, sampling).")] = 0,
     limit: Limit = None,
-    threads: Annotated[int | None, typer.Option(help="CPU threads for the LLM (default: all cores but one).")]
-    = None,
+    workers: Annotated[str, typer.Option("--workers", help="Worker processes, each with its own models: auto (one "
+                                         "per core, as many as the free memory holds, about 3.5 GB each with "
+                                         "the default model) or N. The output is the same whatever the number.")]
+    = "auto",
+    threads: Annotated[str, typer.Option("--threads", help="CPU threads per worker (LLM and FE classifier): auto "
+                                         "(the cores shared among the workers) or N.")] = "auto",
     summary_path: Annotated[Path | None, typer.Option("--summary", help="Write the counters as JSON here.")] = None,
     filter_name: FilterSpec = "verified",
     rejected: Rejected = None,
@@ -57,9 +62,12 @@ def infill_cmd(
     """
     from itertools import islice
 
+    from paraspan.cli.augment import worker_plan
     from paraspan.corpus.frame_index import FrameIndex
     from paraspan.corpus.jsonl import atomic_write, dumps, read_jsonl
-    from paraspan.generate.infill import CONDITIONING, TARGETS, InfillConfig, Infiller
+    from paraspan.generate.infill import CONDITIONING, TARGETS, InfillConfig
+    from paraspan.pipeline.executors import map_ordered
+    from paraspan.pipeline.resources import INFILL_WORKER_MEMORY
 
     if conditioning not in CONDITIONING:
         raise ParaspanError.from_code("E801", option="--conditioning", value=conditioning,
@@ -81,9 +89,12 @@ def infill_cmd(
 
         attach_phrase_types(sentences, read_phrase_types(frames))
     err = console()
+    plan = worker_plan(workers, threads, model=model, tasks=len(sentences), base_memory=INFILL_WORKER_MEMORY,
+                       warn=lambda m: err.print(f"note: {m}", markup=False))
     config = InfillConfig(conditioning=conditioning, candidates=candidates, targets=target, max_targets=max_targets,
                           keep=keep, shots=shots, strict=not no_filter, seed=seed)
-    infiller = Infiller(index, model, classifier, config, examples=sentences, n_threads=threads)
+    options = {"index": index, "model": model, "classifier": classifier, "config": config, "examples": sentences,
+               "threads": plan["threads"]}
     totals: Counter[str] = Counter()
     fidelity: list[float] = []
     kept_fidelity: list[float] = []
@@ -92,8 +103,7 @@ def infill_cmd(
     made: list[Any] = []
     every: list[str] = []
     with ProgressBar("infilling", len(sentences), enabled=progress) as bar:
-        for i, sentence in enumerate(sentences, 1):
-            result = infiller.infill(sentence)
+        for i, result in enumerate(map_ordered(infill_worker, options, sentences, plan["workers"]), 1):
             totals.update(result.stats)
             for cand in result.candidates:
                 prov = cand.provenance or {}
@@ -117,7 +127,7 @@ def infill_cmd(
                "fe_fidelity_before_filter": round(sum(fidelity) / len(fidelity), 4) if fidelity else None,
                "fe_fidelity_kept": round(sum(kept_fidelity) / len(kept_fidelity), 4) if kept_fidelity else None,
                "mean_perplexity_kept": round(sum(ppl) / len(ppl), 2) if ppl else None,
-               "seconds": round(seconds, 1)}
+               "seconds": round(seconds, 1), "workers": plan}
     if summary_path is not None:
         with atomic_write(summary_path) as handle:
             handle.write(json.dumps(summary, indent=2) + "\n")
@@ -126,8 +136,22 @@ def infill_cmd(
     err.print(f"wrote {len(outputs):,} sentences to {out} from {len(sentences):,} in {seconds:.0f}s; "
               f"{totals['sampled']} sampled, {totals['unparseable']} unparseable, {totals['parsed']} parsed, "
               f"{totals['passed_filter']} passed the FE filter; FE fidelity before filtering "
-              f"{summary['fe_fidelity_before_filter']}" + (f"; skipped: {skipped}" if skipped else ""))
+              f"{summary['fe_fidelity_before_filter']}" + (f"; skipped: {skipped}" if skipped else "")
+              + f"; {plan['reason']}", markup=False)
     report_kept(err, filter_name, tally, rejected)
+
+
+def infill_worker(*, index: Any, model: str, classifier: Path | None, config: Any, examples: list[Any],
+                  threads: int | None) -> Callable[[Any], Any]:
+    """Load the models once; the function that infills one sentence (in this process or in each worker of
+    :func:`paraspan.pipeline.executors.map_ordered`). ``examples``: the corpus, for the few-shot prompts."""
+    import torch
+
+    from paraspan.generate.infill import Infiller
+
+    if threads:
+        torch.set_num_threads(threads)  # the FE classifier's encoder (the LLM gets n_threads)
+    return Infiller(index, model, classifier, config, examples=examples, n_threads=threads).infill
 
 
 def _write_lines(path: Path, lines: list[str]) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -122,8 +123,12 @@ def paraphrase_cmd(
     rescore_top: Annotated[int | None, _Opt(
         "--rescore-top", min=1, help="Cluster first and score backwards only the best M per cluster by "
                                      "forward score (faster; default: score all, as ParaBank 2).")] = None,
-    threads: Annotated[int | None, _Opt(min=1, help="CPU threads (default: all cores but one for llama.cpp, "
-                                                    "torch's default for transformers).")] = None,
+    workers: Annotated[str, _Opt("--workers", help="Worker processes, each with its own model: auto (one per "
+                                                   "core, as many as the free memory holds, about 3 GB each "
+                                                   "with the default model) or N. The output is the same "
+                                                   "whatever the number.")] = "auto",
+    threads: Annotated[str, _Opt("--threads", help="CPU threads per worker: auto (the cores shared among the "
+                                                   "workers) or N.")] = "auto",
     n_ctx: Annotated[int, _Opt("--n-ctx", min=256, help="Context window shared by all parallel samples.")] = 4096,
     parallel: Annotated[int, _Opt(min=1, max=128, help="Samples decoded together (rows of a batch).")] = 32,
     report: Annotated[bool, _Opt("--report", help="Print diversity and constraint statistics at the end.")] = False,
@@ -135,52 +140,73 @@ def paraphrase_cmd(
     edit-distance clustering, after ParaBank 2. Lines that cannot be paraphrased (empty, no
     letters, not English, too long for the context) get an empty list and a "note".
     """
+    from paraspan.cli.augment import uses_gpu, worker_plan
     from paraspan.corpus.jsonl import atomic_write
-    from paraspan.generate.base import GenerationRequest
-    from paraspan.generate.paraphrase import ParaphraseConfig, Paraphraser
-    from paraspan.llm.hf_backend import load_backend
+    from paraspan.generate.paraphrase import ParaphraseConfig
+    from paraspan.pipeline.executors import map_ordered
 
     inputs = read_paraphrase_inputs(src)
     err = console()
-    backend = load_backend(model, backend=llm_backend, device=device, seed=seed, n_ctx=n_ctx, n_threads=threads,
-                           parallel=parallel)
+    plan = worker_plan(workers, threads, model=model, tasks=len(inputs), gpu=uses_gpu(model, device, llm_backend),
+                       warn=lambda m: err.print(f"note: {m}", markup=False))
     config = ParaphraseConfig(n=n, samples=samples, constraint_sets=constraint_sets, top_k=top_k,
                               temperature=temperature, random_fraction=random_fraction,
                               max_score=max_score, clusters=clusters, backward=backward,
                               rescore_per_cluster=rescore_top, seed=seed)
-    paraphraser = Paraphraser(backend, config)
+    options = {"model": model, "llm_backend": llm_backend, "device": device, "seed": seed, "n_ctx": n_ctx,
+               "threads": plan["threads"], "parallel": parallel, "config": config}
     totals: dict[str, Any] = {"sentences": len(inputs), "sampled": 0, "paraphrases": 0, "leaks_caught": 0,
                               "kept_spans_checked": 0, "kept_spans_preserved": 0, "notes": 0,
                               "output_leaks": 0}
     items: list[tuple[str, list[str]]] = []
     started = time.perf_counter()
     with atomic_write(out) as handle, ProgressBar("paraphrasing", len(inputs), enabled=progress) as bar:
-        for item in inputs:
-            request = GenerationRequest(str(item.id), item.text, item.ban, item.keep)
-            result = paraphraser.generate(request)
-            record: dict[str, Any] = {"id": item.id, "text": item.text, "paraphrases": [
-                {"text": c.text, "forward": _round(c.scores["forward"]), "backward": _round(c.scores["backward"]),
-                 "score": _round(c.scores["score"]), "cluster": c.meta.get("cluster")}
-                for c in result.candidates]}
-            if result.note and not result.candidates:
-                record["note"] = result.note
-                totals["notes"] += 1
+        for item, done in zip(inputs, map_ordered(paraphrase_worker, options, inputs, plan["workers"]), strict=True):
+            record = done["record"]
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-            for key in ("sampled", "leaks_caught", "kept_spans_checked", "kept_spans_preserved"):
-                totals[key] += int(result.stats.get(key, 0))
-            totals["paraphrases"] += len(result.candidates)
-            if item.ban:
-                from paraspan.text.constraints import expand_bans
-
-                bans = expand_bans(item.text[s:e] for s, e in item.ban)
-                totals["output_leaks"] += sum(bool(bans.find_leaks(c.text)) for c in result.candidates)
-            items.append((item.text, [c.text for c in result.candidates]))
+            for key in ("sampled", "leaks_caught", "kept_spans_checked", "kept_spans_preserved", "output_leaks"):
+                totals[key] += int(done["stats"].get(key, 0))
+            totals["notes"] += "note" in record
+            totals["paraphrases"] += len(record["paraphrases"])
+            items.append((item.text, [p["text"] for p in record["paraphrases"]]))
             bar.advance()
     seconds = time.perf_counter() - started
     err.print(f"wrote {len(inputs)} lines ({totals['paraphrases']} paraphrases, {totals['notes']} "
-              f"without any) to {out} in {seconds:.1f}s")
+              f"without any) to {out} in {seconds:.1f}s; {plan['reason']}", markup=False)
     if report:
         _print_report(err, totals, items, seconds)
+
+
+def paraphrase_worker(*, model: str, llm_backend: str, device: str, seed: int, n_ctx: int, threads: int | None,
+                      parallel: int, config: Any) -> Callable[[ParaphraseInput], dict[str, Any]]:
+    """Load the model once; the function that paraphrases one input into its output line and
+    counters (run in this process or in each worker of :func:`paraspan.pipeline.executors.map_ordered`)."""
+    from paraspan.generate.base import GenerationRequest
+    from paraspan.generate.paraphrase import Paraphraser
+    from paraspan.llm.hf_backend import load_backend
+
+    backend = load_backend(model, backend=llm_backend, device=device, seed=seed, n_ctx=n_ctx, n_threads=threads,
+                           parallel=parallel)
+    paraphraser = Paraphraser(backend, config)
+
+    def work(item: ParaphraseInput) -> dict[str, Any]:
+        result = paraphraser.generate(GenerationRequest(str(item.id), item.text, item.ban, item.keep))
+        record: dict[str, Any] = {"id": item.id, "text": item.text, "paraphrases": [
+            {"text": c.text, "forward": _round(c.scores["forward"]), "backward": _round(c.scores["backward"]),
+             "score": _round(c.scores["score"]), "cluster": c.meta.get("cluster")}
+            for c in result.candidates]}
+        if result.note and not result.candidates:
+            record["note"] = result.note
+        stats = {key: int(result.stats.get(key, 0))
+                 for key in ("sampled", "leaks_caught", "kept_spans_checked", "kept_spans_preserved")}
+        if item.ban:
+            from paraspan.text.constraints import expand_bans
+
+            bans = expand_bans(item.text[s:e] for s, e in item.ban)
+            stats["output_leaks"] = sum(bool(bans.find_leaks(c.text)) for c in result.candidates)
+        return {"record": record, "stats": stats}
+
+    return work
 
 
 def _print_report(console: Any, totals: dict[str, Any], items: list[tuple[str, list[str]]], seconds: float) -> None:

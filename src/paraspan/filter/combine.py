@@ -7,8 +7,9 @@ first failing part's, its score the lowest of the parts' scores.
 
 ``verified`` is the check every written output must pass: its labels (the span-label verifier,
 ``labels``), the shape of its argument spans (``spans``), its fluency against its source
-(``fluency``) and its meaning (the NLI relation both ways, ``relation``: equivalence by default,
-forward entailment as an option for rewrites that only delete modifiers).
+(``fluency``), its numbers and names (``facts``) and its meaning (the NLI relation both ways,
+``relation``: equivalence by default, forward entailment as an option for rewrites that only
+delete modifiers).
 """
 
 from __future__ import annotations
@@ -55,12 +56,12 @@ def all_of(parts: list[str | dict[str, Any]], record_as: str | None = None) -> A
 def verified(labels: bool = True, verifier: str = "auto", frames: str | None = None, spans: bool = True,
              fluency: bool = True,
              fluency_model: str = "default", fluency_threshold: float | None = None,
-             fluency_statistic: str | None = None,
+             fluency_statistic: str | None = None, facts: bool = True,
              meaning: tuple[str, ...] = ("equivalence",), judges: tuple[str, ...] = ("minilm-nli",),
              threads: int | None = 1, record_as: str | None = None) -> AllOf:
     """The ``verified`` check: labels (``verifier``, ``frames`` for the FrameNet lexicon), span
     shape (``spans``), fluency (``fluency_model``, ``fluency_statistic``: None = the filter's default,
-    ``fluency_threshold``: None = the calibrated one) and meaning
+    ``fluency_threshold``: None = the calibrated one), numbers and names kept (``facts``) and meaning
     (NLI relations in ``meaning``, both ways, by ``judges``); ``meaning=()`` leaves it out."""
     parts: list[Mapping[str, Any]] = []
     if labels:
@@ -71,6 +72,8 @@ def verified(labels: bool = True, verifier: str = "auto", frames: str | None = N
         parts.append({"name": "fluency", "model": fluency_model, "threshold": fluency_threshold,
                       **({"statistic": fluency_statistic} if fluency_statistic else {}),
                       "threads": threads})
+    if facts:
+        parts.append({"name": "facts"})
     if meaning:
         parts.append({"name": "relation", "accept": list(meaning), "judges": list(judges), "threads": threads})
     from paraspan.filter import build_filters

@@ -142,7 +142,7 @@ class FluencyFilter(BaseFilter):
 
     def __init__(self, threshold: float, scorer: Scorer | TokenScorer | None = None, *, name: str = "fluency",
                  load: Callable[[], Scorer | TokenScorer] | None = None, model: str | None = None,
-                 statistic: str = "mean") -> None:
+                 statistic: str = "mean", new_content_threshold: float | None = None) -> None:
         if scorer is None and load is None:
             raise ValueError("give a scorer or a function that loads one")
         if statistic not in STATISTICS:
@@ -153,6 +153,10 @@ class FluencyFilter(BaseFilter):
         self.name = name
         self.model = model
         self.statistic = statistic
+        # an output with new content (infilling, provenance "meaning": "new") shares few tokens with
+        # its source, so shared-drop sees little of it: its mean log-prob must also be at most this
+        # far below the source's (the `mean` statistic's calibrated threshold)
+        self.new_content_threshold = new_content_threshold
 
     @property
     def scorer(self) -> Scorer | TokenScorer:
@@ -182,8 +186,22 @@ class FluencyFilter(BaseFilter):
                 texts[out.text] = None
         order = list(texts)
         value: dict[str, Any] = dict(zip(order, self.scorer(order), strict=True))
-        return [self._decision(out.text, value.get(out.text), value[source.text])  # type: ignore[union-attr]
-                for out, source in pairs]
+        decisions = [self._decision(out.text, value.get(out.text), value[source.text])  # type: ignore[union-attr]
+                     for out, source in pairs]
+        return [self._new_content(d) if (out.provenance or {}).get("meaning") == "new" else d
+                for d, (out, _) in zip(decisions, pairs, strict=True)]
+
+    def _new_content(self, d: FilterDecision) -> FilterDecision:
+        """``d`` with the mean log-prob also checked (see ``new_content_threshold``)."""
+        delta = d.details.get("delta")
+        if not d.keep or self.new_content_threshold is None or delta is None or self.statistic != "shared-drop":
+            return d
+        d.details["new_content_threshold"] = self.new_content_threshold
+        if delta >= self.new_content_threshold:
+            return d
+        reason = (f"new content: mean log-prob {delta:.2f} below the source's "
+                  f"({delta:.2f} < {self.new_content_threshold:.2f})")
+        return FilterDecision(False, d.score, reason, d.details)
 
     def _decision(self, text: str, out: Any, src: Any) -> FilterDecision:
         details: dict[str, Any] = {"statistic": self.statistic, "threshold": self.threshold}
@@ -239,8 +257,9 @@ def fluency_filter(model: str = "default", threshold: float | None = None, threa
         raise ParaspanError.from_code("E004", where="filter 'fluency'", details=f"statistic: {statistic!r}",
                                       choices=f"statistic: {' | '.join(STATISTICS)}")
     tau = calibrated_threshold(model, statistic) if threshold is None else float(threshold)
+    new_tau = calibrated_thresholds("mean").get(model) if statistic == "shared-drop" else None
     return FluencyFilter(tau, name=record_as or "fluency", load=_ScorerLoader(model, threads, statistic),
-                         model=model, statistic=statistic)
+                         model=model, statistic=statistic, new_content_threshold=new_tau)
 
 
 @dataclass(frozen=True)

@@ -58,7 +58,8 @@ MASK = "<mask>"
 #: FEs (and FEs inheriting from them) that describe a participant independent of the verb.
 AGENTIVE = frozenset({"Agent", "Self_mover"})
 _WORD = re.compile(r"[\w'’-]+")
-_LU_NAME = re.compile(r"^[\w ]+\.(?:v|n|a|adv|prep)$")  # the model echoed an LU name ("relinquish.v")
+#: the model echoed an LU name ("relinquish.v"), alone or inside a filler ("held over hold over.v")
+_LU_NAME = re.compile(r"\b[a-z]+(?: [a-z]+)*\.(?:v|n|a|adv|prep|num|c|scon|art|intj)\b(?!\w)")
 
 SYSTEM_PROMPT = "You are a careful annotator who completes English sentences for FrameNet."
 INSTRUCTION = (
@@ -159,10 +160,11 @@ _PLACEHOLDER = re.compile(r"^(?:_+|\.{3}|…|[xyz]|something|someone|somebody|so
                           r"blank|mask|n/?a|none|null|\[[^\]]*\]|\([^)]*\))$", re.IGNORECASE)
 
 
-def filler_problem(phrase: str, names: Sequence[str] = ()) -> str | None:
+def filler_problem(phrase: str, names: Sequence[str] = (), context: str = "") -> str | None:
     """Why ``phrase`` is no filler, or None: an FE or frame name copied from the prompt
     ("Speaker") or a definition ("Activity: The document that …"), a placeholder ("something",
-    "[Theme]"), or a repetition loop (the same one to four words three times in a row)."""
+    "[Theme]"), a repetition loop (the same one to four words three times in a row), or a copy of
+    the sentence around it (five words in a row of ``context``, the text outside the blanks)."""
     bare = phrase.strip(" .,;:!?\"'").replace("_", " ")
     if _PLACEHOLDER.match(bare):
         return "placeholder"
@@ -178,10 +180,32 @@ def filler_problem(phrase: str, names: Sequence[str] = ()) -> str | None:
             gram = tokens[i:i + n]
             if tokens[i + n:i + 2 * n] == gram and tokens[i + 2 * n:i + 3 * n] == gram:
                 return "repetition loop"
+    if context and len(tokens) >= _COPY_WORDS:
+        around = [" ".join(part.lower().split()) for part in context.split(_GAP)]
+        for i in range(len(tokens) - _COPY_WORDS + 1):
+            gram = " ".join(tokens[i:i + _COPY_WORDS])
+            if any(f" {gram} " in f" {part} " for part in around):
+                return "copies the sentence around it"
     return None
 
 
-def parse_answer(answer: str, blanks: int, names: Sequence[str] = ()) -> list[str] | None:
+#: a filler with this many words in a row from the rest of its sentence copies it ("to mature
+#: FDA's US Orphan Drug Act is intended to assist …"); the gap marker keeps n-grams off the blanks
+_COPY_WORDS = 5
+_GAP = "\x00"
+
+
+def outside(text: str, spans: Sequence[Span]) -> str:
+    """``text`` with ``spans`` cut out (a gap marker in their place): the context of the blanks."""
+    out, at = [], 0
+    for span in sorted(spans, key=lambda s: s.start):
+        out.append(text[at:span.start])
+        at = max(at, span.end)
+    out.append(text[at:])
+    return _GAP.join(out)
+
+
+def parse_answer(answer: str, blanks: int, names: Sequence[str] = (), context: str = "") -> list[str] | None:
     """The phrases of a model answer, one per blank, or None when it does not parse.
 
     Strict: exactly ``blanks`` non-empty phrases separated by ``|``, no mask left, no line break,
@@ -203,7 +227,7 @@ def parse_answer(answer: str, blanks: int, names: Sequence[str] = ()) -> list[st
             part = part[1:-1].strip()
         if not part or "<" in part or ">" in part or re.search(r"\b(?:sentence|answer|fe type)\s*:", part, re.I):
             return None
-        if not any(c.isalnum() for c in part) or _LU_NAME.match(part) or filler_problem(part, names):
+        if not any(c.isalnum() for c in part) or _LU_NAME.search(part) or filler_problem(part, names, context):
             return None
         out.append(part)
     return out
@@ -478,11 +502,12 @@ class Infiller:
                 stats["unparseable"] += 1
                 stats["unparseable: too long"] += 1
                 continue
-            phrases = parse_answer(sample.text, len(blanks), names)
+            context = outside(job.text, [job.structure.args[i] for i in blanks])
+            phrases = parse_answer(sample.text, len(blanks), names, context)
             if phrases is None:
                 stats["unparseable"] += 1
                 parts = [p.strip() for p in sample.text.split("|")]
-                problems = [filler_problem(p, names) for p in parts]
+                problems = [filler_problem(p, names, context) for p in parts]
                 why = ("wrong number of phrases" if len(parts) != len(blanks)
                        else next((p for p in problems if p), "bad phrase"))
                 stats[f"unparseable: {why}"] += 1

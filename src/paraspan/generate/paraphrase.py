@@ -33,7 +33,7 @@ import zlib
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -63,6 +63,31 @@ FAITHFUL = (
     "Original: The ferry reached Dover two hours late because of a storm.\n"
     "Paraphrase: Because of a storm, the ferry got to Dover two hours behind schedule."
 )
+#: The ``close`` style: change only what the bans force. Span labels are carried over by
+#: alignment, and a free rewrite of the whole sentence changed facts in most held-out FrameNet
+#: outputs ("prior to 1932" → "after 1932", "early 1993" → "late 1993"); a close paraphrase
+#: keeps the rest of the sentence, and with it the arguments' words.
+CLOSE_INSTRUCTION = (
+    "Rewrite the sentence below so that it means exactly the same: replace each word you may not "
+    "use by a word or phrase with the same meaning, adjusting only the words around it if grammar "
+    "requires, and keep everything else as it is. Reply with the rewritten sentence only, as one "
+    "sentence, with no quotes and no explanation."
+)
+CLOSE_EXAMPLES = (
+    "Keep every name, number, amount, date and time exactly as it is, and keep who does what to whom.\n"
+    "Examples:\n"
+    "Original: The council approved the new budget on Tuesday after a long debate.\n"
+    'Do not use: "approved".\n'
+    "Rewritten: The council passed the new budget on Tuesday after a long debate.\n"
+    "Original: Anna lent her brother forty dollars in March 2003.\n"
+    'Do not use: "lent".\n'
+    "Rewritten: Anna loaned her brother forty dollars in March 2003.\n"
+    "Original: The ferry reached Dover two hours late because of a storm.\n"
+    'Do not use: "reached", "storm".\n'
+    "Rewritten: The ferry arrived in Dover two hours late because of a gale."
+)
+#: paraphrase styles: the instruction and the examples of each
+STYLES = {"free": (INSTRUCTION, FAITHFUL), "close": (CLOSE_INSTRUCTION, CLOSE_EXAMPLES)}
 #: The prompt is cached up to here: everything before it is the same for every sentence.
 SPLIT_MARK = "Sentence:"
 
@@ -91,7 +116,13 @@ class ParaphraseConfig:
     keep_continue: float = 6.0
     #: the faithfulness rules and few-shot examples (:data:`FAITHFUL`) in the prompt
     faithful_examples: bool = True
+    #: ``free`` (new words and structure) or ``close`` (replace what is banned, keep the rest)
+    style: str = "free"
     seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.style not in STYLES:
+            raise ValueError(f"unknown paraphrase style {self.style!r} (known: {', '.join(STYLES)})")
 
 
 # ----------------------------------------------------------------------------- request checks
@@ -222,7 +253,8 @@ class Paraphraser:
 
     # -- prompts
     def _instruction(self) -> str:
-        return f"{INSTRUCTION}\n{FAITHFUL}" if self.config.faithful_examples else INSTRUCTION
+        instruction, examples = STYLES[self.config.style]
+        return f"{instruction}\n{examples}" if self.config.faithful_examples else instruction
 
     def prompt(self, text: str, banned: Sequence[str] = (), kept: Sequence[str] = ()) -> Prompt:
         user = f"{self._instruction()}\n{SPLIT_MARK} {text}"
@@ -475,7 +507,8 @@ class Paraphraser:
 def make_paraphraser(model: str = "default", samples: int = 6, constraint_sets: int = 4, top_k: int = 10,
                      temperature: float = 1.0, rescore_top: int | None = None, max_score: float | None = None,
                      n: int = 5, n_ctx: int = 2048, seed: int = 0, threads: int | None = 1,
-                     faithful_examples: bool = True, backend: str = "auto", device: str = "auto") -> Paraphraser:
+                     faithful_examples: bool = True, backend: str = "auto", device: str = "auto",
+                     style: Literal["free", "close"] = "free") -> Paraphraser:
     """The registered ``paraphrase`` generator: a :class:`Paraphraser` on a llama.cpp or transformers model.
 
     ``model``: ``default``, ``small``, a ``.gguf`` path, ``hf:ORG/NAME`` (from the local Hugging
@@ -484,7 +517,8 @@ def make_paraphraser(model: str = "default", samples: int = 6, constraint_sets: 
     backward-score only the best M per cluster; ``threads``: CPU threads;
     ``faithful_examples``: the faithfulness rules and examples in the prompt; ``backend``: auto,
     llama or transformers (auto: transformers for ``hf:`` ids, folders and ``device`` cuda,
-    llama.cpp otherwise); ``device``: auto, cpu or cuda (transformers only).
+    llama.cpp otherwise); ``device``: auto, cpu or cuda (transformers only); ``style``: ``free``
+    (new words and structure) or ``close`` (replace the banned words, keep the rest).
     """
     from dataclasses import asdict
 
@@ -494,7 +528,7 @@ def make_paraphraser(model: str = "default", samples: int = 6, constraint_sets: 
                            parallel=max(8, samples * constraint_sets))
     config = ParaphraseConfig(n=n, samples=samples, constraint_sets=constraint_sets, top_k=top_k,
                               temperature=temperature, rescore_per_cluster=rescore_top, max_score=max_score,
-                              faithful_examples=faithful_examples, seed=seed)
+                              faithful_examples=faithful_examples, style=style, seed=seed)
     paraphraser = Paraphraser(runtime, config)
     resolved = getattr(getattr(runtime, "llm", None), "resolved", None)
     paraphraser.info = {"llm": getattr(resolved, "name", None) or getattr(runtime, "model_name", model),

@@ -3,15 +3,18 @@
 Every executor takes the pending input sentences and a ``commit`` callback, and calls it once
 per finished :class:`~paraspan.pipeline.store.WorkResult`; the parent is the only writer of
 the run store. Worker processes are spawned and each loads its own models once. Ray is
-imported only when ``backend="ray"``.
+imported only when ``backend="ray"``. :func:`map_ordered` is the same local pool for any
+per-item work (``paraspan paraphrase``, ``paraspan infill``), its results in input order. How
+many workers, and threads each: :mod:`paraspan.pipeline.resources`.
 """
 
 from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, TypeVar
 
 from paraspan.corpus.schema import Sentence
 from paraspan.errors import ParaspanError
@@ -21,9 +24,12 @@ from paraspan.pipeline.store import WorkResult
 
 BACKENDS = ("local", "ray")
 
+_T = TypeVar("_T")
+_R = TypeVar("_R")
+
 #: per worker *process*: its models, loaded once by the pool's initializer (a process-level
 #: cache the executor owns; the parent process never fills it)
-_WORKER_STATE: dict[str, Augmenter] = {}
+_WORKER_STATE: dict[str, Any] = {}
 
 
 def _exit_with_parent(parent: int, every: float = 2.0) -> None:
@@ -46,11 +52,70 @@ def _init_worker(config_dict: dict[str, Any], parent: int | None = None) -> None
     import torch
 
     torch.set_num_threads(max(1, int(config_dict.get("threads") or 1)))
-    _WORKER_STATE["augmenter"] = Augmenter.build(AugmentConfig.from_dict(config_dict), worker=f"pid{os.getpid()}")
+    try:
+        _WORKER_STATE["augmenter"] = Augmenter.build(AugmentConfig.from_dict(config_dict),
+                                                     worker=f"pid{os.getpid()}")
+    except Exception as exc:  # raised by the first unit of work: the parent reports it, not a broken pool
+        _WORKER_STATE["error"] = exc
+
+
+def _raise_init_error() -> None:
+    if "error" in _WORKER_STATE:
+        raise _WORKER_STATE["error"]
 
 
 def _work(data: dict[str, Any]) -> WorkResult:
+    _raise_init_error()
     return _WORKER_STATE["augmenter"].process(Sentence.from_dict(data))
+
+
+def _init_task_worker(factory: Callable[..., Callable[[Any], Any]], options: dict[str, Any],
+                      parent: int | None = None) -> None:
+    if parent is not None:
+        _exit_with_parent(parent)
+    try:
+        _WORKER_STATE["task"] = factory(**options)
+    except Exception as exc:  # as in _init_worker
+        _WORKER_STATE["error"] = exc
+
+
+def _task(item: Any) -> Any:
+    _raise_init_error()
+    return _WORKER_STATE["task"](item)
+
+
+def map_ordered(factory: Callable[..., Callable[[_T], _R]], options: dict[str, Any], items: Iterable[_T],
+                workers: int) -> Iterator[_R]:
+    """``work(item)`` for every item, in the items' order, where ``work = factory(**options)``.
+
+    ``workers`` ≤ 1: in this process. Otherwise in a pool of spawned processes, each calling
+    ``factory`` once (so it loads its models once); ``factory`` must be importable (a module-level
+    function) and ``options`` and the items picklable. Results come back in input order, so
+    the output does not depend on the worker count (as long as ``work`` depends only on its item).
+    """
+    if workers <= 1:
+        work = factory(**options)
+        for item in items:
+            yield work(item)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    ctx = multiprocessing.get_context("spawn")  # fork would copy llama.cpp/torch thread state
+    window = 2 * workers  # in flight at once: bounded memory, workers never idle
+    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_task_worker,
+                             initargs=(factory, options, os.getpid())) as pool:
+        futures: deque[Any] = deque()
+        try:
+            for item in items:
+                futures.append(pool.submit(_task, item))
+                if len(futures) >= window:
+                    yield futures.popleft().result()
+            while futures:
+                yield futures.popleft().result()
+        finally:  # an error or an early stop: the queued items need not run before the pool shuts down
+            for future in futures:
+                future.cancel()
 
 
 class _RayActor:
@@ -108,7 +173,9 @@ def run_ray(pending: Iterator[Sentence], config: AugmentConfig, workers: int, ad
         actor = ray.remote(num_cpus=1)(_RayActor)
         actors = [actor.remote(config.to_dict()) for _ in range(max(1, workers))]
         pool = ActorPool(actors)
-        for result in pool.map_unordered(lambda a, d: a.work.remote(d), (s.to_dict() for s in pending)):
+        # ray's annotation says list; any iterable is taken
+        for result in pool.map_unordered(lambda a, d: a.work.remote(d),
+                                         (s.to_dict() for s in pending)):  # type: ignore[arg-type]
             commit(result)
     finally:
         if started and not address:

@@ -61,17 +61,20 @@ def run_augment(
     config: AugmentConfig,
     *,
     limit: int | None = None,
-    workers: int = 1,
+    workers: int | str = 1,
     backend: str = "local",
     ray_address: str | None = None,
     progress: ProgressCallback | None = None,
     augmenter: Augmenter | None = None,
     on_commit: Callable[[WorkResult], None] | None = None,
+    warn: Callable[[str], None] | None = None,
 ) -> RunSummary:
     """Augment a corpus into ``store`` (resuming whatever is pending there); return a summary.
 
     ``corpus``: a JSONL path (streamed) or sentences. ``augmenter``: ready models for the
     in-process path (tests, the benchmark); otherwise each worker builds its own.
+    ``workers``: a number, or ``"auto"`` (:func:`paraspan.pipeline.resources.plan_workers`: this
+    machine's cores and free memory, the pending inputs; ``warn`` hears why a plan is lowered).
     ``on_commit`` sees every committed :class:`~paraspan.pipeline.store.WorkResult`.
     """
     from itertools import islice
@@ -90,6 +93,8 @@ def run_augment(
         sentences = islice(sentences, limit)
     store.add_inputs((s, i) for i, s in enumerate(sentences))
     total = store.count_inputs("pending")
+    if not isinstance(workers, int):
+        workers = _auto_workers(workers, config, backend, ray_address, total, warn)
     notes: Counter[str] = Counter()
     processed = 0
 
@@ -114,6 +119,16 @@ def run_augment(
     else:
         run_local(pending, config, workers, commit, augmenter)
     return summarize(store, time.perf_counter() - started, processed, notes)
+
+
+def _auto_workers(requested: str, config: AugmentConfig, backend: str, ray_address: str | None, tasks: int,
+                  warn: Callable[[str], None] | None) -> int:
+    from paraspan.pipeline.resources import AUTO, parse_amount, plan_workers, worker_memory
+
+    if parse_amount(requested, "workers") == AUTO and backend == "ray" and ray_address:
+        raise ParaspanError.from_code("E876", address=ray_address)
+    memory = worker_memory(config.generator.options.get("model", "default"))
+    return plan_workers(requested, config.threads or AUTO, per_worker_memory=memory, tasks=tasks, warn=warn).workers
 
 
 def export_outputs(store: RunStore, out: str | Path, fmt: str = "jsonl", filter: Any = None,
