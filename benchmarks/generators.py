@@ -13,6 +13,9 @@ Three steps, each resumable:
     the default filter (``verified``) deciding what ``-o`` gets; ``export --filter all`` of the
     store gives the rejected ones too. Runs: ``fn-paraphrase``, ``fn-infill``, ``ewt-rewrite``,
     ``wikiann-rewrite``, ``wikiann-paraphrase``.
+``learned``
+    trains the learned filter on each run's judgments (and on all rewrite runs pooled) with
+    source-grouped 5-fold cross-validation, against the ``verified`` rule on the same folds.
 ``score``
     reads each run's store: outputs per structure (all, verified), the judgments recorded by
     the review app (``paraspan review STORE``; or ``paraspan judgments``), split into written
@@ -32,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import datetime as dt
 import json
 import os
 import random
@@ -188,9 +192,80 @@ def score(work: Path, names: list[str]) -> dict[str, Any]:
     return results
 
 
+def markdown(results: dict[str, Any]) -> str:
+    """The table for benchmarks/README.md, from the results (no figure typed by hand)."""
+    def pct(part: dict[str, Any]) -> str:
+        if not part["judged"]:
+            return "–"
+        lo, hi = (max(0.0, v) for v in part["precision_ci95"])
+        return f"{part['correct']}/{part['judged']} = {part['precision']:.0%} ({lo:.0%}–{hi:.0%})"
+
+    rows = ["| run | sentences | structures | outputs / structure | written / structure | structures with a "
+            "written output | written: judged correct (95% CI) | rejected: judged correct | wrong written, by kind |",
+            "|---|---:|---:|---:|---:|---:|---|---|---|"]
+    for name, r in results.items():
+        if name.startswith("_"):
+            continue
+        kinds = ", ".join(f"{k} {v}" for k, v in sorted(r["written"]["wrong_by_kind"].items())) or "–"
+        share = r["structures_with_a_written_output"] / r["structures"] if r["structures"] else 0
+        rows.append(f"| {name} | {r['sentences_done']} | {r['structures']} | {r['outputs_per_structure']} | "
+                    f"{r['written_per_structure']} | {r['structures_with_a_written_output']} ({share:.0%}) | "
+                    f"{pct(r['written'])} | {pct(r['rejected'])} | {kinds} |")
+    return "\n".join(rows)
+
+
+def learned(work: Path, names: list[str]) -> dict[str, Any]:
+    """The learned filter (``train-filter --features checks``) against the ``verified`` rule, 5-fold
+    CV grouped by source sentence, per judged run and pooled over the rewrite runs."""
+    paraspan = str(ROOT / ".venv" / "bin" / "paraspan")
+    out: dict[str, Any] = {}
+
+    def train(name: str, args: list[str]) -> None:
+        done = subprocess.run([paraspan, "train-filter", *args, "--features", "checks", "--folds", "5", "--json",
+                               "-o", str(work / f"{name}.filter.json")], capture_output=True, text=True)
+        if done.returncode != 0:
+            out[name] = {"error": done.stderr.strip().splitlines()[-1:]}
+            return
+        cv = json.loads(done.stdout)["cv"]
+        out[name] = {"n": cv["n"], "accepted": cv["accepted"], "sentences": cv["grouped"],
+                     "learned": cv["learned"]["mean"], "rule": (cv["rule"] or {}).get("mean")}
+
+    pool_out, pool_judged = work / "pool.outputs.jsonl", work / "pool.judgments.jsonl"
+    with pool_out.open("w", encoding="utf-8") as outs, pool_judged.open("w", encoding="utf-8") as judged:
+        for name in names:
+            db = work / f"{name}.db"
+            if not db.is_file():
+                continue
+            train(name, ["--store", str(db)])
+            if "rewrite" in name:  # pooled: every judged rewrite
+                subprocess.run([paraspan, "export", str(db), "--filter", "all", "-o", str(work / f"{name}.all.jsonl")],
+                               capture_output=True, check=True)
+                subprocess.run([paraspan, "judgments", str(db), "-o", str(work / f"{name}.judged.jsonl")],
+                               capture_output=True, check=True)
+                outs.write((work / f"{name}.all.jsonl").read_text(encoding="utf-8"))
+                judged.write((work / f"{name}.judged.jsonl").read_text(encoding="utf-8"))
+    train("all rewrite runs", [str(pool_judged), "--outputs", str(pool_out)])
+    return out
+
+
+def learned_markdown(results: dict[str, Any]) -> str:
+    rows = ["| judged outputs | n (accepted; sentences) | learned: precision / recall / kept | "
+            "rule (`verified`): precision / recall / kept |", "|---|---|---|---|"]
+
+    def cell(m: dict[str, Any] | None) -> str:
+        return "–" if not m else f"{m['precision']:.2f} / {m['recall']:.2f} / {m['kept_share']:.2f}"
+    for name, r in results.items():
+        if "error" in r:
+            rows.append(f"| {name} | {' '.join(r['error'])} | | |")
+            continue
+        rows.append(f"| {name} | {r['n']} ({r['accepted']}; {r['sentences']}) | {cell(r['learned'])} | "
+                    f"{cell(r['rule'])} |")
+    return "\n".join(rows)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("step", choices=("subset", "run", "score"))
+    ap.add_argument("step", choices=("subset", "run", "score", "learned"))
     ap.add_argument("names", nargs="*", help="runs (for run: one; for score: default all)")
     ap.add_argument("--work", type=Path, required=True, help="folder for inputs, stores and outputs (not the repo)")
     ap.add_argument("--seed", type=int, default=0)
@@ -206,13 +281,20 @@ def main(argv: list[str] | None = None) -> int:
         if len(args.names) != 1 or args.names[0] not in RUNS:
             ap.error(f"run takes one of {', '.join(RUNS)}")
         return run(args.names[0], args.work, args.limit, extra)
-    results = score(args.work, args.names or list(RUNS))
     path = RESULTS / "generators.json"
     old = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    if args.step == "learned":
+        old["_learned_filter"] = learned(args.work, args.names or list(RUNS))
+        path.write_text(json.dumps(old, indent=1) + "\n", encoding="utf-8")
+        print(learned_markdown(old["_learned_filter"]))
+        return 0
+    results = score(args.work, args.names or list(RUNS))
     old.update(results)
-    old["_meta"] = {"machine": machine(), "command": "python benchmarks/generators.py score"}
+    old["_meta"] = {"machine": machine(), "date": dt.date.today().isoformat(),
+                    "command": "python benchmarks/generators.py score --work WORK",
+                    "judged_by": "one developer (dev-a), reading each output; ≥ 50 = fully correct"}
     path.write_text(json.dumps(old, indent=1) + "\n", encoding="utf-8")
-    print(json.dumps(results, indent=1))
+    print(markdown({k: old[k] for k in RUNS if k in old}))
     return 0
 
 
