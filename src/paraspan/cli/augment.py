@@ -88,12 +88,13 @@ def augment_cmd(
                                                                 "chain stops [1].")] = None,
     store_path: Annotated[Path | None, _Opt("--store", help="Run store (SQLite) to keep; needed for --resume.")] = None,
     resume: Annotated[bool, _Opt("--resume", help="Continue the run in --store (same settings).")] = False,
-    filter_name: Annotated[str, _Opt("--filter", help="What -o gets: verified (labels, span shape, fluency and "
-                                                      "meaning all checked), all, a preset (iter1, iter3, para0.6, "
-                                                      "para0.8, align0.99, align0.95, lax, strict; calibrated on "
-                                                      "MultiMWA dev: align-p95, align-p99, lax-cal, strict-cal), a "
+    filter_name: Annotated[str, _Opt("--filter", help="What -o gets: verified (labels, span shape, fluency, "
+                                                      "numbers and names, meaning all checked), all, a preset (iter1, "
+                                                      "iter3, para0.6, para0.8, align0.99, align0.95, lax, strict; "
+                                                      "calibrated on MultiMWA dev: align-p95, align-p99, lax-cal, "
+                                                      "strict-cal), a "
                                                       "rule like 'iteration<=2&aligner>=0.9', a registered filter "
-                                                      "(labels, spans, fluency, relation) or a learned filter's "
+                                                      "(labels, spans, fluency, facts, relation) or a learned filter's "
                                                       "name. Everything stays in --store.")] = "verified",
     filter_model: Annotated[list[Path] | None, _Opt(
         "--filter-model", help="A `train-filter` model whose decision every output records (repeatable).")] = None,
