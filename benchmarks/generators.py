@@ -83,6 +83,11 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
     # split's dev part (the verifier was tuned, not trained, on it) and the next WikiANN dev sentences
     "ewt-rewrite-final": ("ewt-dev-part.jsonl", "rewrite", []),
     "wikiann-rewrite": ("wikiann-dev-b.jsonl", "rewrite", []),
+    # v3 of four rules (dangling participles, stranded focus particles, two-object verbs, place pairs
+    # read as appositions, only-phrases, clefts of misparses), from the final runs' judgments, on
+    # sentences no judgment saw: WikiANN dev's third block and FrameNet dev (rewrites of frames)
+    "wikiann-rewrite-v3": ("wikiann-dev-c.jsonl", "rewrite", []),
+    "fn-rewrite-v3": ("fn-dev.jsonl", "rewrite", []),
     "wikiann-paraphrase": ("wikiann-dev.jsonl", "paraphrase", ["--iterations", "3"]),
 }
 
@@ -114,7 +119,7 @@ def subset(work: Path, seed: int) -> None:
                             ("ewt-held-b.jsonl", ewt[150:]),
                             ("ewt-held-c.jsonl", ewt[300:]),
                             ("ewt-dev-part.jsonl", parts["dev"]), ("wikiann-dev.jsonl", wikiann),
-                            ("wikiann-dev-b.jsonl", wikiann[400:])):
+                            ("wikiann-dev-b.jsonl", wikiann[400:]), ("wikiann-dev-c.jsonl", wikiann[800:])):
         write_corpus(iter(sentences), work / name, "jsonl")
         print(f"{work / name}: {len(sentences)} sentences")
 

@@ -163,6 +163,14 @@ def test_run_store_and_export(tmp_path, corpus, fake_config):
     assert run_augment(corpus, again, fake_config).processed_now == 0
 
 
+def test_a_run_without_outputs_exports_an_empty_file(tmp_path, fake_config):
+    """No output: -o gets an empty file under any filter, and no filter model is loaded to decide nothing."""
+    store = open_store(tmp_path / "run.db", fake_config, resume=False)
+    assert export_outputs(store, tmp_path / "out.jsonl", filter="verified") == 0
+    assert export_outputs(store, tmp_path / "out2.jsonl", filter="learned:/no/such/model.json") == 0
+    assert (tmp_path / "out.jsonl").read_text() == ""
+
+
 def _outputs(store: RunStore) -> list[tuple]:
     """Everything an output is: id, input, the sentence (text, structures, provenance), decisions, scores."""
     return [(r.id, r.input_id, r.sentence.to_dict(), r.decisions, r.scores) for r in store.iter_outputs()]

@@ -144,7 +144,8 @@ def export_outputs(store: RunStore, out: str | Path, fmt: str = "jsonl", filter:
     from paraspan.corpus.formats import write_corpus
 
     name: str | None = None
-    if filter is not None and filter != "all":
+    empty = store.conn.execute("SELECT COUNT(*) FROM outputs").fetchone()[0] == 0
+    if filter is not None and filter != "all" and not empty:  # no outputs: nothing to decide (no model loads)
         if isinstance(filter, str) and filter in set(store.filters()):
             name = filter
         else:

@@ -108,3 +108,16 @@ def test_voice_and_fronting_decline_coordination_particles_and_complements(nlp):
     assert _texts(nlp, "front-trailing-adverbial", "They zeroed in on the harbour.") == []  # particle verb
     assert _texts(nlp, "front-trailing-adverbial", "She lives in a small village.") == []  # its complement
     assert _texts(nlp, "front-trailing-adverbial", "In 1651 he was preaching at the abbey.") == []
+
+
+def test_v3_declines_dangling_stranding_misparses_and_place_pairs(nlp):
+    # a leading participle would dangle on the passive subject; a focus particle would be stranded
+    assert _texts(nlp, "active-to-passive", "Coming from Leeds, he spent most of his life in York.") == []
+    assert _texts(nlp, "active-to-passive", "Even a local paper printed the story.") == []
+    # the first object of a two-object verb is the recipient
+    assert _texts(nlp, "active-to-passive", "The rain gave it that fresh, clean smell.") == []
+    # "Town, Country" is no apposition; "only in X" fronted needs inversion
+    assert _texts(nlp, "extract-appositive", "She is a teacher from Leeds, England.") == []
+    assert _texts(nlp, "front-trailing-adverbial", "It grows only in Chile.") == []
+    # clefts only of one-clause sentences
+    assert _texts(nlp, "it-cleft", "The report written here is based on sources that we trust.") == []
