@@ -22,6 +22,19 @@ def _augmenter(config: AugmentConfig) -> Augmenter:
     return Augmenter(config, FakeGenerator(), FakeAligner(), {"llm": "fake"}, build_filters(config))
 
 
+def test_an_argument_that_is_the_anchor_goes_with_it(fake_config):
+    """FrameNet noun targets are often their own FE ("teacher" as Person): it moves with the anchor."""
+    text = "The teacher arrived late."
+    row = {"id": "t", "text": text, "structures": [{"kind": "frame", "label": "People_by_vocation",
+           "anchor": {"start": 4, "end": 11, "label": "teacher.n"}, "args": [{"start": 4, "end": 11, "label": "Person"}]}]}
+    result = _augmenter(with_(fake_config, iterations=1)).process(Sentence.from_dict(row))
+    out = result.outputs[0].sentence
+    [st] = out.structures
+    assert out.text[st.anchor.start:st.anchor.end] == "tutor"
+    assert [(out.text[a.start:a.end], a.label) for a in st.args] == [("tutor", "Person")]
+    assert out.provenance["args_placed"] == out.provenance["args"] == 0  # no argument apart from the anchor
+
+
 def test_iterations_ban_each_new_anchor(fake_config):
     result = _augmenter(fake_config).process(Sentence.from_dict(SENTENCES[0]))
     assert result.status == "done"

@@ -203,6 +203,14 @@ class Augmenter:
                               **({"kept": True} if cfg.keep_args else {})})
             if where is not None:
                 new_args.append(Span(where[0], where[1], arg.label))
+        # an argument that is the anchor itself (FrameNet: a noun target that is its own FE, "plutonium"
+        # as Substance) goes where the anchor went; it was not placed apart from it (held-out rewrites
+        # lost these FEs)
+        for arg in structure.args:
+            if arg.start == anchor.start and arg.end == anchor.end:
+                new_args.append(Span(a_start, a_end, arg.label))
+                span_info.append({"role": "arg", "label": arg.label, "source": [arg.start, arg.end],
+                                  "placed": [a_start, a_end], "score": _r(a_score), "with_anchor": True})
         new_args.sort(key=lambda s: (s.start, s.end))
         extra = {k: v for k, v in structure.extra.items() if k not in _OFFSET_EXTRAS}
         out_structure = Structure(structure.kind, structure.label, Span(a_start, a_end, label), new_args, extra)
@@ -221,7 +229,7 @@ class Augmenter:
             **({"generated": _jsonable(cand.meta)} if cand.meta else {}),
             "aligner": {"anchor": _r(a_score), "spans": span_info},
             **({"projection": via} if via != "aligner" else {}),
-            "args_placed": sum(1 for s in span_info[1:] if s["placed"] is not None),
+            "args_placed": sum(1 for s in span_info[1:] if s["placed"] is not None and not s.get("with_anchor")),
             "args": len(args),
             "candidate_rank": chosen,
             "candidates": len(candidates),
