@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
-from paraspan.text.constraints import BanSet
+from paraspan.text.constraints import BanSet, VocabIndex, banned_token_ids
 
 
 @dataclass(frozen=True)
@@ -134,3 +134,23 @@ class Backend(Protocol):
     def logprobs(self, items: Sequence[tuple[Prompt | Sequence[int], Sequence[int]]]) -> list[float]:
         """:meth:`logprob` for many (prompt, continuation) pairs (batched where possible)."""
         ...
+
+
+class BanIdCache:
+    """The token ids masked for a :class:`BanSet` over one vocabulary, memoised per ban set (a
+    sentence's ban sets recur across its samples, retries and rescoring); both backends use it."""
+
+    def __init__(self, limit: int = 256) -> None:
+        self._ids: dict[BanSet, Any] = {}
+        self.limit = limit
+
+    def ids(self, bans: BanSet, index: VocabIndex) -> Any:
+        import numpy as np
+
+        got = self._ids.get(bans)
+        if got is None:
+            got = np.asarray(banned_token_ids(bans, index), dtype=np.int64)
+            if len(self._ids) > self.limit:
+                self._ids.clear()
+            self._ids[bans] = got
+        return got

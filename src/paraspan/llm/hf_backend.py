@@ -45,9 +45,17 @@ from typing import Any
 import numpy as np
 
 from paraspan.errors import ModelError
-from paraspan.llm.backend import Prompt, Sample, SampleGroup
-from paraspan.llm.llama_backend import ContextTooSmall, LlamaBackend, _decode_partial, _Keep, _Seq, as_prompt
-from paraspan.text.constraints import BanSet, VocabIndex, WordGuard, banned_token_ids, trailing_word
+from paraspan.llm.backend import BanIdCache, Prompt, Sample, SampleGroup
+from paraspan.llm.llama_backend import (
+    ContextTooSmall,
+    LlamaBackend,
+    _decode_partial,
+    _Keep,
+    _Seq,
+    as_prompt,
+    keeps_for,
+)
+from paraspan.text.constraints import BanSet, VocabIndex, WordGuard, trailing_word
 
 #: Candidates examined beyond k at each step (as in the llama.cpp backend).
 _SPARE = 16
@@ -317,7 +325,7 @@ class TransformersBackend:
         self._eog: np.ndarray | None = None
         self._masks: dict[str, Any] = {}  # control / end / pipe masks over the vocabulary, on the device
         self._eot: list[int] | None = None
-        self._ban_cache: dict[BanSet, np.ndarray] = {}
+        self._ban_cache = BanIdCache()
         self._prefix: tuple[int, ...] | None = None
         self._prefix_kv: Any = None
         self._warned_template = False
@@ -407,13 +415,7 @@ class TransformersBackend:
 
     def banned_ids(self, bans: BanSet) -> np.ndarray:
         """Token ids masked for ``bans`` (memoised per ban set)."""
-        ids = self._ban_cache.get(bans)
-        if ids is None:
-            ids = np.asarray(banned_token_ids(bans, self.vocab_index), dtype=np.int64)
-            if len(self._ban_cache) > 256:
-                self._ban_cache.clear()
-            self._ban_cache[bans] = ids
-        return ids
+        return self._ban_cache.ids(bans, self.vocab_index)  # type: ignore[no-any-return]
 
     def tokenize(self, text: str, *, special: bool = False) -> list[int]:
         if not text:
@@ -631,17 +633,7 @@ class TransformersBackend:
                        group=s.group, index=s.index) for s in seqs]
 
     def _keeps(self, group: SampleGroup) -> list[_Keep]:
-        if not group.keep or (group.keep_start == 0 and group.keep_continue == 0):
-            return []
-        out = []
-        for phrase in group.keep:
-            forms = {phrase}
-            if phrase[:1].isalpha():  # a phrase may move in or out of sentence-initial position
-                forms.add(phrase[0].swapcase() + phrase[1:])
-            variants = {tuple(self.tokenize(prefix + form)) for form in forms for prefix in ("", " ")}
-            out.append(_Keep(tuple(sorted(forms)), tuple(sorted(v for v in variants if v)),
-                             group.keep_start, group.keep_continue))
-        return out
+        return keeps_for(group, self.tokenize)
 
     def _choose(self, live: list[_Seq], logits: Any, mask: Any, *, top_k: int, temperature: float) -> list[int]:
         """One token per live sample: masks and top-k on the device, the guard and the draw on the host."""

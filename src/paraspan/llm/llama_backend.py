@@ -30,8 +30,8 @@ from typing import Any
 import numpy as np
 
 from paraspan.errors import ModelError
-from paraspan.llm.backend import Prompt, Sample, SampleGroup
-from paraspan.text.constraints import BanSet, VocabIndex, WordGuard, banned_token_ids, trailing_word
+from paraspan.llm.backend import BanIdCache, Prompt, Sample, SampleGroup
+from paraspan.text.constraints import BanSet, VocabIndex, WordGuard, trailing_word
 
 #: Candidates examined beyond k at each step, so that a few rejected by the guard still
 #: leave k to sample from without a second partition.
@@ -84,6 +84,21 @@ class _Keep:
     variants: tuple[tuple[int, ...], ...]
     start: float
     cont: float
+
+
+def keeps_for(group: SampleGroup, tokenize: Callable[[str], list[int]]) -> list[_Keep]:
+    """The phrases ``group`` keeps, each with its surface forms and their token sequences (any backend)."""
+    if not group.keep or (group.keep_start == 0 and group.keep_continue == 0):
+        return []
+    out = []
+    for phrase in group.keep:
+        forms = {phrase}
+        if phrase[:1].isalpha():  # a phrase may move in or out of sentence-initial position
+            forms.add(phrase[0].swapcase() + phrase[1:])
+        variants = {tuple(tokenize(prefix + form)) for form in forms for prefix in ("", " ")}
+        out.append(_Keep(tuple(sorted(forms)), tuple(sorted(v for v in variants if v)),
+                         group.keep_start, group.keep_continue))
+    return out
 
 
 class LlamaBackend:
@@ -146,7 +161,7 @@ class LlamaBackend:
         self._pipe_ids = np.zeros(0, dtype=np.int64)  # set with the vocabulary
         self._end_ids = np.zeros(0, dtype=np.int64)
         self._control: np.ndarray | None = None
-        self._ban_cache: dict[BanSet, np.ndarray] = {}
+        self._ban_cache = BanIdCache()
         self.counters = {"prompt_tokens": 0, "cached_prefix_tokens": 0, "sampled_tokens": 0,
                          "scored_tokens": 0, "decode_calls": 0, "shared_tokens": 0}
 
@@ -204,13 +219,7 @@ class LlamaBackend:
 
     def banned_ids(self, bans: BanSet) -> np.ndarray:
         """Token ids masked for ``bans`` (memoised per ban set)."""
-        ids = self._ban_cache.get(bans)
-        if ids is None:
-            ids = np.asarray(banned_token_ids(bans, self.vocab_index), dtype=np.int64)
-            if len(self._ban_cache) > 256:
-                self._ban_cache.clear()
-            self._ban_cache[bans] = ids
-        return ids
+        return self._ban_cache.ids(bans, self.vocab_index)  # type: ignore[no-any-return]
 
     def tokenize(self, text: str, *, special: bool = False) -> list[int]:
         return list(self._model.tokenize(text.encode("utf-8"), False, special))
@@ -402,17 +411,7 @@ class LlamaBackend:
                        group=s.group, index=s.index) for s in seqs]
 
     def _keeps(self, group: SampleGroup) -> list[_Keep]:
-        if not group.keep or (group.keep_start == 0 and group.keep_continue == 0):
-            return []
-        out = []
-        for phrase in group.keep:
-            forms = {phrase}
-            if phrase[:1].isalpha():  # a phrase may move in or out of sentence-initial position
-                forms.add(phrase[0].swapcase() + phrase[1:])
-            variants = {tuple(self.tokenize(prefix + form)) for form in forms for prefix in ("", " ")}
-            out.append(_Keep(tuple(sorted(forms)), tuple(sorted(v for v in variants if v)),
-                             group.keep_start, group.keep_continue))
-        return out
+        return keeps_for(group, self.tokenize)
 
     @staticmethod
     def _boost_keeps(seq: _Seq, row: np.ndarray) -> None:
