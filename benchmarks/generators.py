@@ -88,6 +88,10 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
     # sentences no judgment saw: WikiANN dev's third block and FrameNet dev (rewrites of frames)
     "wikiann-rewrite-v3": ("wikiann-dev-c.jsonl", "rewrite", []),
     "fn-rewrite-v3": ("fn-dev.jsonl", "rewrite", []),
+    # v4 (passives of include/escape/take place; a leading phrase moved only where it cannot attach to
+    # the last phrase; an article starting a name lowered), from the v3 judgments, on fresh sentences
+    "wikiann-rewrite-v4": ("wikiann-dev-d.jsonl", "rewrite", []),
+    "fn-rewrite-v4": ("fn-dev-c.jsonl", "rewrite", []),
     "wikiann-paraphrase": ("wikiann-dev.jsonl", "paraphrase", ["--iterations", "3"]),
 }
 
@@ -119,7 +123,8 @@ def subset(work: Path, seed: int) -> None:
                             ("ewt-held-b.jsonl", ewt[150:]),
                             ("ewt-held-c.jsonl", ewt[300:]),
                             ("ewt-dev-part.jsonl", parts["dev"]), ("wikiann-dev.jsonl", wikiann),
-                            ("wikiann-dev-b.jsonl", wikiann[400:]), ("wikiann-dev-c.jsonl", wikiann[800:])):
+                            ("wikiann-dev-b.jsonl", wikiann[400:]), ("wikiann-dev-c.jsonl", wikiann[800:]),
+                            ("wikiann-dev-d.jsonl", wikiann[1200:]), ("fn-dev-c.jsonl", fn[150:])):
         write_corpus(iter(sentences), work / name, "jsonl")
         print(f"{work / name}: {len(sentences)} sentences")
 

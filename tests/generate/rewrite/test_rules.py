@@ -121,3 +121,16 @@ def test_v3_declines_dangling_stranding_misparses_and_place_pairs(nlp):
     assert _texts(nlp, "front-trailing-adverbial", "It grows only in Chile.") == []
     # clefts only of one-clause sentences
     assert _texts(nlp, "it-cleft", "The report written here is based on sources that we trust.") == []
+
+
+def test_v4_keeps_sense_and_attachment(nlp):
+    # passives that change a verb's sense, and an idiom
+    assert _texts(nlp, "active-to-passive", "The team includes two new players.") == []
+    assert _texts(nlp, "active-to-passive", "The meeting takes place in Leeds.") == []
+    # a leading phrase moved to the end must not attach to the last noun phrase
+    assert _texts(nlp, "move-leading-adverbial",
+                  "In the early 1980s, the town began building a school for the children of its workers.") == []
+    assert "He sold it in 1998." in _texts(nlp, "move-leading-adverbial", "In 1998, he sold it.")
+    # an article that starts a name's phrase is lowered when the phrase moves into the sentence
+    out = _texts(nlp, "active-to-passive", "The Royal Society predicts a further rise.")
+    assert out == ["A further rise is predicted by the Royal Society."]

@@ -132,6 +132,8 @@ _NAMES = {"PERSON", "NORP", "FAC", "ORG", "GPE", "LOC", "PRODUCT", "EVENT", "WOR
 
 
 def _lowerable(token: Token) -> bool:
+    if token.pos_ == "DET" and token.lower_ in {"the", "a", "an"} and not token.text.isupper():
+        return True  # "by The Russian Ministry": an article starts a name's phrase, not the name
     return token.pos_ != "PROPN" and token.text != "I" and not token.text.isupper() and token.ent_type_ not in _NAMES
 
 
