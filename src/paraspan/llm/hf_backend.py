@@ -729,22 +729,7 @@ class TransformersBackend:
 
     def _advance(self, seq: _Seq, token: int, max_tokens: int, stop: bool) -> None:
         assert self._pieces is not None and self._eog is not None
-        if seq.finish is not None:  # blocked
-            return
-        seq.tokens.append(token)
-        if self._eog[token] and stop:
-            seq.finish = "stop"
-            return
-        piece, seq.pending = _decode_partial(seq.pending + self._pieces[token])
-        if stop and "\n" in piece and (seq.text + piece.split("\n", 1)[0]).strip():
-            seq.text += piece.split("\n", 1)[0]
-            seq.finish = "newline"
-            return
-        seq.text += piece
-        if seq.keep:
-            seq.keep = [k for k in seq.keep if not any(form in seq.text for form in k.forms)]
-        if len(seq.tokens) >= max_tokens:
-            seq.finish = "length"
+        seq.advance(token, self._pieces[token], bool(self._eog[token]), max_tokens, stop=stop)
 
     # ------------------------------------------------------------------ scoring
 

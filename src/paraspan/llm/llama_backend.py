@@ -75,6 +75,26 @@ class _Seq:
     keep: list[_Keep] = field(default_factory=list)  # kept phrases not yet in the text
     fields: int = 0  # required "|"-separated fields (0: any answer)
 
+    def advance(self, token: int, piece: bytes, end_of_turn: bool, max_tokens: int, *, stop: bool = True) -> None:
+        """Append ``token`` (``piece``: its bytes) and set ``finish``: at the end of turn or a line
+        break after some text (unless ``stop`` is false: a fixed-length run), or at ``max_tokens``."""
+        if self.finish is not None:  # blocked
+            return
+        self.tokens.append(token)
+        if end_of_turn and stop:
+            self.finish = "stop"
+            return
+        text, self.pending = _decode_partial(self.pending + piece)
+        if stop and "\n" in text and (self.text + text.split("\n", 1)[0]).strip():
+            self.text += text.split("\n", 1)[0]
+            self.finish = "newline"
+            return
+        self.text += text
+        if self.keep:
+            self.keep = [k for k in self.keep if not any(form in self.text for form in k.forms)]
+        if len(self.tokens) >= max_tokens:
+            self.finish = "length"
+
 
 @dataclass
 class _Keep:
@@ -507,22 +527,7 @@ class LlamaBackend:
 
     def _advance(self, seq: _Seq, token: int, max_tokens: int) -> None:
         assert self._pieces_bytes is not None and self._eog is not None
-        if seq.finish is not None:  # blocked
-            return
-        seq.tokens.append(token)
-        if self._eog[token]:
-            seq.finish = "stop"
-            return
-        piece, seq.pending = _decode_partial(seq.pending + self._pieces_bytes[token])
-        if "\n" in piece and (seq.text + piece.split("\n", 1)[0]).strip():
-            seq.text += piece.split("\n", 1)[0]
-            seq.finish = "newline"
-            return
-        seq.text += piece
-        if seq.keep:
-            seq.keep = [k for k in seq.keep if not any(form in seq.text for form in k.forms)]
-        if len(seq.tokens) >= max_tokens:
-            seq.finish = "length"
+        seq.advance(token, self._pieces_bytes[token], bool(self._eog[token]), max_tokens)
 
     # ------------------------------------------------------------------ scoring
 
