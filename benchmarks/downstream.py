@@ -6,8 +6,26 @@ run in pieces under the 15-minute job limit), then redraws ``benchmarks/results/
 
     python benchmarks/downstream.py --task frame_id --percents 10,100 --seeds 3 --augment rewrite
     python benchmarks/downstream.py --task ner --percents 10 --augment rewrite --seed-list 0   # then 1, then 2
-    python benchmarks/downstream.py --task srl --percents 10,25,50,100 --augment jsonl:ewt-rewrites.jsonl
+    python benchmarks/downstream.py --task srl --percents 10,25,50,100 --augment jsonl-corpus:ewt-rewrites.jsonl
+    python benchmarks/downstream.py --task frame_id --percents 10 --augment generator:rewrite --filter verified \
+        --store-dir /tmp/ds-stores      # any registered generator through the pipeline; the run is kept
+    python benchmarks/downstream.py --task frame_id --choose-positive-weight 1,2,4,8 --percents 10 --seeds 3
     python benchmarks/downstream.py --table          # print the README table from the JSON
+
+Augmented data (``--augment``): ``rewrite`` (the rule-based rewriter, no output filter),
+``generator:NAME`` (a registered generator through read → generate → project → filter, the code
+of ``paraspan augment``, on each gold subset; ``--filter`` is what the learner gets, ``--store-dir``
+keeps one run store per corpus and settings so each gold sentence is augmented once and reused,
+``--store`` reuses one given store, which must hold the subset), ``jsonl:PATH`` (a file made from
+the subset; one made mostly from other sentences is refused) or ``jsonl-corpus:PATH`` (a file made
+from the whole training corpus). Per seed the results record the subset sentences that got no
+output, the augmenter's report (the generator's notes) and the evaluation labels absent from
+the subset.
+
+``--choose-positive-weight`` runs the base learner alone (gold only) at each loss weight of the
+positive classes and writes the dev F1 per weight and the choice (highest mean F1 at
+``--choose-at``) into ``benchmarks/results/downstream-choices.json``; FrameNet is scored on dev
+(never test), SRL on held-out documents of its training part (its test split is not used).
 
 Data: FrameNet 1.5 full text (Das & Smith split; train / dev, with ``--fn-test`` also the test
 documents of the release as a second evaluation set), WikiANN-en or WNUT17 train / dev (dev is the reported set;
@@ -34,6 +52,7 @@ sys.path.insert(0, str(HERE))
 from _common import cpu_seconds, load_average, machine, peak_rss_mb  # noqa: E402
 
 RESULTS = HERE / "results" / "downstream.json"
+CHOICES = HERE / "results" / "downstream-choices.json"
 
 
 def load_task(task: str, shared: Path, ner_set: str, exemplars: bool,
@@ -138,7 +157,28 @@ def main() -> None:
     parser.add_argument("--seed-list", default=None,
                         help="run only these seeds, e.g. 1,2 (a job per seed stays under the job time limit; "
                              "results over disjoint seeds are combined in --output)")
-    parser.add_argument("--augment", default="rewrite", help="none, rewrite, or jsonl:PATH (outputs with source_id)")
+    parser.add_argument("--augment", default="rewrite",
+                        help="none, rewrite, generator:NAME (a registered generator through the pipeline), "
+                             "jsonl:PATH (made from the subset) or jsonl-corpus:PATH (made from the whole "
+                             "training corpus); outputs carry source_id")
+    parser.add_argument("--filter", default="verified",
+                        help="generator:NAME: what the learner gets (all, verified, a preset or rule of "
+                             "`paraspan augment --filter`)")
+    parser.add_argument("--store", type=Path, default=None,
+                        help="generator:NAME: reuse this run store (it must hold the subset's sentences)")
+    parser.add_argument("--store-dir", type=Path, default=None,
+                        help="generator:NAME: keep one run store per corpus and settings here, grown with each "
+                             "subset and reused by later runs")
+    parser.add_argument("--augment-set", action="append", default=[], metavar="KEY=VALUE",
+                        help="generator:NAME: a run-config setting as `paraspan augment --set` (e.g. "
+                             "generator.model=small, iterations=1); repeatable")
+    parser.add_argument("--positive-weight", type=float, default=None,
+                        help="loss weight of the positive classes of the frame_id/srl head (default: the learner's)")
+    parser.add_argument("--choose-positive-weight", default=None, metavar="W1,W2,...",
+                        help="run the base learner alone at each weight and write the dev F1 per weight and the "
+                             "choice to --choices-output, then exit")
+    parser.add_argument("--choose-at", type=int, default=10, help="the percent the weight is chosen at")
+    parser.add_argument("--choices-output", type=Path, default=CHOICES)
     parser.add_argument("--augment-note", default="", help="how the augmented data was made (recorded)")
     parser.add_argument("--no-lexsub", action="store_true")
     parser.add_argument("--copy-control", action="store_true",
@@ -170,6 +210,19 @@ def main() -> None:
         return
     if args.task is None:
         parser.error("--task is required")
+    if args.positive_weight is not None and not args.positive_weight > 0:
+        parser.error("--positive-weight must be > 0")
+    if args.choose_positive_weight is not None:
+        try:
+            values = [float(v) for v in args.choose_positive_weight.split(",") if v.strip()]
+        except ValueError:
+            parser.error("--choose-positive-weight takes numbers, e.g. 1,2,4,8")
+        if not values or any(not v > 0 for v in values):
+            parser.error("--choose-positive-weight: each weight must be > 0")
+        if args.task == "ner":
+            parser.error("--choose-positive-weight is for the frame_id and srl heads")
+        choose(args, values)
+        return
 
     import torch
 
@@ -182,21 +235,36 @@ def main() -> None:
     started = time.perf_counter()
     train, evals, report = load_task(args.task, args.shared, args.ner_set, args.exemplars, args.fn_test)
     checks = check_task_data(args.task, train, evals, {})
-    augmenter = get_augmenter(args.augment) if args.augment != "none" else None
+    key = "ner_wnut17" if args.task == "ner" and args.ner_set == "wnut17" else args.task
+    augmenter = None
+    if args.augment != "none":
+        from paraspan.evaluate.downstream.runner import TASK_KINDS
+
+        augmenter = get_augmenter(args.augment, filter=args.filter, store=args.store, store_dir=args.store_dir,
+                                  settings={"kinds": list(TASK_KINDS[args.task])}, overrides=args.augment_set,
+                                  prefix=key)
     pos = None
     if augmenter is not None and not args.no_lexsub:
         from paraspan.models import load_spacy
 
         pos = spacy_pos(load_spacy(exclude=("ner", "parser", "lemmatizer")))
-    learner = make_learner(args.task, args.cache_dir, threads=1, epochs=args.epochs)
+    learner = make_learner(args.task, args.cache_dir, threads=1, epochs=args.epochs,
+                           positive_weight=args.positive_weight)
     percents = [int(p) for p in args.percents.split(",")]
     seeds = [int(s) for s in args.seed_list.split(",")] if args.seed_list else list(range(args.seeds))
     config = CurveConfig(percents=percents, seeds=seeds, report=report,
                          lexsub=not args.no_lexsub, augment=augmenter is not None, copy_control=args.copy_control)
     generator = {"rewrite": "paraspan.generate.rewrite.Rewriter (default RuleSet: hand-written + shipped learned "
                             "rules), at most 2 rewrites per sentence, label projection only (no output filter)"}
+    detail = generator.get(args.augment, "")
+    if args.augment.startswith("generator:"):
+        run_config = augmenter.config  # type: ignore[union-attr]
+        detail = (f"paraspan pipeline (read → generate → project → filter), generator "
+                  f"{run_config.generator.to_dict()}, aligner {run_config.aligner.name}, {run_config.iterations} "
+                  f"iteration(s) at most (1 when the generator ignores bans), choose_by {run_config.choose_by}; "
+                  f"the learner gets the outputs {args.filter} keeps")
     meta: dict[str, Any] = {
-        "augmenter": args.augment, "augmenter_detail": args.augment_note or generator.get(args.augment, ""),
+        "augmenter": args.augment, "augmenter_detail": args.augment_note or detail,
         "dataset": {"frame_id": "FrameNet 1.5 full text" + (" + exemplars" if args.exemplars else ""),
                     "ner": args.ner_set, "srl": "UP EWT dev, 70/30 by document"}[args.task],
         "machine": machine(), "date": datetime.date.today().isoformat(),
@@ -212,7 +280,6 @@ def main() -> None:
         rewriter = getattr(augmenter, "_rewriter", None)
         if rewriter is not None:  # what the rule-based generator did (rules in use, skips)
             run["rewrite"] = {"rules": len(rewriter.rules.rules), "counts": dict(sorted(rewriter.counts.items()))}
-        key = "ner_wnut17" if args.task == "ner" and args.ner_set == "wnut17" else args.task
         curve.task = key  # WikiANN stays "ner"; WNUT17 gets its own curve
         merged = merge_results(args.output, curve, {**meta, **run})
         plot_curve(args.task, merged[key], args.output.parent / f"downstream_{key}.png",
@@ -221,6 +288,56 @@ def main() -> None:
     run_curve(learner, train, evals, config, augmenter, pos, on_point=save,
               progress=lambda m: print(m, file=sys.stderr, flush=True))
     print(table(json.loads(args.output.read_text())))
+
+
+def choose(args: argparse.Namespace, values: list[float]) -> None:
+    """``--choose-positive-weight``: the base learner alone at each weight; the grid and the choice
+    go into ``--choices-output`` (merged with what earlier calls wrote)."""
+    import torch
+
+    torch.set_num_threads(1)
+    from paraspan.corpus.jsonl import atomic_write
+    from paraspan.evaluate.downstream.data import split_by_document
+    from paraspan.evaluate.downstream.runner import choose_weight, make_learner, merge_grid, positive_weight_grid
+
+    started = time.perf_counter()
+    train, evals, _ = load_task(args.task, args.shared, args.ner_set, args.exemplars, fn_test=False)
+    if args.task == "frame_id":
+        report, evals = "dev", {"dev": evals["dev"]}  # never the test documents
+        scored_on = "FrameNet 1.5 full-text dev documents"
+    else:  # SRL's only evaluation split is its test part: hold out training documents instead
+        train, held = split_by_document(train, 0.25)
+        report, evals = "heldout", {"heldout": held}
+        scored_on = "25% of the training documents of UP EWT dev (split by document; the test part unused)"
+    learner = make_learner(args.task, args.cache_dir, threads=1, epochs=args.epochs)
+    percents = [int(p) for p in args.percents.split(",")]
+    seeds = [int(s) for s in args.seed_list.split(",")] if args.seed_list else list(range(args.seeds))
+    grid = positive_weight_grid(learner, train, evals, report, values, percents, seeds,
+                                progress=lambda m: print(m, file=sys.stderr, flush=True))
+    data = json.loads(args.choices_output.read_text()) if args.choices_output.is_file() else {}
+    entry = data.setdefault(args.task, {}).setdefault("positive_weight", {})
+    entry["grid"] = merge_grid(entry.get("grid", {}), grid)
+    chosen, means = choose_weight(entry["grid"], args.choose_at)
+    command = "python benchmarks/downstream.py " + " ".join(sys.argv[1:])
+    entry.update({
+        "what": "loss weight of the positive classes (frames / role tags) against NULL / O in the head; the base "
+                "learner alone (gold subset only, no augmentation)",
+        "scored_on": scored_on, "train_sentences": len(train), "eval_sentences": len(evals[report]),
+        "criterion": f"highest mean F1 at {args.choose_at}% over the seeds every weight ran; ties: the smaller weight",
+        "choose_at": args.choose_at, "chosen": chosen, "mean_f1": means,
+        "head": {k: v for k, v in vars(learner.config).items() if k != "positive_weight"},
+        "machine": machine(), "date": datetime.date.today().isoformat()})
+    entry.setdefault("runs", []).append({"command": command, "wall_seconds": round(time.perf_counter() - started),
+                                         "cpu_seconds": round(cpu_seconds()), "peak_rss_mb": round(peak_rss_mb()),
+                                         "load_average": load_average()})
+    args.choices_output.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_write(args.choices_output, "w") as handle:
+        handle.write(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+    for pct, row in sorted(means.items(), key=lambda kv: int(kv[0])):
+        cells = ", ".join(f"w={w}: {v['mean']}" + (f" ± {v['sd']}" if v["sd"] is not None else "") + f" (n={v['n']})"
+                          for w, v in sorted(row.items(), key=lambda kv: float(kv[0])))
+        print(f"{args.task} {pct}% {report} F1: {cells}")
+    print(f"chosen at {args.choose_at}%: {chosen}; wrote {args.choices_output}")
 
 
 if __name__ == "__main__":

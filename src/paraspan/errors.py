@@ -955,6 +955,19 @@ CATALOGUE: dict[str, ErrorSpec] = {
         "--workers auto plans for this machine's cores and memory, not for the Ray cluster at {address}",
         "give the number of Ray actors, e.g. --workers 8",
     ),
+    # -- the replacement baselines (generate/baselines.py)
+    "E880": ErrorSpec("bad_baseline_option", "{option} must be {rule}, got {value!r}", "{fix}"),
+    "E881": ErrorSpec(
+        "sister_lu_needs_frame_index",
+        "sister-LU replacement needs the FrameNet frame index",
+        "pass the FrameNet release (folder or .tar.gz) in a run config with --set generator.frames=PATH",
+    ),
+    "E882": ErrorSpec(
+        "empty_donor_pool",
+        "the donor corpus {path} has no labelled span to draw replacements from",
+        "give a corpus with labelled spans (and its format: --set generator.donors_format=bio, conllu-srl, "
+        "jsonl …), or leave donors out to draw from the sentences being augmented",
+    ),
     # -- the span-label verifier (filter/verifier.py, verifier_train.py)
     "E840": ErrorSpec(
         "verifier_missing",
@@ -986,6 +999,27 @@ CATALOGUE: dict[str, ErrorSpec] = {
         "give at least {min_spans} labelled spans of at least {min_labels} labels",
     ),
     "E846": ErrorSpec("verifier_without_dev", "{what}", "give dev sentences with labelled spans (--dev)"),
+    "E890": ErrorSpec(
+        "augmented_file_from_another_subset",
+        "{foreign} of the {sources} gold sentences its outputs were made from are not in this {size}-sentence"
+        " training subset{detail}",
+        "augment exactly this subset (--augment generator:NAME, with --store-dir to keep the run), or pass a file"
+        " made from the whole training corpus as jsonl-corpus:PATH",
+    ),
+    "E891": ErrorSpec(
+        "augmented_file_from_another_corpus",
+        "{foreign} of the {sources} gold sentences its outputs were made from are not in the training corpus"
+        " ({size} sentences)",
+        "augment this training corpus (ids must match: the outputs' source_id is a training sentence's id)",
+    ),
+    "E892": ErrorSpec(
+        "run_store_from_another_subset",
+        "{missing} of the {eligible} sentences of this training subset that have a structure to augment are not"
+        " inputs of the run store (it holds {inputs} inputs, {outside} of them outside the subset)",
+        "give the store of this subset or of the whole training corpus, or --store-dir DIR (one store per"
+        " corpus and settings, grown with each subset)",
+    ),
+    "E893": ErrorSpec("bad_augmenter_spec", "{problem}", "{fix}"),
     "E901": ErrorSpec("no_such_augmented_file", "no such file", "give a JSONL of augmented sentences (jsonl:PATH)"),
     "E902": ErrorSpec(
         "augmented_without_source_id",

@@ -161,3 +161,11 @@ generators.register("rewrite", "paraspan.generate.rewrite.generator:make_rewrite
                     "rewrite rules over dependency parses with a token mapping (Woodsend & Lapata 2014)")
 generators.register("infill", "paraspan.generate.infill:make_infiller",
                     "sister-LU replacement + FE-span infilling + FE-type filter (Cui & Swayamdipta 2024)")
+generators.register("token_replace", "paraspan.generate.baselines:make_token_replacer",
+                    "label-wise token replacement from a donor pool (Dai & Adel 2020)")
+generators.register("mention_replace", "paraspan.generate.baselines:make_mention_replacer",
+                    "mention replacement from a donor pool (Dai & Adel 2020)")
+generators.register("synonym_replace", "paraspan.generate.baselines:make_synonym_replacer",
+                    "WordNet synonyms outside the labelled spans, inflected")
+generators.register("sister_lu", "paraspan.generate.baselines:make_sister_lu",
+                    "sister-LU replacement of a FrameNet target, no infilling (Pancholy et al. 2021)")

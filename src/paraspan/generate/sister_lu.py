@@ -3,7 +3,9 @@
 A FrameNet target is replaced by another lexical unit of the same frame and part of speech,
 inflected to the form of the original token ("sold" as sell.v → "traded" as trade.v; a multiword
 LU inflects its first word: "took place" → "happened"), and every span of the structure moves
-with the new offsets. Used by the infill generator, and on its own as a label-preserving baseline.
+with the new offsets. Used by the infill generator (verbs, :func:`inflect_like`), and on its own
+as a label-preserving baseline (``sister_lu`` in :mod:`paraspan.generate.baselines`, any part of
+speech, :func:`inflect_lu_like`).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ if TYPE_CHECKING:
 _PARTICIPLE_CUES = frozenset({"have", "has", "had", "having", "'ve", "'s", "'d", "be", "is", "are", "was", "were",
                               "been", "being", "am", "'re", "'m", "get", "gets", "got", "gotten", "getting"})
 
-__all__ = ["inflect_like", "lemma_words", "replace_lu", "splice"]
+__all__ = ["inflect_like", "inflect_lu_like", "lemma_words", "replace_lu", "splice"]
 
 
 def lemma_words(lu: LexUnit | str) -> list[str]:
@@ -61,12 +63,84 @@ def inflect_like(anchor_text: str, lu_from: str, lu_to: str, before: str = "") -
     tag = _verb_tag(words[0], src[0], before)
     if tag is None:
         return None
-    head = dst[0] if tag == "VB" else inflect(dst[0], tag)
+    # VBP is the base form (but for "be", below); LemmInflect has none for words it does not know
+    head = dst[0] if tag in ("VB", "VBP") else inflect(dst[0], tag)
     if head is None:
         return None
     if dst[0] == "be" and tag == "VBP":  # LemmInflect's VBP of "be" is "am"; "are" is the common one
         head = "are" if before.lower() not in ("i",) else "am"
     out = " ".join([head, *dst[1:]])
+    if anchor_text[:1].isupper():
+        out = out[:1].upper() + out[1:]
+    return out
+
+
+def _form_tag(word: str, lemma: str, upos: str, tags: tuple[str, ...]) -> str | None:
+    """The Penn tag (of ``tags``, base form first) of ``word`` as a form of ``lemma``, or None."""
+    from paraspan.models.inflect import inflections
+
+    low = word.lower()
+    if low == lemma.lower():
+        return tags[0]
+    table = inflections(lemma, upos)
+    return next((tag for tag in tags[1:] if low in (f.lower() for f in table.get(tag, ()))), None)
+
+
+def _adjective_form(lemma: str, tag: str) -> str:
+    """``lemma`` as JJ/JJR/JJS: its -er/-est form where English has one, else "more"/"most" X."""
+    from paraspan.models.inflect import inflections
+
+    if tag == "JJ":
+        return lemma
+    forms = inflections(lemma, "ADJ").get(tag)
+    if forms:
+        return forms[0]
+    return ("more " if tag == "JJR" else "most ") + lemma
+
+
+def inflect_lu_like(anchor_text: str, lu_from: str, lu_to: str, before: str = "") -> str | None:
+    """``lu_to`` in the form ``anchor_text`` has as ``lu_from``, for any part of speech.
+
+    Verbs as :func:`inflect_like`; nouns inflect their head word for number, the last one or the
+    one before "of" ("critics" as critic.n, reviewer.n → "reviewers"; "weapons of mass
+    destruction" → "atomic weapons"); adjectives their only word for degree ("strongest" as
+    strong.a, powerful.a → "most powerful"); other LUs (adverbs, prepositions …) are replaced only
+    in their base form. None when the anchor is not a form of ``lu_from`` (nor has as many words).
+    """
+    from paraspan.models.inflect import inflect
+    from paraspan.text.lexical_units import lu_pos
+
+    pos = lu_pos(lu_from)
+    if pos == "v":
+        return inflect_like(anchor_text, lu_from, lu_to, before)
+    src, dst = lemma_words(lu_from), lemma_words(lu_to)
+    words = anchor_text.split()
+    if not src or not dst or len(words) != len(src):
+        return None
+    # the inflected word: the one that differs from the lemma (the last when none does)
+    differ = [i for i, (w, s) in enumerate(zip(words, src, strict=True)) if w.lower() != s.lower()]
+    if len(differ) > 1:
+        return None
+    at = differ[0] if differ else len(words) - 1
+    if pos == "n":
+        tag = _form_tag(words[at], src[at], "NOUN", ("NN", "NNS"))
+        if tag is None:
+            return None
+        # the new head noun: before "of" ("weapons of mass destruction"), else the last word
+        to = dst.index("of", 1) - 1 if "of" in dst[1:] else len(dst) - 1
+        head = dst[to] if tag == "NN" else inflect(dst[to], "NNS")
+        if head is None:
+            return None
+        out = " ".join([*dst[:to], head, *dst[to + 1:]])
+    elif pos == "a" and len(src) == 1:
+        tag = _form_tag(words[0], src[0], "ADJ", ("JJ", "JJR", "JJS"))
+        if tag is None:
+            return None
+        out = " ".join([_adjective_form(dst[0], tag), *dst[1:]])
+    elif not differ:
+        out = " ".join(dst)
+    else:
+        return None
     if anchor_text[:1].isupper():
         out = out[:1].upper() + out[1:]
     return out

@@ -58,3 +58,32 @@ def test_lexical_substitution_swaps_only_the_anchor_and_checks_pos():
     assert st.anchor.text_in(lex[0].text) == "purchased" and st.label == "Commerce_buy"
     assert [(a.text_in(lex[0].text), a.label) for a in st.args] == [("Anna", "Agent"), ("a car", "Theme")]
     assert lex[0].source_id == src.id and lex[0].provenance["method"] == "lexsub"
+
+
+def _write(path, outputs):
+    path.write_text("".join(json.dumps(o.to_dict()) + "\n" for o in outputs))
+    return path
+
+
+def test_a_file_made_from_another_subset_is_refused_not_silently_thinned(tmp_path):
+    gold = frame_corpus(20)
+    path = _write(tmp_path / "aug.jsonl", [_rewrite(g, "Someone purchased it .", (8, 17)) for g in gold[:10]])
+    augment = get_augmenter(f"jsonl:{path}")
+    augment.prepare(gold)
+    assert len(augment(gold[:10], 0)) == 10 and augment.report()["sources_outside_subset"] == 0
+    with pytest.raises(CorpusError) as err:
+        augment(gold[8:18], 1)  # 2 of its 10 sources are in this subset
+    assert err.value.code == "E890" and err.value.problem.file == str(path)
+    assert "8 of the 10 gold sentences" in err.value.problem.message
+    assert "8 of them are other sentences of the training corpus" in err.value.problem.message
+
+
+def test_a_file_made_from_the_whole_corpus_serves_every_subset_but_not_another_corpus(tmp_path):
+    gold = frame_corpus(20)
+    path = _write(tmp_path / "all.jsonl", [_rewrite(g, "Someone purchased it .", (8, 17)) for g in gold])
+    augment = get_augmenter(f"jsonl-corpus:{path}")
+    augment.prepare(gold)
+    assert [o.source_id for o in augment(gold[:4], 0)] == [g.id for g in gold[:4]]
+    with pytest.raises(CorpusError) as err:
+        get_augmenter(f"jsonl-corpus:{path}").prepare(frame_corpus(20, offset=500))
+    assert err.value.code == "E891" and "20 of the 20 gold sentences" in err.value.problem.message

@@ -103,3 +103,59 @@ def test_runs_over_disjoint_seeds_combine_into_one_point(tmp_path):
     again = run_curve(CountingLearner(), train, {"dev": train[:2], "test": train[:2]},
                       CurveConfig(percents=(50,), seeds=(0,), lexsub=False), copy_augmenter)
     assert merge_results(out, again, {})["count"]["50"]["seeds"] == [0]  # same seed again: replaced
+
+
+@dataclass
+class LabelLearner(CountingLearner):
+    """Reports the gold labels of each evaluation set that the training data never shows."""
+
+    def run(self, train, evals, seed):
+        result = super().run(train, evals, seed)
+        seen = {st.label for s in train for st in s.structures}
+        for name, sentences in evals.items():
+            gold = {st.label for s in sentences for st in s.structures}
+            result.scores[name]["gold_unseen_labels"] = sorted(gold - seen)
+        return result
+
+
+def test_labels_absent_from_the_subset_and_sentences_without_output_are_recorded():
+    train = frame_corpus(12)  # verbs cycle bought, sold, stole: Commerce_buy, Commerce_sell, Theft
+    only_buy = [s for s in train if "bought" in s.text]
+    reports = []
+
+    class Reporting:
+        prepared = None
+
+        def prepare(self, corpus):
+            self.prepared = len(corpus)
+
+        def __call__(self, sentences, seed):  # nothing to replace in "stole" sentences
+            outs = copy_augmenter([s for s in sentences if "stole" not in s.text], seed)
+            reports.append({"kept": len(outs)})
+            return outs
+
+        def report(self):
+            return reports[-1]
+
+    augmenter = Reporting()
+    curve = run_curve(LabelLearner(), only_buy, {"dev": train},
+                      CurveConfig(percents=(100,), seeds=(0,), lexsub=False), augmenter)
+    point = curve.points["100"]
+    assert point["unseen_labels"] == [{"dev": ["Commerce_sell", "Theft"]}]
+    assert point["n_no_output"] == [0] and point["augment_report"] == [{"kept": 4}]
+    assert augmenter.prepared == 4
+    curve = run_curve(LabelLearner(), train, {"dev": train}, CurveConfig(percents=(100,), seeds=(0,), lexsub=False),
+                      augmenter)
+    point = curve.points["100"]
+    assert point["unseen_labels"] == [{"dev": []}] and point["n_no_output"] == [4]
+
+
+def test_new_per_seed_records_combine_over_seeds():
+    from paraspan.evaluate.downstream.curves import combine_points
+
+    train = frame_corpus(20)
+    a, b = (run_curve(LabelLearner(), train, {"dev": train[:3]},
+                      CurveConfig(percents=(50,), seeds=seeds, lexsub=False), copy_augmenter).points["50"]
+            for seeds in ((1,), (0,)))
+    both = combine_points(a, b)
+    assert both["seeds"] == [0, 1] and len(both["unseen_labels"]) == 2 and len(both["n_no_output"]) == 2

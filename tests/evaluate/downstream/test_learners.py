@@ -96,3 +96,46 @@ def test_encoder_word_vectors_average_subwords_and_skip_empty_sentences():
     empty, full = encode([[], ["undo", "it"]])
     assert seen == [[["undo", "it"]]] and empty.shape == (0, 2)
     assert full.tolist() == [[2.0, 1.0], [5.0, 5.0]]
+
+
+def test_head_loss_weighs_positive_classes():
+    import torch
+
+    from paraspan.evaluate.downstream.learners import head_loss
+
+    logp = torch.log_softmax(torch.tensor([[2.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 3.0]]), dim=-1)
+    y = torch.tensor([0, 1, 2])
+    eps = torch.tensor([0.2, 0.0, 0.0])
+    per = torch.stack([(1 - e) * -logp[i, y[i]] - e * logp[i].mean() for i, e in enumerate(eps)])
+    assert head_loss(logp, y, eps) == pytest.approx(float(per.mean()))
+    weights = torch.as_tensor(HeadConfig(positive_weight=4.0).class_weights(3))
+    assert weights.tolist() == [1.0, 4.0, 4.0]
+    assert head_loss(logp, y, eps, weights) == pytest.approx(float((per[0] + 4 * per[1] + 4 * per[2]) / 9))
+    assert HeadConfig().class_weights(3) is None  # unweighted: the plain mean, as before
+    with pytest.raises(ValueError):
+        HeadConfig(positive_weight=0.0).class_weights(3)
+
+
+def test_positive_weight_changes_training_and_is_recorded():
+    from dataclasses import replace
+
+    gold = frame_corpus(12)
+    runs = {}
+    for weight in (1.0, 8.0):
+        learner = FrameIdLearner(FeatureCache(fake_encode, "fake"), replace(FAST, positive_weight=weight))
+        runs[weight] = learner.run(gold, {"dev": gold}, seed=0)
+    assert runs[8.0].info["positive_weight"] == 8.0 and runs[1.0].info["positive_weight"] == 1.0
+    assert runs[8.0].info["losses"] != runs[1.0].info["losses"]
+    srl = SrlLearner(FeatureCache(fake_encode, "fake"), replace(FAST, positive_weight=3.0))
+    assert srl.run(frame_corpus(6, kind="srl"), {"test": frame_corpus(2, kind="srl")}, 0).info["positive_weight"] == 3.0
+
+
+def test_learners_name_the_gold_labels_training_never_showed():
+    learner = FrameIdLearner(FeatureCache(fake_encode, "fake"), FAST)
+    train = [s for s in frame_corpus(24) if "stole" not in s.text]
+    result = learner.run(train, {"dev": frame_corpus(6)}, seed=0)
+    assert result.scores["dev"]["gold_unseen_labels"] == ["Theft"] and result.scores["dev"]["gold_unseen_frames"] == 2
+    srl = SrlLearner(FeatureCache(fake_encode, "fake"), FAST)
+    bare = [Sentence("a", "Anna sold it .", [Structure("srl", "sell.01", Span(5, 9), [Span(0, 4, "ARG0")])])]
+    scores = srl.run(bare, {"test": frame_corpus(2, kind="srl")}, 0).scores["test"]
+    assert scores["gold_unseen_labels"] == ["ARG1"] and scores["gold_unseen_roles"] == 2

@@ -2,8 +2,15 @@
 
 An augmenter sees only the sampled gold subset, so every curve point is augmented from exactly
 the data it trains on. ``get_augmenter`` takes a registered name (``none``, ``rewrite``, or one
-added through the ``paraspan.augmenters`` entry points) or ``jsonl:PATH``: a pre-made augmented
-corpus whose outputs are kept only when their ``source_id`` is in the subset.
+added through the ``paraspan.augmenters`` entry points), ``generator:NAME`` (any registered
+generator through the paraspan pipeline, :mod:`~paraspan.evaluate.downstream.generator_adapter`),
+or a pre-made augmented corpus whose outputs are matched to the subset by ``source_id``:
+``jsonl:PATH`` (made from the subset: a file whose outputs mostly come from other sentences is
+refused, E890) or ``jsonl-corpus:PATH`` (made from the whole training corpus: its sources must
+be training sentences, E891; each subset takes the outputs of its own sentences).
+
+An augmenter may also have ``prepare(train)`` (called once with the whole training corpus) and
+``report()`` (what its last call did: recorded per seed by the curves).
 
 ``lexical_substitution`` builds the ablation of Culkin et al. §6.3: the source sentence with only
 its anchor replaced by the aligned anchor of an augmented output, kept when the new word has the
@@ -52,13 +59,26 @@ def augmenters() -> Registry[Callable[[], Augmenter]]:
     return AUGMENTERS
 
 
+#: A pre-made file whose sources are mostly outside the subset (or the corpus) is refused.
+MAX_FOREIGN = 0.5
+
+
 @dataclass
 class JsonlAugmenter:
-    """Outputs of a pre-made augmented JSONL derived from the subset (matched by ``source_id``)."""
+    """Outputs of a pre-made augmented JSONL, matched to the subset by ``source_id``.
+
+    ``scope``: ``subset`` — the file was made from the subset it is used with, so most of its
+    outputs' sources must be sentences of that subset (a file made from another subset would
+    otherwise leave a handful of outputs, silently); ``corpus`` — it was made from the whole
+    training corpus (checked when :meth:`prepare` is given the corpus).
+    """
 
     path: Path
+    scope: str = "subset"
     outputs: dict[str, list[Sentence]] = field(default_factory=dict)
     loaded: bool = False
+    corpus_ids: set[str] | None = None
+    last: dict[str, Any] = field(default_factory=dict)
 
     def _load(self) -> None:
         from paraspan.corpus.formats import read_corpus
@@ -71,16 +91,61 @@ class JsonlAugmenter:
             self.outputs.setdefault(sentence.source_id, []).append(sentence)
         self.loaded = True
 
+    def prepare(self, train: Sequence[Sentence]) -> None:
+        """The training corpus the subsets are drawn from: a file's sources must be in it."""
+        if not self.loaded:
+            self._load()
+        self.corpus_ids = {s.id for s in train}
+        foreign = set(self.outputs) - self.corpus_ids
+        if self.outputs and len(foreign) > MAX_FOREIGN * len(self.outputs):
+            raise CorpusError.from_code("E891", file=str(self.path), foreign=len(foreign),
+                                        sources=len(self.outputs), size=len(self.corpus_ids))
+
     def __call__(self, sentences: list[Sentence], seed: int) -> list[Sentence]:
         if not self.loaded:
             self._load()
-        return [out for s in sentences for out in self.outputs.get(s.id, [])]
+        ids = {s.id for s in sentences}
+        foreign = set(self.outputs) - ids
+        if self.scope == "subset" and self.outputs and len(foreign) > MAX_FOREIGN * len(self.outputs):
+            detail = ""
+            if self.corpus_ids is not None:
+                detail = f" ({len(foreign & self.corpus_ids)} of them are other sentences of the training corpus)"
+            raise CorpusError.from_code("E890", file=str(self.path), foreign=len(foreign),
+                                        sources=len(self.outputs), size=len(ids), detail=detail)
+        out = [o for s in sentences for o in self.outputs.get(s.id, [])]
+        self.last = {"file": str(self.path), "scope": self.scope, "sources_in_file": len(self.outputs),
+                     "sources_outside_subset": len(foreign), "kept": len(out)}
+        return out
+
+    def report(self) -> dict[str, Any]:
+        return dict(self.last)
 
 
-def get_augmenter(spec: str) -> Augmenter:
-    """``none``, ``rewrite``, another registered name, or ``jsonl:PATH``."""
+def get_augmenter(spec: str, *, filter: str = "verified", store: str | Path | None = None,
+                  store_dir: str | Path | None = None, settings: dict[str, Any] | None = None,
+                  overrides: Sequence[str] = (), prefix: str = "") -> Augmenter:
+    """``none``, ``rewrite``, another registered name, ``generator:NAME``, ``jsonl:PATH`` or
+    ``jsonl-corpus:PATH``. The keywords are for ``generator:NAME``
+    (:class:`~paraspan.evaluate.downstream.generator_adapter.GeneratorAugmenter`)."""
     if spec.startswith("jsonl:"):
         return JsonlAugmenter(Path(spec[len("jsonl:"):]))
+    if spec.startswith("jsonl-corpus:"):
+        return JsonlAugmenter(Path(spec[len("jsonl-corpus:"):]), scope="corpus")
+    if spec.startswith("generator:"):
+        name = spec[len("generator:"):].strip()
+        if not name:
+            raise ParaspanError.from_code("E893", problem=f"augmenter {spec!r} names no generator",
+                                          fix="write generator:NAME, e.g. generator:rewrite")
+        if store is not None and store_dir is not None:
+            raise ParaspanError.from_code("E893", problem="both a run store and a store folder were given",
+                                          fix="give --store PATH (one store, reused) or --store-dir DIR")
+        from paraspan.evaluate.downstream.generator_adapter import GeneratorAugmenter
+
+        augmenter = GeneratorAugmenter(name, filter, Path(store) if store is not None else None,
+                                       Path(store_dir) if store_dir is not None else None,
+                                       dict(settings or {}), tuple(overrides), prefix)
+        augmenter.config  # noqa: B018 - an unknown generator, option or filter fails now, not after the base run
+        return augmenter
     return augmenters().get(spec)()
 
 

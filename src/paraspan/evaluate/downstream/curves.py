@@ -76,7 +76,8 @@ def combine_points(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
         return [both[i] for i in order]
 
     n_old, n_new = len(old["seeds"]), len(new["seeds"])
-    per_seed = ("seeds", "n_train", *CONDITIONS, "n_augmented", "augment_seconds", "n_lexsub", "total_seconds")
+    per_seed = ("seeds", "n_train", *CONDITIONS, "n_augmented", "augment_seconds", "n_lexsub", "total_seconds",
+                "n_no_output", "augment_report", "unseen_labels")
     for key in per_seed:
         if key in old or key in new:
             out[key] = concat(old.get(key), new.get(key), n_old, n_new)
@@ -93,6 +94,16 @@ def combine_points(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
             a, b = old.get("other", {}).get(name, {}), new.get("other", {}).get(name, {})
             out["other"][name] = {c: concat(a.get(c), b.get(c), n_old, n_new) for c in sorted(set(a) | set(b))}
     return finalize(out)
+
+
+def unseen_labels(result: RunResult, evals: dict[str, Sequence[Sentence]]) -> dict[str, list[str] | None]:
+    """Per evaluation set, the gold labels the run's training data never showed (the learners
+    report them as ``gold_unseen_labels``); None where the run has no score (it diverged)."""
+    out: dict[str, list[str] | None] = {}
+    for name in evals:
+        labels = result.scores.get(name, {}).get("gold_unseen_labels")
+        out[name] = sorted(labels) if isinstance(labels, (list, tuple, set)) else None
+    return out
 
 
 @dataclass
@@ -144,6 +155,9 @@ def run_curve(
                                       "report": config.report, "seeds": list(config.seeds),
                                       "percents": list(config.percents)})
     say = progress or (lambda message: None)
+    prepare = getattr(augmenter, "prepare", None) if config.augment else None
+    if callable(prepare):  # e.g. a pre-made file's sources must be training sentences
+        prepare(train)
 
     def run_with(point: dict[str, Any], subset: Sequence[Sentence], seed: int, condition: str,
                  extra: list[Sentence], empty: str, what: str) -> None:
@@ -166,9 +180,14 @@ def run_curve(
             started = time.perf_counter()
             base = learner.run(subset, evals, seed)
             _record(point, "base", base, config.report, list(evals))
+            unseen = unseen_labels(base, evals)
+            point.setdefault("unseen_labels", []).append(unseen)
             diverged = f" DIVERGED: {base.diverged}" if base.diverged else ""
+            missing = unseen.get(config.report)
             say(f"{learner.name} {percent}% seed {seed}: base F1 {base.f1(config.report)} "
-                f"({len(subset)} sentences, {base.seconds:.0f}s){diverged}")
+                f"({len(subset)} sentences, {base.seconds:.0f}s"
+                + (f"; {len(missing)} {config.report} labels absent from the subset" if missing else "")
+                + f"){diverged}")
             if not config.augment or augmenter is None:
                 continue
             aug_started = time.perf_counter()
@@ -176,6 +195,13 @@ def run_curve(
             check_augmented(outputs, f"augmenter output for {percent}% seed {seed}")
             point.setdefault("n_augmented", []).append(len(outputs))
             point.setdefault("augment_seconds", []).append(round(time.perf_counter() - aug_started, 1))
+            # sentences with something to augment that got nothing (a generator with nothing to replace)
+            derived = {o.source_id for o in outputs}
+            point.setdefault("n_no_output", []).append(
+                sum(1 for s in subset if s.structures and s.id not in derived))
+            report = getattr(augmenter, "report", None)
+            if callable(report):
+                point.setdefault("augment_report", []).append(report())
             if dropped:
                 point.setdefault("dropped_not_from_subset", []).append(dropped)
             run_with(point, subset, seed, "augmented", outputs, "augmentation", f"{percent}% seed {seed}: augmented")

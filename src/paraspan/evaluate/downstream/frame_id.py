@@ -25,6 +25,15 @@ from paraspan.evaluate.downstream.features import FeatureCache
 from paraspan.evaluate.downstream.learners import HeadConfig, RunResult, Score, predict_head, train_head
 
 NULL = "NULL"
+#: Loss weight of trigger spans against NULL spans (``HeadConfig.positive_weight``). Chosen on
+#: FrameNet dev by the base learner alone (gold only, no augmentation) at 10%, checked at 100%:
+#: ``benchmarks/downstream.py --task frame_id --choose-positive-weight …``, results in
+#: ``benchmarks/results/downstream-choices.json``.
+POSITIVE_WEIGHT = 8.0
+
+
+def default_config() -> HeadConfig:
+    return HeadConfig(positive_weight=POSITIVE_WEIGHT)
 
 
 def _is_punct(word: str) -> bool:
@@ -65,7 +74,7 @@ class FrameIdLearner:
     """Span classifier over frozen encoder features (frames + NULL)."""
 
     features: FeatureCache
-    config: HeadConfig = field(default_factory=HeadConfig)
+    config: HeadConfig = field(default_factory=default_config)
     max_span: int = 3
     smoothing: float = 0.2
     name: str = "frame_id"
@@ -127,7 +136,8 @@ class FrameIdLearner:
             np.asarray(labels), np.asarray(smooth, dtype=np.float32), len(index), in_dim, seed, self.config)
         n_pos = sum(1 for s in smooth if s == 0.0)
         result = RunResult(info={"examples": len(labels), "positives": n_pos, "frames": len(frames),
-                                 "skipped_long_triggers": too_long, "losses": [round(x, 4) for x in losses]})
+                                 "skipped_long_triggers": too_long, "positive_weight": self.config.positive_weight,
+                                 "losses": [round(x, 4) for x in losses]})
         if diverged is None and n_pos == 0:
             diverged = "no trigger in the training data"
         if diverged is not None:
@@ -135,13 +145,15 @@ class FrameIdLearner:
         else:
             names = [NULL, *frames]
             for eval_name, sentences in evals.items():
-                score, unseen = self._score(model, sentences, names, set(frames))
-                result.scores[eval_name] = {**score.to_dict(), "gold_unseen_frames": unseen}
+                score, unseen, missing = self._score(model, sentences, names, set(frames))
+                result.scores[eval_name] = {**score.to_dict(), "gold_unseen_frames": unseen,
+                                            "gold_unseen_labels": sorted(missing)}
         result.seconds = time.perf_counter() - started
         return result
 
     def _score(self, model: Any, sentences: Sequence[Sentence], names: list[str],
-               known: set[str]) -> tuple[Score, int]:
+               known: set[str]) -> tuple[Score, int, set[str]]:
+        """The score, how many gold triggers have a frame training never showed, and those frames."""
         import torch
 
         tokenized, bank = self._prepare(sentences)
@@ -162,6 +174,7 @@ class FrameIdLearner:
             chosen[k].append((float(prob[n]), firsts[n] - start, lasts[n] - start, names[int(best[n])]))
         score = Score()
         unseen = 0
+        unseen_labels: set[str] = set()
         for tok, candidates in zip(tokenized, chosen, strict=True):
             taken: list[tuple[int, int]] = []
             predicted = set()
@@ -170,6 +183,8 @@ class FrameIdLearner:
                     taken.append((i, j))
                     predicted.add((i, j, frame))
             gold = {(i, j, frame) for (i, j), frame in self.gold(tok).items()}
-            unseen += sum(1 for *_, frame in gold if frame not in known)
+            missing = {frame for *_, frame in gold if frame not in known}
+            unseen += sum(1 for *_, frame in gold if frame in missing)
+            unseen_labels |= missing
             score.add(gold, predicted)
-        return score, unseen
+        return score, unseen, unseen_labels

@@ -49,7 +49,9 @@ class Score:
 class RunResult:
     """One training run: scores per evaluation set, or ``diverged`` with the reason."""
 
-    scores: dict[str, dict[str, float | int]] = field(default_factory=dict)
+    #: per evaluation set: f1, precision, recall …, and ``gold_unseen_labels`` (the gold labels the
+    #: training data never showed)
+    scores: dict[str, dict[str, Any]] = field(default_factory=dict)
     diverged: str | None = None
     seconds: float = 0.0
     info: dict[str, Any] = field(default_factory=dict)
@@ -94,6 +96,31 @@ class HeadConfig:
     epochs: int = 6
     min_steps: int = 200  # small subsets still get enough updates
     max_steps: int = 4000
+    #: loss weight of the examples of every class but 0 (NULL / O) relative to class 0: the
+    #: positives are few among all candidate spans or words (chosen on dev by the base learner,
+    #: see ``benchmarks/downstream.py --choose-positive-weight``)
+    positive_weight: float = 1.0
+
+    def class_weights(self, n_classes: int) -> np.ndarray | None:
+        """Per-class loss weights (None: unweighted, the exact unweighted mean)."""
+        if self.positive_weight == 1.0:
+            return None
+        if not self.positive_weight > 0:
+            raise ValueError(f"positive_weight must be > 0, not {self.positive_weight}")
+        weights = np.full(n_classes, float(self.positive_weight), dtype=np.float32)
+        weights[0] = 1.0
+        return weights
+
+
+def head_loss(logp: Any, y: Any, eps: Any, weights: Any = None) -> Any:
+    """Label-smoothed NLL of a batch (``eps``: each example's smoothing), averaged with the
+    weight of each example's class when ``weights`` is given (as torch's weighted cross entropy)."""
+    nll = -logp.gather(1, y[:, None]).squeeze(1)
+    per = (1 - eps) * nll - eps * logp.mean(dim=-1)
+    if weights is None:
+        return per.mean()
+    w = weights[y]
+    return (w * per).sum() / w.sum()
 
 
 def train_head(
@@ -107,8 +134,9 @@ def train_head(
 ) -> tuple[Any, str | None, list[float]]:
     """Train an MLP on examples ``0..len(labels)-1`` (``make_input(index tensor) -> features``).
 
-    ``smoothing[i]`` is example i's label-smoothing factor. Returns the model, the reason it
-    diverged (non-finite loss) or None, and the mean loss per epoch.
+    ``smoothing[i]`` is example i's label-smoothing factor; ``config.positive_weight`` weighs the
+    examples of classes other than 0. Returns the model, the reason it diverged (non-finite loss)
+    or None, and the mean loss per epoch.
     """
     import torch
     from torch import nn
@@ -120,6 +148,8 @@ def train_head(
     optimizer = torch.optim.Adam(model.parameters(), lr=config.lr)
     y = torch.as_tensor(labels, dtype=torch.long)
     eps = torch.as_tensor(smoothing, dtype=torch.float32)
+    class_weights = config.class_weights(n_classes)
+    weights = torch.as_tensor(class_weights) if class_weights is not None else None
     n = len(labels)
     if n == 0:
         return model, "no training examples", []
@@ -134,9 +164,7 @@ def train_head(
         for start in range(0, n, config.batch_size):
             idx = order[start : start + config.batch_size]
             logp = torch.log_softmax(model(make_input(idx)), dim=-1)
-            nll = -logp.gather(1, y[idx, None]).squeeze(1)
-            e = eps[idx]
-            loss = ((1 - e) * nll - e * logp.mean(dim=-1)).mean()
+            loss = head_loss(logp, y[idx], eps[idx], weights)
             if not torch.isfinite(loss):
                 return model, f"non-finite loss at step {step}", losses
             optimizer.zero_grad()

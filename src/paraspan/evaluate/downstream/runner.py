@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -17,15 +18,31 @@ from paraspan.evaluate.downstream.learners import HeadConfig, Learner, learners
 TASK_KINDS = {"frame_id": ("frame",), "srl": ("srl", "frame"), "ner": ("entity",)}
 
 
+def head_config(task: str, *, epochs: int | None = None, positive_weight: float | None = None) -> HeadConfig:
+    """The head settings of a feature learner: its module's defaults (``default_config``), with
+    ``epochs`` and ``positive_weight`` when given."""
+    import importlib
+
+    module = importlib.import_module(getattr(learners().get(task), "__module__", __name__))
+    config: HeadConfig = module.default_config() if hasattr(module, "default_config") else HeadConfig()
+    changes: dict[str, Any] = {}
+    if epochs:
+        changes["epochs"] = epochs
+    if positive_weight is not None:
+        changes["positive_weight"] = float(positive_weight)
+    return replace(config, **changes)
+
+
 def make_learner(task: str, cache_dir: str | Path | None, *, threads: int = 1, epochs: int | None = None,
-                 encoder: str | None = None) -> Learner:
-    """The registered learner for ``task``; the feature learners share one cached frozen encoder."""
+                 encoder: str | None = None, positive_weight: float | None = None) -> Learner:
+    """The registered learner for ``task``; the feature learners share one cached frozen encoder.
+    ``positive_weight``: the head's loss weight of positive classes (default: the learner's)."""
     factory = learners().get(task)
     if task == "ner":
         return factory(**({"epochs": epochs} if epochs else {}))
     from paraspan.evaluate.downstream.features import open_cache
 
-    config = HeadConfig(**({"epochs": epochs} if epochs else {}))
+    config = head_config(task, epochs=epochs, positive_weight=positive_weight)
     return factory(open_cache(cache_dir, encoder, threads=threads), config)
 
 
@@ -80,3 +97,84 @@ def merge_results(path: str | Path, curve: Curve, meta: dict[str, Any]) -> dict[
     with atomic_write(target, "w") as handle:
         handle.write(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
     return data
+
+
+# --------------------------------------------------------------------------- choosing the positive weight
+
+
+def _weight_key(value: float) -> str:
+    return f"{float(value):g}"
+
+
+def positive_weight_grid(learner: Any, train: Sequence[Sentence], evals: dict[str, Sequence[Sentence]],
+                         report: str, values: Sequence[float], percents: Sequence[int], seeds: Sequence[int],
+                         progress: Any = None) -> dict[str, dict[str, dict[str, list[Any]]]]:
+    """The base learner alone (gold subset only, no augmentation) at each positive weight:
+    ``{weight: {percent: {"seeds": [...], "f1": [...], "precision", "recall", "seconds", "diverged"}}}``
+    on ``evals[report]``. Every weight of a (percent, seed) trains on the same subset with the same seed."""
+    from paraspan.evaluate.downstream.data import sample_subset
+
+    if report not in evals:
+        raise ValueError(f"report set {report!r} is not among the evaluation sets {sorted(evals)}")
+    say = progress or (lambda message: None)
+    grid: dict[str, dict[str, dict[str, list[Any]]]] = {}
+    for percent in percents:
+        for seed in seeds:
+            subset = sample_subset(train, percent, seed)
+            for value in values:
+                run = replace(learner, config=replace(learner.config, positive_weight=float(value)))
+                result = run.run(subset, {report: evals[report]}, seed)
+                score = result.scores.get(report, {})
+                cell = grid.setdefault(_weight_key(value), {}).setdefault(str(percent), {})
+                cell.setdefault("seeds", []).append(seed)
+                for key in ("f1", "precision", "recall"):
+                    cell.setdefault(key, []).append(score.get(key))
+                cell.setdefault("seconds", []).append(round(result.seconds, 1))
+                cell.setdefault("diverged", []).append(result.diverged)
+                say(f"{learner.name} {percent}% seed {seed} positive weight {value:g}: {report} F1 "
+                    f"{score.get('f1')} (P {score.get('precision')}, R {score.get('recall')}; {result.seconds:.0f}s)")
+    return grid
+
+
+def merge_grid(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """``new`` folded into ``old``: per weight and percent, a seed run again replaces its old entry."""
+    out = json.loads(json.dumps(old))
+    for weight, by_percent in new.items():
+        for percent, cell in by_percent.items():
+            have = out.setdefault(weight, {}).setdefault(percent, {})
+            seeds = list(have.get("seeds", []))
+            rows = {s: {k: v[i] for k, v in have.items() if k != "seeds"} for i, s in enumerate(seeds)}
+            for i, seed in enumerate(cell["seeds"]):
+                rows[seed] = {k: v[i] for k, v in cell.items() if k != "seeds"}
+            order = sorted(rows)
+            keys = sorted({k for row in rows.values() for k in row})
+            out[weight][percent] = {"seeds": order, **{k: [rows[s].get(k) for s in order] for k in keys}}
+    return out
+
+
+def choose_weight(grid: dict[str, Any], percent: int) -> tuple[float | None, dict[str, dict[str, Any]]]:
+    """The weight with the highest mean F1 at ``percent`` over the seeds every weight ran (ties:
+    the smaller weight, the closer to unweighted), and the mean F1 per percent and weight."""
+    import statistics
+
+    means: dict[str, dict[str, Any]] = {}
+    for weight, by_percent in grid.items():
+        for pct, cell in by_percent.items():
+            done = [f for f in cell.get("f1", []) if f is not None]
+            means.setdefault(pct, {})[weight] = {
+                "mean": round(statistics.fmean(done), 2) if done else None,
+                "sd": round(statistics.stdev(done), 2) if len(done) >= 2 else None, "n": len(done)}
+    at = {w: by_percent[str(percent)] for w, by_percent in grid.items() if str(percent) in by_percent}
+    if not at:
+        return None, means
+    common = set.intersection(*(set(c["seeds"]) for c in at.values()))
+
+    def paired_mean(cell: dict[str, Any]) -> float | None:
+        done = [f for s, f in zip(cell["seeds"], cell["f1"], strict=True) if s in common and f is not None]
+        return statistics.fmean(done) if done and len(done) == len(common) else None
+
+    scored = [(m, float(w)) for w, cell in at.items() if (m := paired_mean(cell)) is not None]
+    if not scored:
+        return None, means
+    best = max(m for m, _ in scored)
+    return min(w for m, w in scored if m == best), means

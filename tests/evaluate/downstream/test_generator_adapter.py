@@ -1,0 +1,119 @@
+"""The ``generator:NAME`` augmenter on the toy corpus, through the real pipeline with the pipeline
+tests' rule-based fake generator and aligner (no model): "bought" and "sold" have synonyms,
+"stole" has none, so its sentences get no output."""
+
+from __future__ import annotations
+
+import pytest
+
+from paraspan.errors import ParaspanError
+from paraspan.evaluate.downstream.augment import get_augmenter
+from paraspan.evaluate.downstream.generator_adapter import GeneratorAugmenter, note_reasons
+from tests.evaluate.downstream.toy import frame_corpus
+
+FAKE = "generator:tests.pipeline.fakes:make_generator"
+SETTINGS = {"aligner": "tests.pipeline.fakes:make_aligner", "kinds": ["frame"]}
+
+
+def _augmenter(tmp_path, **kw) -> GeneratorAugmenter:
+    options = {"filter": "all", "store_dir": tmp_path / "stores", "settings": SETTINGS, "prefix": "toy", **kw}
+    augmenter = get_augmenter(FAKE, **options)
+    assert isinstance(augmenter, GeneratorAugmenter)
+    return augmenter
+
+
+def test_outputs_derive_from_the_subset_and_nothing_to_replace_is_counted(tmp_path):
+    gold = frame_corpus(12)  # verbs cycle bought, sold, stole
+    subset = gold[:6]
+    augment = _augmenter(tmp_path)
+    outputs = augment(subset, 0)
+    ids = {s.id for s in subset}
+    assert outputs and {o.source_id for o in outputs} == {s.id for s in subset if "stole" not in s.text}
+    assert all(o.source_id in ids for o in outputs)
+    for out in outputs:
+        out.validate()
+        [st] = out.structures
+        assert st.label in ("Commerce_buy", "Commerce_sell") and st.anchor.text_in(out.text) != "bought"
+    report = augment.report()
+    assert report["inputs"] == report["eligible"] == 6 and report["no_output"] == 2 and report["none_kept"] == 0
+    assert report["notes"] == {"no paraphrase": 2} and report["generated_now"] == 6
+    assert report["kept"] == report["outputs"] == len(outputs) and report["store_inputs"] == 6
+
+
+def test_the_store_is_reused_and_grown_by_later_subsets(tmp_path):
+    gold = frame_corpus(12)
+    first = _augmenter(tmp_path)(gold[:6], 0)
+    again = _augmenter(tmp_path)  # another run, same settings: the same store
+    assert [o.text for o in again(gold[:6], 1)] == [o.text for o in first]
+    assert again.report()["generated_now"] == 0
+    more = again(gold[3:9], 0)
+    assert again.report()["generated_now"] == 3 and again.report()["store_added"] == 3
+    assert {o.source_id for o in more} <= {s.id for s in gold[3:9]}
+    assert len(list((tmp_path / "stores").glob("*.db"))) == 1
+    other = _augmenter(tmp_path, overrides=["iterations=1"])  # other settings: another store
+    other(gold[:3], 0)
+    assert len(list((tmp_path / "stores").glob("*.db"))) == 2
+
+
+def test_the_filter_decides_what_the_learner_gets(tmp_path):
+    gold = frame_corpus(3)[:2]  # bought, sold: three iterations each with the fake synonyms
+    everything = _augmenter(tmp_path, settings={**SETTINGS, "iterations": 3})(gold, 0)
+    assert len(everything) == 6
+    # as `paraspan augment --filter`: a candidate must pass the filter to become an iteration's output
+    chosen = _augmenter(tmp_path, settings={**SETTINGS, "iterations": 3}, filter="iter1")
+    assert [o.provenance["iteration"] for o in chosen(gold, 0)] == [1, 1]
+    assert chosen.report()["outputs"] == 2 and chosen.report()["notes"] == {"no placed candidate passed iter1": 2}
+    # with choose_by none every iteration's output is made, and the learner gets those iter1 keeps
+    kept_only = _augmenter(tmp_path, settings={**SETTINGS, "iterations": 3, "choose_by": "none"}, filter="iter1")
+    kept = kept_only(gold, 0)
+    assert len(kept) == 2 and all(o.provenance["iteration"] == 1 for o in kept)
+    assert kept_only.report()["outputs"] == 6 and kept_only.report()["kept"] == 2
+
+
+def test_a_given_store_of_another_subset_is_refused(tmp_path):
+    gold = frame_corpus(40)
+    store = tmp_path / "run.db"
+    _augmenter(tmp_path, store_dir=None, store=store)(gold[:10], 0)
+    with pytest.raises(ParaspanError) as err:
+        _augmenter(tmp_path, store_dir=None, store=store)(gold[20:30], 0)
+    assert err.value.code == "E892" and "10 of the 10 sentences" in err.value.problem.message
+    # a store that holds most of the subset: the rest is augmented into it
+    reuse = _augmenter(tmp_path, store_dir=None, store=store)
+    reuse(gold[2:12], 0)
+    assert reuse.report()["store_added"] == 2
+
+
+def test_bad_specs_fail_before_any_run(tmp_path):
+    with pytest.raises(ParaspanError, match="unknown generator 'nope'"):
+        get_augmenter("generator:nope", filter="all")
+    with pytest.raises(ParaspanError) as err:
+        get_augmenter("generator:", filter="all")
+    assert err.value.code == "E893"
+    with pytest.raises(ParaspanError) as err:
+        get_augmenter(FAKE, store=tmp_path / "a.db", store_dir=tmp_path)
+    assert err.value.code == "E893"
+
+
+def test_note_reasons():
+    note = "structure 0: iteration 1: no paraphrase (none returned); structure 2: iteration 2: no candidate with " \
+           "every required span placed (2 attempts)"
+    assert note_reasons(note) == ["no paraphrase", "no candidate with every required span placed"]
+    assert note_reasons(None) == []
+
+
+@pytest.mark.slow
+def test_generator_rewrite_through_the_pipeline(tmp_path):
+    """The real rule-based rewriter (a spaCy parse) through the pipeline, kept whole (``all``)."""
+    pytest.importorskip("paraspan.generate.rewrite.generator")
+    from paraspan.corpus.schema import Sentence, Span, Structure
+
+    text = "The old farmer quickly sold his red tractor to a neighbour ."
+    gold = [Sentence("g1", text, [Structure("frame", "Commerce_sell", Span(22, 26, "sell.v"),
+                                            [Span(0, 14, "Seller"), Span(27, 43, "Goods")])]),
+            Sentence("g2", "Nothing .", [])]
+    augment = get_augmenter("generator:rewrite", filter="all", store_dir=tmp_path, settings={"kinds": ["frame"]})
+    outputs = augment(gold, 0)
+    assert outputs and all(o.source_id == "g1" for o in outputs)
+    report = augment.report()
+    assert report["eligible"] == 1 and report["skipped"] == 1
+    assert report["kept"] == len(outputs) and report["no_output"] == 0
