@@ -1,11 +1,13 @@
 """Benchmark of iterative paraphrastic augmentation (issue 5; Culkin et al. 2021 §6.1).
 
-Two parts, each writing its section of ``benchmarks/results/augment.json``:
+Three parts, each writing its section of ``benchmarks/results/augment.json``:
 
 ``fulltext``  FrameNet 1.5 train full-text sentences: outputs per input sentence per iteration,
               the share of outputs with every argument placed, new (frame, trigger lemma)
               pairs, sentences/minute with 1 and 2 workers (wall clock and CPU time), peak memory.
-``throughput`` sentences/minute with 1 and 2 worker processes on the same small set.
+``throughput`` issue 18: decoder limits on this CPU, ``paraspan augment`` before/after on FrameNet dev
+              sentences (written outputs per minute and per CPU-second, sampled tokens/s against the
+              limits); see ``_throughput.py``.
 ``scratch``   "FrameNet (almost) from scratch": the 20 earliest-created frames × their 3 earliest
               LUs × 3 earliest annotation sets (FrameNet's ``cDate``) are the seed corpus; after K
               iterations, precision/recall of the generated (frame, LU) pairs against the held-back
@@ -163,18 +165,32 @@ def part_fulltext(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def part_throughput(args: argparse.Namespace) -> dict[str, Any]:
-    """Sentences/minute with 1 and 2 local worker processes on the same small set (model loading included)."""
-    picked = _pick_fulltext(args)
-    config = _config(args)
-    result: dict[str, Any] = {"selection": f"the first {len(picked)} FrameNet 1.5 train full-text sentences with 1-"
-                                           f"{args.max_structures} frame structures", "runs": []}
-    for workers in (1, 2):
-        run = _run(picked, config, workers)
-        run.pop("examples", None)
-        result["runs"].append(run)
-        _save(args, result)
-    return result
+    """Issue 18's measurements (``_throughput.py``): decoder limits, before/after runs, the table."""
+    import _throughput
 
+    out = Path(args.out)
+    section: dict[str, Any] = (json.loads(out.read_text()).get("throughput", {}) if out.exists() else {})
+    section = section if "runs" in section and isinstance(section["runs"], dict) else {"runs": {}}
+    if args.step == "limits":
+        section["limits"] = _throughput.limits(args.model, threads=1)
+    elif args.step == "merge":  # runs made in parallel lanes, each into its own results file
+        for path in args.merge:
+            other = json.loads(Path(path).read_text()).get("throughput", {})
+            section["runs"].update(other.get("runs", {}))
+            for key in ("limits", "selection"):
+                if key in other and key not in section:
+                    section[key] = other[key]
+    elif args.step == "run":
+        work = Path(args.work)
+        work.mkdir(parents=True, exist_ok=True)
+        inputs = work / f"throughput-dev-{args.sentences}x{args.max_structures}.jsonl"
+        structures = _throughput.select_dev(Path(args.framenet), Path(args.splits), args.sentences,
+                                            args.max_structures, inputs)
+        section["selection"] = (f"the first {args.sentences} FrameNet 1.5 dev sentences with 1-{args.max_structures} "
+                                f"frame structures and < 160 characters ({structures} structures)")
+        section["runs"][args.label] = _throughput.run(args.label, inputs, work, args.augment_args)
+    print(_throughput.table(section))
+    return section
 
 def _seed_corpus(args: argparse.Namespace) -> tuple[list[Any], set[tuple[str, str]], set[tuple[str, str]], dict]:
     """Seeds (sentences), seed (frame, lemma.pos) pairs, held-back gold pairs, selection facts."""
@@ -434,8 +450,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--judgments-out", default="",
                     help="scratch: write FrameNet-LU proxy judgments of the outputs here (JSONL)")
     ap.add_argument("--section", default="", help="the key of this part's results in --out (default: --part)")
+    ap.add_argument("--step", choices=("limits", "run", "merge", "table"), default="table",
+                    help="throughput: what to do")
+    ap.add_argument("--merge", action="append", default=[], help="throughput merge: a results file of another lane")
+    ap.add_argument("--label", default="after", help="throughput run: its name (`before` is the reference)")
+    ap.add_argument("--work", default="", help="throughput run: where inputs, stores and outputs go")
     ap.add_argument("--out", default=str(RESULTS))
-    args = ap.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    cut = argv.index("--") if "--" in argv else len(argv)
+    args = ap.parse_args(argv[:cut])
+    args.augment_args = argv[cut + 1:]  # throughput run: passed to `paraspan augment`
+    if args.part == "throughput" and args.step == "run" and not args.work:
+        ap.error("--step run needs --work DIR (inputs, stores and outputs; not the repository)")
     if not Path(args.framenet).exists():
         print(f"{args.framenet}: missing (the FrameNet 1.5 release from ../shared)", file=sys.stderr)
         return 1

@@ -153,3 +153,22 @@ def test_random_bans_spare_numbers_names_and_arguments() -> None:
     banned = {w.lower() for words in chosen for w in words}
     assert banned and not banned & {"five", "hungary", "forty", "chemical", "plants"}
     assert {"inspectors", "quietly", "border"} <= banned
+
+
+def test_a_batch_of_requests_gets_one_result_each(small_backend: LlamaBackend) -> None:
+    """generate_batch: a request that cannot be paraphrased gets its note, the others their own
+    candidates (their bans kept), and the batch's time is shared out by sampled tokens."""
+    other = "A storm reached the coast on Friday."
+    requests = [GenerationRequest("a", TEXT, ban=(SOLD,)), GenerationRequest("skip", "$$$ 42 %%%"),
+                GenerationRequest("b", other, ban=((other.index("reached"), other.index("reached") + 7),))]
+    results = Paraphraser(small_backend, FAST).generate_batch(requests)
+    assert [r.request.id for r in results] == ["a", "skip", "b"]
+    assert "no letters" in (results[1].note or "") and results[1].candidates == []
+    for result, word in ((results[0], "sold"), (results[2], "reached")):
+        assert result.stats["sampled"] == 6
+        assert all(expand_ban(word).find_leaks(c.text) == [] for c in result.candidates)
+    assert results[0].stats["sample_seconds"] + results[2].stats["sample_seconds"] > 0
+    # each request's constraint sets are the ones it gets alone (they come from its text, not the batch)
+    paraphraser = Paraphraser(small_backend, FAST)
+    _, sets = paraphraser._constraint_sets(TEXT, expand_ban("sold"), [])
+    assert {tuple(c.meta["random_bans"]) for c in results[0].candidates} <= {tuple(s) for s in sets}

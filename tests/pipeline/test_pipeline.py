@@ -273,3 +273,43 @@ def test_bad_corpus_line_reports_file_and_line(tmp_path, fake_config):
 
 def test_fake_config_is_importable():
     assert FAKE["generator"].startswith("tests.")
+
+
+class _BatchingGenerator(FakeGenerator):
+    """The fake generator with ``generate_batch``: records each batch's request ids."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.batches: list[list[str]] = []
+
+    def generate_batch(self, requests):
+        self.batches.append([r.id for r in requests])
+        return [self.generate(r) for r in requests]
+
+
+def test_the_structures_of_a_sentence_go_through_the_generator_together(fake_config):
+    """Iteration i of every structure is one generate_batch call; the outputs, candidates and
+    notes are those of one structure at a time, in the same order; the store keeps the cost."""
+    from paraspan.pipeline import build_filters
+
+    text = "The teacher arrived and sold the tractor."
+    row = {"id": "two", "text": text, "structures": [
+        {"kind": "frame", "label": "Arriving", "anchor": {"start": 12, "end": 19, "label": "arrive.v"},
+         "args": [{"start": 0, "end": 11, "label": "Theme"}]},
+        {"kind": "frame", "label": "Commerce_sell", "anchor": {"start": 24, "end": 28, "label": "sell.v"},
+         "args": [{"start": 29, "end": 40, "label": "Goods"}]}]}
+    sentence = Sentence.from_dict(row)
+    config = with_(fake_config, iterations=3)
+    plain = Augmenter(config, FakeGenerator(), FakeAligner(), {"llm": "fake"}, build_filters(config)).process(sentence)
+    batching = _BatchingGenerator()
+    batched = Augmenter(config, batching, FakeAligner(), {"llm": "fake"}, build_filters(config)).process(sentence)
+    assert batching.batches[0] == ["two/s0/i1", "two/s1/i1"]
+    assert batching.batches[1] == ["two/s0/i2", "two/s1/i2"]
+    assert [(o.structure, o.iteration, o.sentence.text) for o in batched.outputs] == \
+        [(o.structure, o.iteration, o.sentence.text) for o in plain.outputs]
+    assert [(c.structure, c.iteration, c.candidate, c.text, c.chosen) for c in batched.candidates] == \
+        [(c.structure, c.iteration, c.candidate, c.text, c.chosen) for c in plain.candidates]
+    assert batched.note == plain.note
+    assert batched.stats["calls"] == plain.stats["calls"] == sum(len(b) for b in batching.batches)
+    assert batched.stats["batches"] == len(batching.batches) < plain.stats["batches"]
+    assert batched.stats["generate_seconds"] >= 0 and "filter_cpu_seconds" in batched.stats

@@ -142,3 +142,34 @@ def test_a_reason_with_a_semicolon_counts_as_one_note(tmp_path):
     store = open_store(tmp_path / "r.db", config, resume=False)
     summary = run_augment([Sentence.from_dict(SENTENCES[0])], store, config, augmenter=aug)
     assert summary.notes == {"no placed candidate passed never": 1}
+
+
+class MentionSwap:
+    """Replaces the requested mention by another name and places every mention of the sentence."""
+
+    capabilities = Capabilities(needs_structure=True, deterministic=True, keeps_meaning=False)
+
+    def __init__(self, drop_other: bool = False) -> None:
+        self.drop_other = drop_other
+
+    def generate(self, request):
+        text = "Anna Berg flew to Oslo ."  # from "Tom flew to Paris ."
+        anna = Structure("entity", "PER", Span(0, 9, "PER"), [])
+        oslo = Structure("entity", "LOC", Span(18, 22, "LOC"), [])
+        return GenerationResult(request, [Candidate(text, {"score": -1.0},
+                                                    structures=[anna, None if self.drop_other else oslo])])
+
+
+def test_an_entity_output_carries_every_mention_of_the_sentence():
+    """NER labels every mention: an output keeps the sentence's other entities (placed by the
+    generator), and a candidate that loses one is not placed (it would teach "no entity")."""
+    source = Sentence("n", "Tom flew to Paris .", [Structure("entity", "PER", Span(0, 3, "PER"), []),
+                                                     Structure("entity", "LOC", Span(12, 17, "LOC"), [])])
+    result = _augmenter(MentionSwap(), kinds=("entity",)).process(source)
+    first = next(o.sentence for o in result.outputs if o.structure == 0)
+    assert [(s.anchor.text_in(first.text), s.label) for s in first.structures] == [("Anna Berg", "PER"),
+                                                                                  ("Oslo", "LOC")]
+    assert first.provenance["entities_carried"] == 1
+    lost = _augmenter(MentionSwap(drop_other=True), kinds=("entity",)).process(source)
+    assert not [o for o in lost.outputs if o.structure == 0]
+    assert lost.candidates[0].meta["entities_lost"] == 1 and "required span" in lost.note

@@ -97,3 +97,24 @@ def test_pending_streams_in_chunks(tmp_path):
     store.add_inputs(((_sentence(i), i) for i in range(1200)), batch=100)
     seen = [s.id for s in store.pending(chunk=50)]
     assert len(seen) == 1200 and seen[:2] == ["s0", "s1"] and len(set(seen)) == 1200
+
+
+def test_work_stats_are_kept_per_input_and_summed(tmp_path):
+    """What each input cost is committed with it; a store written before the table gains it on opening."""
+    from paraspan.pipeline.summary import summarize
+
+    store = RunStore.create(tmp_path / "run.db")
+    store.add_inputs([(_sentence(0), 0), (_sentence(1), 1)])
+    for sid, tokens in (("s0", 120), ("s1", 80)):
+        work = _work(sid)
+        work.stats = {"calls": 2, "sampled_tokens": tokens, "sample_seconds": 4.0}
+        store.commit_work(work)
+    assert store.work_stats() == {"calls": 4, "sampled_tokens": 200, "sample_seconds": 8.0, "inputs": 2}
+    summary = summarize(store)
+    assert summary.cost["sampled_tokens"] == 200 and summary.sampled_tokens_per_second() == 25.0
+    store.conn.execute("DROP TABLE work_stats")  # as written before the table existed
+    store.close()
+    with RunStore.open(tmp_path / "run.db", readonly=True) as old:
+        assert old.work_stats() == {}  # read-only: nothing to sum, no error
+    with RunStore.open(tmp_path / "run.db") as reopened:
+        assert reopened.work_stats() == {"inputs": 0}

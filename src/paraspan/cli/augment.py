@@ -313,6 +313,15 @@ def render_summary(summary: Any, con: Any) -> None:
     for note, n in sorted(summary.notes.items(), key=lambda kv: -kv[1])[:5]:
         table.add_row(f"stopped: {note}"[:70], f"{n:,}")
     table.add_row("time", f"{summary.seconds:.1f} s")
+    cost = summary.cost
+    if cost.get("generate_seconds"):  # where the time went, so a user can see what to change
+        total = sum(cost.get(f"{k}_seconds", 0.0) for k in ("generate", "place", "filter")) or 1.0
+        for part in ("generate", "place", "filter"):
+            table.add_row(f"  {part} (all workers)", f"{cost.get(f'{part}_seconds', 0.0):,.1f} s "
+                                                    f"({100 * cost.get(f'{part}_seconds', 0.0) / total:.0f}%)")
+    rate = summary.sampled_tokens_per_second()
+    if rate is not None:
+        table.add_row("sampled tokens", f"{int(cost['sampled_tokens']):,} ({rate:,.1f}/s while decoding)")
     con.print(table)
 
 

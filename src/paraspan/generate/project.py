@@ -261,3 +261,30 @@ def place(sentence: Sentence, index: int, args: Sequence[Span], candidates: Sequ
                 got += [(_find(candidates[c].text, text[a.start:a.end]), 1.0) for a in args]
             out[c] = Placement(got, "aligner")
     return [p for p in out if p is not None]
+
+
+def carry_entities(sentence: Sentence, index: int, candidate: Candidate) -> tuple[list[Structure], int]:
+    """When structure ``index`` is an entity: the sentence's other entity mentions in
+    ``candidate``, and how many could not be carried (else nothing to carry).
+
+    NER annotates every mention of a sentence: an output that keeps one entity and drops the
+    others teaches a tagger that the dropped names are no entities. (Frames and predicates are
+    learned one structure at a time, so their outputs carry only their own.) A generator's
+    placed structures or token mapping carry them; a free-text candidate (aligned, one
+    structure at a time) carries none.
+    """
+    if sentence.structures[index].kind != "entity":
+        return [], 0
+    others = [i for i, s in enumerate(sentence.structures)
+              if i != index and s.kind == "entity" and s.anchor is not None]
+    if not others:
+        return [], 0
+    if candidate.structures is not None:
+        got = [candidate.structures[i] for i in others
+               if i < len(candidate.structures) and candidate.structures[i] is not None]
+    elif candidate.mapping is not None:
+        got = project_mapping(sentence, candidate.mapping, which=others).structures
+    else:
+        got = []
+    return [g for g in got if g is not None], len(others) - len([g for g in got if g is not None])
+

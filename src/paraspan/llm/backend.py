@@ -81,6 +81,31 @@ class Sample:
         return sum(self.logprobs) / len(self.logprobs) if self.logprobs else float("-inf")
 
 
+@dataclass(frozen=True)
+class SampleJob:
+    """The sample groups of one prompt, answered with at most ``max_tokens`` tokens each."""
+
+    prompt: Prompt
+    groups: tuple[SampleGroup, ...]
+    max_tokens: int
+
+
+def sample_batch(backend: Any, jobs: Sequence[SampleJob], *, top_k: int,
+                 temperature: float = 1.0) -> list[list[Sample]]:
+    """The samples of several prompts (one list per job, groups numbered within the job).
+
+    A backend with a ``sample_batch`` method decodes the samples of all prompts together (the
+    llama.cpp backend: one decode wave, so a CPU reaches its batched rate rather than its
+    single-stream rate); any other is called once per prompt. The samples are the same either
+    way: sample ``i`` of a group is seeded by ``(group.seed, i)``, not by its place in a batch.
+    """
+    batched = getattr(backend, "sample_batch", None)
+    if callable(batched):
+        return batched(jobs, top_k=top_k, temperature=temperature)
+    return [backend.sample_groups(job.prompt, job.groups, top_k=top_k, max_tokens=job.max_tokens,
+                                  temperature=temperature) for job in jobs]
+
+
 @runtime_checkable
 class Backend(Protocol):
     """A causal LM that can sample under bans and score continuations."""

@@ -22,6 +22,8 @@ deterministic one is never retried (:class:`~paraspan.generate.base.Capabilities
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,8 +31,8 @@ from paraspan.corpus.schema import Sentence, Span, Structure
 from paraspan.filter.base import recorded
 from paraspan.filter.learned import LearnedFilter
 from paraspan.filter.thresholds import ThresholdFilter
-from paraspan.generate.base import Candidate, GenerationRequest
-from paraspan.generate.project import Placed, place
+from paraspan.generate.base import Candidate, GenerationRequest, GenerationResult
+from paraspan.generate.project import Placed, carry_entities, place
 from paraspan.pipeline.config import AugmentConfig
 from paraspan.pipeline.store import CandidateRow, OutputRow, WorkResult
 from paraspan.text.lexical_units import AnchorLU, AnchorTagger, anchor_lemma, lu_pos
@@ -45,6 +47,46 @@ _OFFSET_EXTRAS = ("anchor_rest", "more_args", "dropped", "annoset_id", "lu_id", 
 
 def _r(value: Any) -> Any:
     return round(float(value), 4) if isinstance(value, float) else value
+
+
+def add_stats(total: dict[str, float], stats: Mapping[str, Any]) -> None:
+    """Add the numbers of ``stats`` to ``total`` (nested dicts such as rejection counts are skipped)."""
+    for key, value in stats.items():
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            total[key] = total.get(key, 0) + value
+
+
+class _Clock:
+    """Wall and CPU seconds of a block, added to ``stats[f"{name}_seconds"]`` and ``…_cpu_seconds``."""
+
+    def __init__(self, stats: dict[str, float], name: str) -> None:
+        self.stats, self.name = stats, name
+
+    def __enter__(self) -> _Clock:
+        self.wall, self.cpu = time.perf_counter(), time.process_time()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        add_stats(self.stats, {f"{self.name}_seconds": time.perf_counter() - self.wall,
+                               f"{self.name}_cpu_seconds": time.process_time() - self.cpu})
+
+
+@dataclass
+class _Chain:
+    """One structure's iterations: its constraints so far and where it stands."""
+
+    index: int
+    ban_spans: tuple[tuple[int, int], ...]
+    args: list[Span]
+    keep: tuple[tuple[int, int], ...]
+    banned: list[str]  # the source anchor, then each iteration's new anchor
+    iterations: int
+    retries: int
+    iteration: int = 1
+    attempt: int = 0
+    rows: int = 0  # candidate rows of this iteration's earlier attempts
+    note: str | None = None  # why the chain stopped early
+    finished: bool = False
 
 
 @dataclass
@@ -78,15 +120,26 @@ class Augmenter:
         if not eligible:
             return WorkResult(sentence.id, "skipped", "no structure with an anchor to augment", worker=self.worker)
         result = WorkResult(sentence.id, "done", worker=self.worker)
-        notes: list[str] = []
-        for index in eligible:
-            note = self._structure(sentence, index, result)
-            if note:
-                notes.append(f"structure {index}: {note}")
+        chains = [self._chain(sentence, index) for index in eligible]
+        # The chains advance in step: iteration i of every structure is one generator batch (a
+        # generator with ``generate_batch`` decodes them together); each chain's requests, seeds
+        # and bans are what they would be alone.
+        while active := [chain for chain in chains if chain.note is None and not chain.finished]:
+            requests = [self._request(sentence, chain) for chain in active]
+            with _Clock(result.stats, "generate"):
+                batch = getattr(self.generator, "generate_batch", None)
+                generated = batch(requests) if callable(batch) else [self.generator.generate(r) for r in requests]
+            add_stats(result.stats, {"batches": 1 if callable(batch) else len(requests)})
+            for chain, request, one in zip(active, requests, generated, strict=True):
+                self._step(sentence, chain, request, one, result)
+        # structure by structure, iteration by iteration, as a chain at a time would have written them
+        result.outputs.sort(key=lambda o: (o.structure, o.iteration))
+        result.candidates.sort(key=lambda c: (c.structure, c.iteration, c.candidate))
+        notes = [f"structure {chain.index}: {chain.note}" for chain in chains if chain.note]
         result.note = "; ".join(notes) or None
         return result
 
-    def _structure(self, sentence: Sentence, index: int, result: WorkResult) -> str | None:
+    def _chain(self, sentence: Sentence, index: int) -> _Chain:
         cfg = self.config
         caps = self.generator.capabilities
         text = sentence.text
@@ -98,62 +151,76 @@ class Augmenter:
             if isinstance(rest, list) and len(rest) == 2 and 0 <= rest[0] < rest[1] <= len(text):
                 ban_spans.append((int(rest[0]), int(rest[1])))
         args = [a for a in structure.args if not a.overlaps(anchor)]
-        keep = tuple((a.start, a.end) for a in args) if cfg.keep_args else ()
-        banned: list[str] = [text[anchor.start:anchor.end]]
-        # without bans every iteration would give the same output; a deterministic one gives the same on retry
-        iterations = cfg.iterations if caps.honours_ban else 1
-        retries = 0 if caps.deterministic else max(0, cfg.retries)
-        for iteration in range(1, iterations + 1):
-            first_row = len(result.candidates)  # this iteration's candidate rows start here
-            out: OutputRow | None = None
-            failure = ""
-            for attempt in range(retries + 1):
-                request = GenerationRequest(
-                    id=f"{sentence.id}/s{index}/i{iteration}" + (f"/r{attempt}" if attempt else ""), text=text,
-                    ban=tuple(ban_spans), keep=keep, protect=tuple((a.start, a.end) for a in args),
-                    n=cfg.candidates, ban_texts=tuple(banned[1:]),
-                    sentence=sentence, structure=index, attempt=attempt)
-                # candidate numbers go on from the earlier attempts' rows (they share the iteration)
-                out, failure = self._attempt(sentence, index, iteration, request, args, banned, result,
-                                             offset=len(result.candidates) - first_row, attempt=attempt)
-                if out is not None:
-                    break
-            if out is None:
-                tried = f" ({retries + 1} attempts)" if retries else ""
-                return f"iteration {iteration}: {failure}{tried}"
-            result.outputs.append(out)
-            new_text = out.anchor_text or ""
-            if not new_text.strip() or new_text.strip().lower() in {b.strip().lower() for b in banned}:
-                if caps.honours_ban:
-                    return f"iteration {iteration}: the aligned anchor was banned already ({new_text!r})"
-                return None
-            banned.append(new_text)
-        return None
+        return _Chain(
+            index, tuple(ban_spans), args,
+            keep=tuple((a.start, a.end) for a in args) if cfg.keep_args else (),
+            banned=[text[anchor.start:anchor.end]],
+            # without bans every iteration would give the same output; a deterministic one gives the same on retry
+            iterations=cfg.iterations if caps.honours_ban else 1,
+            retries=0 if caps.deterministic else max(0, cfg.retries))
+
+    def _request(self, sentence: Sentence, chain: _Chain) -> GenerationRequest:
+        return GenerationRequest(
+            id=f"{sentence.id}/s{chain.index}/i{chain.iteration}" + (f"/r{chain.attempt}" if chain.attempt else ""),
+            text=sentence.text, ban=chain.ban_spans, keep=chain.keep,
+            protect=tuple((a.start, a.end) for a in chain.args), n=self.config.candidates,
+            ban_texts=tuple(chain.banned[1:]), sentence=sentence, structure=chain.index, attempt=chain.attempt)
+
+    def _step(self, sentence: Sentence, chain: _Chain, request: GenerationRequest, generated: GenerationResult,
+              result: WorkResult) -> None:
+        """One attempt of one chain's iteration: its output, a retry, or the end of the chain."""
+        caps = self.generator.capabilities
+        before = len(result.candidates)
+        # candidate numbers go on from the earlier attempts' rows (they share the iteration)
+        out, failure = self._attempt(sentence, chain.index, chain.iteration, request, chain.args, chain.banned,
+                                     result, generated, offset=chain.rows, attempt=chain.attempt)
+        chain.rows += len(result.candidates) - before
+        if out is None:
+            if chain.attempt < chain.retries:
+                chain.attempt += 1
+                return
+            tried = f" ({chain.retries + 1} attempts)" if chain.retries else ""
+            chain.note = f"iteration {chain.iteration}: {failure}{tried}"
+            return
+        result.outputs.append(out)
+        new_text = out.anchor_text or ""
+        if not new_text.strip() or new_text.strip().lower() in {b.strip().lower() for b in chain.banned}:
+            if caps.honours_ban:
+                chain.note = f"iteration {chain.iteration}: the aligned anchor was banned already ({new_text!r})"
+            chain.finished = True
+            return
+        chain.banned.append(new_text)
+        chain.iteration, chain.attempt, chain.rows = chain.iteration + 1, 0, 0
+        chain.finished = chain.iteration > chain.iterations
 
     def _attempt(self, sentence: Sentence, index: int, iteration: int, request: GenerationRequest,
-                 args: list[Span], banned: list[str], result: WorkResult, *, offset: int, attempt: int
-                 ) -> tuple[OutputRow | None, str]:
-        """Generate once, place the anchor (and arguments) in every candidate, record the
-        candidates in ``result``; the output of the best placed one, or None and why not."""
+                 args: list[Span], banned: list[str], result: WorkResult, generated: GenerationResult, *,
+                 offset: int, attempt: int) -> tuple[OutputRow | None, str]:
+        """Place the anchor (and arguments) in every generated candidate, record the candidates
+        in ``result``; the output of the best placed one, or None and why not."""
         cfg = self.config
-        generated = self.generator.generate(request)
+        add_stats(result.stats, {"calls": 1, **generated.stats})
         candidates = generated.candidates
         if not candidates:
             return None, f"no paraphrase ({generated.note or 'none returned'})"
-        placements = place(sentence, index, args, candidates, aligner=self.aligner, keep_args=cfg.keep_args)
+        with _Clock(result.stats, "place"):
+            placements = place(sentence, index, args, candidates, aligner=self.aligner, keep_args=cfg.keep_args)
         ranked: list[tuple[float, int]] = []  # placed candidates, best anchor score first (ties: earlier first)
         first_row = len(result.candidates)
+        carried = [carry_entities(sentence, index, cand) for cand in candidates]
         for c, (cand, placement) in enumerate(zip(candidates, placements, strict=True)):
             got = placement.spans
             anchor_ok = got[0][0] is not None
             args_placed = sum(1 for p, _ in got[1:] if p is not None)
-            placed = anchor_ok and (args_placed == len(args) or not cfg.require_args)
+            # the sentence's other entity mentions are required spans too (NER labels every mention)
+            placed = anchor_ok and (args_placed == len(args) or not cfg.require_args) and carried[c][1] == 0
             if placed:
                 ranked.append((got[0][1], c))
             result.candidates.append(CandidateRow(
                 index, iteration, offset + c, cand.text, cand.scores.get("forward"), cand.scores.get("backward"),
                 cand.scores.get("score"), got[0][0], got[0][1], placed, False,
                 {"args_placed": args_placed, "args": len(args), "attempt": attempt,
+                 **({"entities_lost": carried[c][1]} if carried[c][1] else {}),
                  **({"projection": placement.via} if placement.via != "aligner" else {}),
                  **{k: v for k, v in cand.meta.items() if k in ("cluster", "constraint_set", "rules")}}))
         if not ranked:
@@ -161,8 +228,10 @@ class Augmenter:
         ranked.sort(key=lambda item: -item[0])
         refused: list[str] = []
         for _, chosen in ranked:
-            out = self._output(sentence, index, iteration, candidates, chosen, placements[chosen].spans, args,
-                               banned, via=placements[chosen].via, offset=offset, attempt=attempt)
+            with _Clock(result.stats, "filter"):  # the checks of each output (and the chooser's)
+                out = self._output(sentence, index, iteration, candidates, chosen, placements[chosen].spans,
+                                   args, banned, via=placements[chosen].via, offset=offset, attempt=attempt,
+                                   others=carried[chosen][0])
             if self.chooser is not None:  # the best-placed candidate that passes the check
                 decision = out.decisions.get(self.chooser.name)
                 if decision is None:  # a chooser that is not recorded: decide now, and record it
@@ -179,7 +248,7 @@ class Augmenter:
 
     def _output(self, sentence: Sentence, index: int, iteration: int, candidates: list[Candidate], chosen: int,
                 placed: list[Placed], args: list[Span], banned: list[str], *, via: str,
-                offset: int = 0, attempt: int = 0) -> OutputRow:
+                offset: int = 0, attempt: int = 0, others: list[Structure] | None = None) -> OutputRow:
         cfg = self.config
         structure = sentence.structures[index]
         anchor = structure.anchor
@@ -240,7 +309,9 @@ class Augmenter:
             **({} if self.generator.capabilities.keeps_meaning else {"meaning": NEW_CONTENT}),
         }
         meta = {k: v for k, v in sentence.meta.items() if k != "tokens"}  # token offsets do not carry over
-        out = Sentence(f"{sentence.id}~s{index}i{iteration}", cand.text, [out_structure], meta,
+        if others:  # the sentence's other entity mentions, carried by the generator (carry_entities)
+            provenance["entities_carried"] = len(others)
+        out = Sentence(f"{sentence.id}~s{index}i{iteration}", cand.text, [out_structure, *(others or [])], meta,
                        source_id=sentence.id, provenance=provenance)
         decisions: dict[str, tuple[bool, str, float | None]] = {}
         checks: dict[str, dict[str, Any]] = {}

@@ -35,6 +35,10 @@ backward, score, aligner_score, min_span_score, frame, anchor_text, anchor_lemma
     or imported; ``paraspan train-filter`` can learn from them.
 ``runs(id INTEGER PRIMARY KEY, started, finished, argv, status)``
     one row per invocation (a resumed run adds a row).
+``work_stats(input_id TEXT PRIMARY KEY, json TEXT)``
+    what one input cost: generator calls, sampled and scored tokens, seconds (wall and CPU) in
+    generation, projection and filtering (:attr:`WorkResult.stats`). Added without a version
+    change: a store written before it gains the empty table when opened for writing.
 
 Every insert is idempotent (``INSERT OR IGNORE`` / ``OR REPLACE`` on the keys above), so a
 unit of work replayed after a crash cannot duplicate anything.
@@ -89,6 +93,7 @@ CREATE TABLE IF NOT EXISTS judgments (
 CREATE INDEX IF NOT EXISTS judgments_output ON judgments(output_id);
 CREATE TABLE IF NOT EXISTS runs (
     id INTEGER PRIMARY KEY AUTOINCREMENT, started TEXT NOT NULL, finished TEXT, argv TEXT, status TEXT);
+CREATE TABLE IF NOT EXISTS work_stats (input_id TEXT PRIMARY KEY, json TEXT NOT NULL);
 """
 
 
@@ -151,6 +156,9 @@ class WorkResult:
     candidates: list[CandidateRow] = field(default_factory=list)
     outputs: list[OutputRow] = field(default_factory=list)
     worker: str | None = None
+    #: what the input cost (summed over its generator calls): ``calls``, ``sampled``,
+    #: ``sampled_tokens``, ``sample_seconds``, ``generate_seconds``, ``place_seconds`` …
+    stats: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass
@@ -241,6 +249,8 @@ class RunStore:
             conn.close()
             raise StoreError.from_code("E704", file=str(path), version=row[0], written_by=row[1],
                                        schema_version=SCHEMA_VERSION)
+        if not readonly:  # tables added since version 1 (additive: older readers ignore them)
+            conn.execute("CREATE TABLE IF NOT EXISTS work_stats (input_id TEXT PRIMARY KEY, json TEXT NOT NULL)")
         return cls(conn, path)
 
     def close(self) -> None:
@@ -371,6 +381,9 @@ class RunStore:
                                   for name, (keep, reason, score) in out.decisions.items()])
             conn.execute("UPDATE inputs SET status = ?, note = ?, worker = ?, finished = ? WHERE id = ?",
                          (result.status, result.note, result.worker, time.time(), result.input_id))
+            if result.stats:
+                conn.execute("INSERT OR REPLACE INTO work_stats VALUES (?, ?)",
+                             (result.input_id, json.dumps(result.stats, sort_keys=True)))
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
@@ -453,6 +466,20 @@ class RunStore:
         rows = (self.conn.execute(query + " WHERE output_id = ? ORDER BY id", (output_id,)) if output_id
                 else self.conn.execute(query + " ORDER BY id"))
         return [Judgment(*r) for r in rows]
+
+    def work_stats(self) -> dict[str, float]:
+        """:attr:`WorkResult.stats` summed over every committed input (empty for an older store)."""
+        total: dict[str, float] = {}
+        try:
+            rows = self.conn.execute("SELECT json FROM work_stats").fetchall()
+        except sqlite3.OperationalError:  # a store written before the table, opened read-only
+            return total
+        for (line,) in rows:
+            for key, value in json.loads(line).items():
+                if isinstance(value, (int, float)) and not isinstance(value, bool):
+                    total[key] = total.get(key, 0) + value
+        total["inputs"] = len(rows)
+        return total
 
     def counts(self) -> dict[str, Any]:
         """Inputs by status, outputs per iteration and kept outputs per filter."""

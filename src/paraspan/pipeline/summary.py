@@ -23,6 +23,16 @@ class RunSummary:
     seconds: float
     processed_now: int
     notes: dict[str, int] = field(default_factory=dict)
+    #: what generation cost, summed over the inputs (:meth:`RunStore.work_stats`): generator
+    #: ``calls``, ``sampled`` candidates, ``sampled_tokens``, ``generate_seconds``,
+    #: ``sample_seconds`` (LLM decoding), ``score_seconds`` (backward scoring), ``place_seconds``,
+    #: ``filter_seconds`` and their ``…_cpu_seconds``
+    cost: dict[str, float] = field(default_factory=dict)
+
+    def sampled_tokens_per_second(self) -> float | None:
+        """Sampled tokens per second of decoding (wall), or None when nothing was sampled."""
+        seconds = self.cost.get("sample_seconds", 0.0)
+        return self.cost["sampled_tokens"] / seconds if seconds and self.cost.get("sampled_tokens") else None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -64,4 +74,5 @@ def summarize(store: RunStore, seconds: float = 0.0, processed: int = 0,
         outputs=counts["outputs"], outputs_per_iteration=counts["outputs_per_iteration"],
         kept_per_filter={k: int(v or 0) for k, v in counts["kept_per_filter"].items()},
         new_pairs=len(out_pairs - seed_pairs), seed_pairs=len(seed_pairs), seconds=round(seconds, 2),
-        processed_now=processed, notes=dict(notes or {}))
+        processed_now=processed, notes=dict(notes or {}),
+        cost={k: round(v, 3) if isinstance(v, float) else v for k, v in store.work_stats().items()})

@@ -1,0 +1,173 @@
+"""``benchmarks/augment.py --part throughput`` (issue 18): what a user gets per minute, and the decoder's limits.
+
+Steps (``--step``), each merging its numbers into the ``throughput`` section of the results JSON:
+
+``limits``
+    the default model's decode rates on this CPU with one llama.cpp thread (a worker's share):
+    one sequence (single-stream), 8, 24, 64 and 128 sequences decoded together, and the prompt
+    evaluation of 512 tokens in one call (compute-bound: the batched ceiling). Raw
+    ``llama_decode`` calls on random tokens, no sampling work: the limits, not the pipeline.
+``run``
+    ``paraspan augment`` as a user runs it, on FrameNet 1.5 **dev** sentences (``--sentences``
+    with at most ``--max-structures`` frame structures, written into ``--work``, never into the
+    repository), with a run store; ``--label`` names the run and everything after ``--`` is
+    passed to ``augment`` (``before``: the settings of the release before this issue). Recorded:
+    written outputs (what ``-o`` got: ``--filter verified``), wall and CPU seconds (this process's
+    children: the CLI and its workers), written outputs per minute and per CPU-second, sampled
+    tokens and the seconds spent decoding them (from the store's ``work_stats``), hence sampled
+    tokens/s per worker against the limits, where the time went, and peak memory.
+``table``
+    prints the README table: each run beside the ``before`` run, as ratios.
+
+    .venv/bin/python benchmarks/augment.py --part throughput --step limits
+    .venv/bin/python benchmarks/augment.py --part throughput --step run --label before --work WORK \\
+        -- --workers 1 --threads 1 --set generator.batch=24
+    .venv/bin/python benchmarks/augment.py --part throughput --step run --label after --work WORK
+    .venv/bin/python benchmarks/augment.py --part throughput --step table
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from _common import load_average
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def limits(model: str = "default", threads: int = 1, batches: tuple[int, ...] = (1, 8, 24, 64, 128)) -> dict[str, Any]:
+    """Decode rates of ``model`` with ``threads`` threads: single-stream, batched, prompt evaluation."""
+    import numpy as np
+
+    # private decode calls on purpose: the limits of llama.cpp here, without any sampling work
+    from paraspan.llm.llama_backend import _FIRST_WORK_SEQ, _PROMPT_SEQ, LlamaBackend
+
+    backend = LlamaBackend.load(model, n_threads=threads, n_ctx=8192, max_parallel=max(batches))
+    ids = [int(t) for t in np.random.default_rng(0).integers(100, 150_000, size=2048)]
+
+    def prompt_eval(n: int) -> float:
+        backend._seq_rm(_PROMPT_SEQ)
+        start = time.perf_counter()
+        backend._decode([(tok, i, _PROMPT_SEQ, i == n - 1) for i, tok in enumerate(ids[:n])])
+        return n / (time.perf_counter() - start)
+
+    def decode(batch: int, steps: int, past: int = 200) -> float:
+        """``batch`` sequences forked from a ``past``-token context, ``steps`` one-token steps each."""
+        backend._seq_rm(_PROMPT_SEQ)
+        backend._decode([(tok, i, _PROMPT_SEQ, i == past - 1) for i, tok in enumerate(ids[:past])])
+        for s in range(batch):
+            backend._lib.llama_memory_seq_cp(backend._mem, _PROMPT_SEQ, _FIRST_WORK_SEQ + s, -1, -1)
+        start = time.perf_counter()
+        for step in range(steps):
+            backend._decode([(ids[(step * 7 + s) % len(ids)], past + step, _FIRST_WORK_SEQ + s, True)
+                             for s in range(batch)])
+        seconds = time.perf_counter() - start
+        for s in range(batch):
+            backend._seq_rm(_FIRST_WORK_SEQ + s)
+        return batch * steps / seconds
+
+    prompt_eval(64)  # warm-up
+    out: dict[str, Any] = {"model": backend.model_name, "threads": threads,
+                           "prompt_eval_512_tokens_per_s": round(prompt_eval(512), 1), "decode_tokens_per_s": {}}
+    for batch in batches:
+        out["decode_tokens_per_s"][str(batch)] = round(decode(batch, 24 if batch <= 24 else 16), 1)
+        print(f"decode {batch}: {out['decode_tokens_per_s'][str(batch)]} tokens/s", file=sys.stderr, flush=True)
+    out["single_stream_tokens_per_s"] = out["decode_tokens_per_s"]["1"]
+    out["batched_limit_tokens_per_s"] = max(out["prompt_eval_512_tokens_per_s"],
+                                            *out["decode_tokens_per_s"].values())
+    out["load_average"] = load_average()
+    backend.close()
+    return out
+
+
+def select_dev(framenet: Path, splits: Path, n: int, max_structures: int, out: Path) -> int:
+    """The first ``n`` FrameNet 1.5 dev sentences with 1..``max_structures`` frame structures and
+    under 160 characters, written to ``out`` (JSONL); returns their frame structures."""
+    from paraspan.corpus.formats import read_corpus
+    from paraspan.corpus.jsonl import write_jsonl
+
+    picked = []
+    for sentence in read_corpus(framenet, "framenet", split="dev", splits=splits):
+        frames = [s for s in sentence.structures if s.kind == "frame" and s.anchor is not None]
+        if 1 <= len(frames) <= max_structures and len(sentence.text) < 160:
+            picked.append(sentence)
+        if len(picked) >= n:
+            break
+    write_jsonl(picked, out)
+    return sum(1 for s in picked for st in s.structures if st.kind == "frame" and st.anchor is not None)
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run(label: str, inputs: Path, work: Path, extra: list[str]) -> dict[str, Any]:
+    """``paraspan augment`` on ``inputs`` with a store in ``work``; what a user received, and its cost."""
+    from paraspan.pipeline.store import RunStore
+
+    store_path, output = work / f"throughput-{label}.db", work / f"throughput-{label}.jsonl"
+    for path in (store_path, output):
+        path.unlink(missing_ok=True)
+    paraspan = shutil.which("paraspan", path=str(Path(sys.executable).parent)) or "paraspan"
+    command = [paraspan, "augment", str(inputs), "-o", str(output), "--store", str(store_path), *extra]
+    print(" ".join(command), file=sys.stderr, flush=True)
+    cpu0, start = _children_cpu(), time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True)
+    wall, cpu = time.perf_counter() - start, _children_cpu() - cpu0
+    if done.returncode != 0:
+        raise SystemExit(f"augment failed ({done.returncode}):\n{done.stderr[-3000:]}")
+    written = sum(1 for line in output.read_text(encoding="utf-8").splitlines() if line.strip())
+    with RunStore.open(store_path, readonly=True) as store:
+        cost = store.work_stats()
+        counts = store.counts()
+    summary = json.loads(output.with_name(output.name.removesuffix(".jsonl") + ".summary.json").read_text())
+    structures = sum(json.loads(line).get("structures", []).__len__()
+                     for line in inputs.read_text(encoding="utf-8").splitlines() if line.strip())
+    sampled, decode_s = cost.get("sampled_tokens", 0), cost.get("sample_seconds", 0.0)
+    parts = {k: round(cost.get(f"{k}_seconds", 0.0), 1) for k in ("generate", "sample", "score", "place", "filter")}
+    return {
+        "label": label, "augment_args": extra, "sentences": cost.get("inputs", 0), "structures": structures,
+        "written_outputs": written, "all_outputs": counts["outputs"],
+        "wall_seconds": round(wall, 1), "cpu_seconds": round(cpu, 1),
+        "written_per_minute": round(60 * written / wall, 3),
+        "written_per_cpu_second": round(written / cpu, 5) if cpu else None,
+        "sampled_tokens": int(sampled), "decode_seconds": round(decode_s, 1),
+        # decode seconds are summed over workers: this is the rate of one worker while it decodes
+        "sampled_tokens_per_s_per_worker": round(sampled / decode_s, 1) if decode_s else None,
+        "generator_calls": int(cost.get("calls", 0)), "generator_batches": int(cost.get("batches", 0)),
+        "seconds_by_stage": parts,
+        "peak_rss_mb_largest_process": round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1),
+        "workers": summary.get("workers"), "generator": summary.get("config", {}).get("generator"),
+        "summary_line": done.stderr.strip().splitlines()[-1:] if done.stderr.strip() else [],
+        "load_average_end": load_average(),
+    }
+
+
+def table(section: dict[str, Any]) -> str:
+    """The README table: every run beside ``before``, and the sampled-token rate against the limits."""
+    runs = section.get("runs", {})
+    lim = section.get("limits", {})
+    base = runs.get("before")
+    rows = ["| run | written | wall s | CPU s | written/min | × before | written/CPU-s | × before | "
+            "sampled tok/s per worker | share of batched limit | peak RSS MB |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    ceiling = lim.get("batched_limit_tokens_per_s")
+    for label, r in runs.items():
+        ratio = (f"{r['written_per_minute'] / base['written_per_minute']:.2f}×"
+                 if base and base["written_per_minute"] else "–")
+        ratio_cpu = (f"{r['written_per_cpu_second'] / base['written_per_cpu_second']:.2f}×"
+                     if base and base.get("written_per_cpu_second") and r.get("written_per_cpu_second") else "–")
+        rate = r.get("sampled_tokens_per_s_per_worker")
+        share = f"{100 * rate / ceiling:.0f}%" if rate and ceiling else "–"
+        rows.append(f"| {label} | {r['written_outputs']} | {r['wall_seconds']:.0f} | {r['cpu_seconds']:.0f} | "
+                    f"{r['written_per_minute']:.2f} | {ratio} | {r['written_per_cpu_second'] or 0:.4f} | "
+                    f"{ratio_cpu} | {rate or '–'} | {share} | {r['peak_rss_mb_largest_process']:,.0f} |")
+    return "\n".join(rows)
