@@ -87,8 +87,9 @@ def limits(model: str = "default", threads: int = 1, batches: tuple[int, ...] = 
     return out
 
 
-def select_dev(framenet: Path, splits: Path, n: int, max_structures: int, out: Path) -> int:
-    """The first ``n`` FrameNet 1.5 dev sentences with 1..``max_structures`` frame structures and
+def select_dev(framenet: Path, splits: Path, n: int, max_structures: int, out: Path, min_words: int = 8) -> int:
+    """The first ``n`` FrameNet 1.5 dev sentences with 1..``max_structures`` frame structures,
+    ``min_words`` words or more (the dev documents open with headers such as "Currently.") and
     under 160 characters, written to ``out`` (JSONL); returns their frame structures."""
     from paraspan.corpus.formats import read_corpus
     from paraspan.corpus.jsonl import write_jsonl
@@ -96,7 +97,7 @@ def select_dev(framenet: Path, splits: Path, n: int, max_structures: int, out: P
     picked = []
     for sentence in read_corpus(framenet, "framenet", split="dev", splits=splits):
         frames = [s for s in sentence.structures if s.kind == "frame" and s.anchor is not None]
-        if 1 <= len(frames) <= max_structures and len(sentence.text) < 160:
+        if 1 <= len(frames) <= max_structures and len(sentence.text) < 160 and len(sentence.text.split()) >= min_words:
             picked.append(sentence)
         if len(picked) >= n:
             break

@@ -170,6 +170,10 @@ def part_throughput(args: argparse.Namespace) -> dict[str, Any]:
 
     out = Path(args.out)
     section: dict[str, Any] = (json.loads(out.read_text()).get("throughput", {}) if out.exists() else {})
+    if isinstance(section.get("runs"), list):  # the 1-vs-2-workers part of 2026-11-22: kept under its own key
+        data = json.loads(out.read_text())
+        data["throughput_workers_2026_11_22"] = section
+        out.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     section = section if "runs" in section and isinstance(section["runs"], dict) else {"runs": {}}
     if args.step == "limits":
         section["limits"] = _throughput.limits(args.model, threads=1)
@@ -187,7 +191,7 @@ def part_throughput(args: argparse.Namespace) -> dict[str, Any]:
         structures = _throughput.select_dev(Path(args.framenet), Path(args.splits), args.sentences,
                                             args.max_structures, inputs)
         section["selection"] = (f"the first {args.sentences} FrameNet 1.5 dev sentences with 1-{args.max_structures} "
-                                f"frame structures and < 160 characters ({structures} structures)")
+                                f"frame structures, >= 8 words and < 160 characters ({structures} structures)")
         section["runs"][args.label] = _throughput.run(args.label, inputs, work, args.augment_args)
     print(_throughput.table(section))
     return section

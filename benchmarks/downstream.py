@@ -42,6 +42,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")  # 2 shared cores: spaCy/numpy mus
 import argparse  # noqa: E402
 import datetime  # noqa: E402
 import json  # noqa: E402
+import statistics  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -110,6 +111,54 @@ def merge_files(target: Path, others: list[Path]) -> str:
     with atomic_write(target, "w") as handle:
         handle.write(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
     return table(data)
+
+
+def compare(files: list[Path]) -> str:
+    """One table over several augmenters' results files (one augmenter each, the same seeds, hence
+    the same gold subsets): per task and percent, each augmenter against gold only, against its
+    own copy control, and against the best other augmenter at that point, all paired by seed."""
+    from paraspan.evaluate.downstream.curves import paired_stats
+
+    rows: dict[tuple[str, int], list[tuple[str, dict[str, Any]]]] = {}
+    for path in files:
+        data = json.loads(path.read_text())
+        for task, points in data.items():
+            if task == "meta":
+                continue
+            name = str(data["meta"][task].get("augmenter", path.stem))
+            filt = data["meta"][task].get("filter")
+            name += f" ({filt})" if filt else ""
+            for percent, point in points.items():
+                rows.setdefault((task, int(percent)), []).append((name, point))
+
+    def f1(values: list[float | None]) -> str:
+        got = [v for v in values if v is not None]
+        return f"{statistics.fmean(got):.1f}" if got else "–"
+
+    def gain(stats: dict[str, Any]) -> str:
+        if stats["gain_mean"] is None:
+            return "–"
+        p = f", p={stats['p_value']:.3f}" if stats["p_value"] is not None else ""
+        return f"{stats['gain_mean']:+.1f}{p}"
+
+    out = ["| task | % | augmenter | seeds | + sentences | base F1 | augmented F1 | copy F1 | − base | − copy | "
+           "− best other |", "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for (task, percent), entries in sorted(rows.items()):
+        means = {name: statistics.fmean([v for v in point.get("augmented", []) if v is not None] or [0.0])
+                 for name, point in entries}
+        for name, point in sorted(entries, key=lambda e: -means[e[0]]):
+            others = [(n, p) for n, p in entries if n != name and p.get("augmented")]
+            best = max(others, key=lambda e: means[e[0]], default=None)
+            vs_best = (f"{gain(paired_stats(best[1]['augmented'], point['augmented']))} vs {best[0]}"
+                       if best and point.get("augmented") else "–")
+            n_aug = [v for v in point.get("n_augmented", []) if v is not None]
+            out.append(
+                f"| {task} | {percent} | {name} | {len(point.get('base', []))} | "
+                f"{statistics.fmean(n_aug) if n_aug else 0:.0f} | {f1(point.get('base', []))} | "
+                f"{f1(point.get('augmented', []))} | {f1(point.get('copy', []))} | "
+                f"{gain(paired_stats(point.get('base', []), point.get('augmented', [])))} | "
+                f"{gain(paired_stats(point.get('copy', []), point.get('augmented', [])))} | {vs_best} |")
+    return "\n".join(out)
 
 
 def table(data: dict[str, Any]) -> str:
@@ -191,6 +240,8 @@ def main() -> None:
     parser.add_argument("--cache-dir", type=Path, default=Path("/tmp/paraspan-downstream-cache"))
     parser.add_argument("--epochs", type=int, default=None)
     parser.add_argument("--output", type=Path, default=RESULTS)
+    parser.add_argument("--compare", type=Path, action="append", default=[],
+                        help="print one table over several augmenters' results files (or a folder of them)")
     parser.add_argument("--table", action="store_true", help="print the markdown table of --output and exit")
     parser.add_argument("--merge", type=Path, action="append", default=[],
                         help="fold the points of another results JSON (a job run with its own --output, e.g. on "
@@ -199,6 +250,9 @@ def main() -> None:
     if args.merge:
         print(merge_files(args.output, args.merge))
         return
+    if args.compare:
+        print(compare(sorted(p for d in args.compare for p in (sorted(d.glob("*.json")) if d.is_dir() else [d]))))
+        return 0
     if args.table:  # also redraw the plots from the JSON
         from paraspan.evaluate.downstream.plot import plot_curve
 
@@ -265,6 +319,7 @@ def main() -> None:
                   f"the learner gets the outputs {args.filter} keeps")
     meta: dict[str, Any] = {
         "augmenter": args.augment, "augmenter_detail": args.augment_note or detail,
+        **({"filter": args.filter} if args.augment.startswith("generator:") else {}),
         "dataset": {"frame_id": "FrameNet 1.5 full text" + (" + exemplars" if args.exemplars else ""),
                     "ner": args.ner_set, "srl": "UP EWT dev, 70/30 by document"}[args.task],
         "machine": machine(), "date": datetime.date.today().isoformat(),

@@ -310,7 +310,7 @@ def test_workers_auto_is_recorded_and_the_output_does_not_depend_on_the_worker_c
         plan = json.loads((tmp_path / f"out{workers}.summary.json").read_text())["workers"]
         assert plan["requested_workers"] == (workers if workers == "auto" else int(workers))
         assert 1 <= plan["workers"] <= min(usable_cores(), 4) and plan["threads"] >= 1
-        assert plan["cores"] == usable_cores() and plan["per_worker_memory_gb"] == 3.0
+        assert plan["cores"] == usable_cores() and plan["per_worker_memory_gb"] == 3.5
         assert plan["reason"] in capsys.readouterr().err.replace("\n", "")
         if workers == "auto":
             assert plan["workers"] * plan["threads"] <= plan["cores"]

@@ -67,6 +67,10 @@ def test_registered_generator(small_backend: LlamaBackend) -> None:
     assert {"model", "samples", "constraint_sets", "rescore_top", "seed", "threads"} <= set(generators.options("paraphrase"))
     paraphraser = Paraphraser(small_backend, FAST)
     assert isinstance(paraphraser, Generator) and paraphraser.capabilities.honours_ban
+    # in the pipeline the dual score is off unless asked for (--rescore-top, or backward=True)
+    assert make_paraphraser("small", threads=1, batch=8).config.backward is False
+    assert make_paraphraser("small", threads=1, batch=8, rescore_top=1).config.backward is True
+    assert make_paraphraser("small", threads=1, batch=8, backward=True).config.backward is True
 
 
 def test_end_to_end_on_the_small_model(small_backend: LlamaBackend) -> None:

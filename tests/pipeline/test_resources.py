@@ -20,8 +20,8 @@ from paraspan.pipeline.resources import (
 def test_two_cores_plenty_of_memory_gives_two_single_threaded_workers():
     plan = plan_workers("auto", "auto", cores=2, free_memory=24 * GB)
     assert (plan.workers, plan.threads) == (2, 1)
-    assert plan.limited_by == ["cores"] and plan.memory_workers == 8 and not plan.warnings
-    assert plan.describe() == ("2 workers × 1 thread (auto: 2 cores, 24.0 GB free / 3.0 GB per worker; "
+    assert plan.limited_by == ["cores"] and plan.memory_workers == 6 and not plan.warnings
+    assert plan.describe() == ("2 workers × 1 thread (auto: 2 cores, 24.0 GB free / 3.5 GB per worker; "
                                "limited by cores)")
 
 
@@ -44,7 +44,7 @@ def test_explicit_workers_above_the_memory_say_what_each_needs_and_what_is_free(
     told: list[str] = []
     plan = plan_workers(4, "auto", cores=8, free_memory=7 * GB, warn=told.append)
     assert (plan.workers, plan.threads) == (2, 4) and plan.limited_by == ["memory"]
-    assert "about 3.0 GB" in told[0] and "7.0 GB is free" in told[0] and "running 2" in told[0]
+    assert "about 3.5 GB" in told[0] and "7.0 GB is free" in told[0] and "running 2" in told[0]
 
 
 def test_explicit_workers_that_fit_are_kept_silently():
@@ -82,7 +82,7 @@ def test_a_gpu_gets_one_worker():
 def test_the_summary_form_records_what_and_why():
     data = plan_workers("auto", "auto", cores=2, free_memory=24 * GB, tasks=10).to_dict()
     assert data["workers"] == 2 and data["threads"] == 1 and data["requested_workers"] == "auto"
-    assert data["available_memory_gb"] == 24.0 and data["per_worker_memory_gb"] == 3.0
+    assert data["available_memory_gb"] == 24.0 and data["per_worker_memory_gb"] == 3.5
     assert data["reason"].startswith("2 workers × 1 thread (auto: 2 cores")
 
 

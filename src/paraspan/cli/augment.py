@@ -132,9 +132,10 @@ def augment_cmd(
     constraint_sets: Annotated[int | None, _Opt("--constraint-sets", min=1,
                                                 help="Randomized constraint sets (generator.constraint_sets) "
                                                      "[4].")] = None,
-    rescore_top: Annotated[int | None, _Opt("--rescore-top", min=1, help="Backward-score only the best M per "
-                                                                         "cluster, faster "
-                                                                         "(generator.rescore_top).")] = None,
+    rescore_top: Annotated[int | None, _Opt("--rescore-top", min=1, help="Score the best M candidates per "
+                                                                         "cluster backwards (ParaBank 2's dual "
+                                                                         "score; off by default: the checks "
+                                                                         "choose) (generator.rescore_top).")] = None,
     kinds: Annotated[str | None, _Opt("--kinds", help="Structure kinds to augment, comma-separated "
                                                       "[frame,srl,entity,event].")] = None,
     threads: Annotated[str, _Opt("--threads", help="CPU threads per worker: auto (the cores shared among the "

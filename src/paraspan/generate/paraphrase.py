@@ -568,7 +568,8 @@ def make_paraphraser(model: str = "default", samples: int = 6, constraint_sets: 
                      temperature: float = 1.0, rescore_top: int | None = None, max_score: float | None = None,
                      n: int = 5, n_ctx: int = 2048, seed: int = 0, threads: int | None = 1,
                      faithful_examples: bool = True, backend: str = "auto", device: str = "auto",
-                     style: Literal["free", "close"] = "free", batch: int = 64, backward: bool = True) -> Paraphraser:
+                     style: Literal["free", "close"] = "free", batch: int = 64,
+                     backward: bool | None = None) -> Paraphraser:
     """The registered ``paraphrase`` generator: a :class:`Paraphraser` on a llama.cpp or transformers model.
 
     ``model``: ``default``, ``small``, a ``.gguf`` path, ``hf:ORG/NAME`` (from the local Hugging
@@ -580,7 +581,14 @@ def make_paraphraser(model: str = "default", samples: int = 6, constraint_sets: 
     llama.cpp otherwise); ``device``: auto, cpu or cuda (transformers only); ``style``: ``free``
     (new words and structure) or ``close`` (replace the banned words, keep the rest);
     ``backward``: score candidates backwards (the source given the candidate; ParaBank 2's
-    dual score), else rank them by the forward score alone; ``batch``: the most samples decoded
+    dual score), else rank them by the forward score alone; by default only when ``rescore_top``
+    is given. Off by default here: in the pipeline an iteration's output is the best-*placed*
+    candidate that passes the checks, so the dual score barely matters. On 14 FrameNet dev
+    structures (``benchmarks/augment.py --part throughput``, runs ``i1-*``) scoring every
+    candidate took 1,012 CPU-s, scoring the best of each cluster 611 and none 426, and the
+    last two wrote the same 3 outputs (scoring every one: 3 outputs, 2 of them others; reading
+    them, no better). ``paraspan paraphrase``, whose
+    output *is* the ranking, keeps it. ``batch``: the most samples decoded
     together, across the requests of a batch (the pipeline
     batches the structures of a sentence). On this project's 2-core CPU one thread decodes 8
     tokens/s alone, 26 at 24 sequences and 33 at 64, and no more at 128
@@ -597,7 +605,8 @@ def make_paraphraser(model: str = "default", samples: int = 6, constraint_sets: 
                            n_threads=threads, parallel=width)
     config = ParaphraseConfig(n=n, samples=samples, constraint_sets=constraint_sets, top_k=top_k,
                               temperature=temperature, rescore_per_cluster=rescore_top, max_score=max_score,
-                              faithful_examples=faithful_examples, style=style, seed=seed, backward=backward)
+                              faithful_examples=faithful_examples, style=style, seed=seed,
+                              backward=rescore_top is not None if backward is None else backward)
     paraphraser = Paraphraser(runtime, config)
     resolved = getattr(getattr(runtime, "llm", None), "resolved", None)
     paraphraser.info = {"llm": getattr(resolved, "name", None) or getattr(runtime, "model_name", model),

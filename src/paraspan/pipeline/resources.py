@@ -16,7 +16,9 @@ default ``verified`` filter, measured for this module), 2.8 GB for ``paraphrase`
 encoder included). A smaller generator does not make an ``augment`` worker much smaller: with
 ``--model small`` (SmolLM2-135M) it peaked at 2.95 GB, since the ``verified`` filter's fluency
 check loads the default LLM (0.96 GB with ``--filter all``); so the estimate only grows, for a
-``.gguf`` file larger than the default model's.
+``.gguf`` file larger than the default model's. Since the structures of a sentence are decoded
+together (up to 64 sequences, a 6,144-token KV cache), an ``augment`` worker peaked at 3.4 GB
+(``benchmarks/results/augment.json``, ``throughput`` runs), hence 3.5 GB.
 """
 
 from __future__ import annotations
@@ -32,13 +34,14 @@ from paraspan.errors import ParaspanError
 AUTO = "auto"
 GB = 1024**3
 
-#: one ``augment`` or ``paraphrase`` worker with the default LLM (peak RSS 2.6-3.1 GB, see above)
-WORKER_MEMORY = int(3.0 * GB)
+#: one ``augment`` or ``paraphrase`` worker with the default LLM (peak RSS 2.6-3.1 GB, see above;
+#: 3.4 GB since a worker decodes 64 sequences at once: a larger KV cache, issue 18)
+WORKER_MEMORY = int(3.5 * GB)
 #: one ``infill`` worker with the default LLM and the FE classifier (peak RSS 3.5 GB)
 INFILL_WORKER_MEMORY = int(3.5 * GB)
 #: what a worker holds besides the GGUF file (encoders, spaCy, torch, the KV cache): the
-#: default model's peak (3.0 GB) less its file (1.1 GB)
-WORKER_OVERHEAD = int(1.9 * GB)
+#: default model's peak (3.5 GB) less its file (1.1 GB)
+WORKER_OVERHEAD = int(2.4 * GB)
 
 #: ``warn(message)``: told when a request is lowered (the CLI prints it)
 WarnCallback = Callable[[str], None]
@@ -113,7 +116,7 @@ class WorkerPlan:
     warnings: list[str] = field(default_factory=list)
 
     def describe(self) -> str:
-        """``2 workers × 1 thread (auto: 2 cores, 19.4 GB free / 3.0 GB per worker)``."""
+        """``2 workers × 1 thread (auto: 2 cores, 19.4 GB free / 3.5 GB per worker)``."""
         what = f"{self.workers} worker{'s' * (self.workers != 1)} × {self.threads} thread{'s' * (self.threads != 1)}"
         how = "auto" if self.requested_workers == AUTO else f"{self.requested_workers} asked for"
         why = (f"{how}: {self.cores} core{'s' * (self.cores != 1)}, {_gb(self.available_memory)} free / "
