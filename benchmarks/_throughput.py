@@ -147,7 +147,8 @@ def run(label: str, inputs: Path, work: Path, extra: list[str]) -> dict[str, Any
         "seconds_by_stage": parts,
         "peak_rss_mb_largest_process": round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1),
         "workers": summary.get("workers"), "generator": summary.get("config", {}).get("generator"),
-        "summary_line": done.stderr.strip().splitlines()[-1:] if done.stderr.strip() else [],
+        # the CLI's last line, with the work folder named WORK (results name no path of this machine)
+        "summary_line": [line.replace(str(work), "WORK") for line in done.stderr.strip().splitlines()[-1:]],
         "load_average_end": load_average(),
     }
 

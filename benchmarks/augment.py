@@ -486,7 +486,8 @@ def _save(args: argparse.Namespace, result: dict[str, Any]) -> None:
     # data paths relative to the repository, so the results name no path of this machine
     paths = {k: os.path.relpath(v, REPO) for k, v in vars(args).items() if k in ("framenet", "splits")}
     # files this run wrote or kept: their names only (where they were is this machine's business)
-    paths |= {k: Path(v).name for k, v in vars(args).items() if k in ("store", "judgments_out") and v}
+    paths |= {k: Path(v).name for k, v in vars(args).items() if k in ("store", "judgments_out", "work") and v}
+    paths["merge"] = [Path(v).name for v in getattr(args, "merge", [])]
     result["settings"] = {k: v for k, v in vars(args).items() if k not in ("out",)} | paths
     result["machine"] = {**machine(), "cpu": cpu_name(), "date": time.strftime("%Y-%m-%d %H:%M")}
     out = Path(args.out)
