@@ -113,6 +113,17 @@ def merge_files(target: Path, others: list[Path]) -> str:
     return table(data)
 
 
+def portable(path: Path, args: argparse.Namespace) -> dict[str, Any]:
+    """Rewrite the results file at ``path`` without this machine's paths (the data folder becomes
+    ``../shared``, a store folder ``STORE_DIR``); returns its data."""
+    text = path.read_text(encoding="utf-8")
+    for where, name in ((args.shared, "../shared"), (args.store_dir, "STORE_DIR")):
+        if where is not None:
+            text = text.replace(str(Path(where).resolve()), name).replace(str(where), name)
+    path.write_text(text, encoding="utf-8")
+    return json.loads(text)
+
+
 def compare(files: list[Path]) -> str:
     """One table over several augmenters' results files (one augmenter each, the same seeds, hence
     the same gold subsets): per task and percent, each augmenter against gold only, against its
@@ -337,6 +348,7 @@ def main() -> None:
             run["rewrite"] = {"rules": len(rewriter.rules.rules), "counts": dict(sorted(rewriter.counts.items()))}
         curve.task = key  # WikiANN stays "ner"; WNUT17 gets its own curve
         merged = merge_results(args.output, curve, {**meta, **run})
+        merged = portable(args.output, args)
         plot_curve(args.task, merged[key], args.output.parent / f"downstream_{key}.png",
                    title=_title(key, merged["meta"][key], merged[key]))
 
