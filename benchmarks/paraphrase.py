@@ -109,12 +109,12 @@ def run_paraspan(inputs: list[dict[str, Any]], args: argparse.Namespace, rescore
     """``per_call`` sentences per ``generate_batch`` call (their samples decoded together, as
     ``paraspan paraphrase`` does); 1 with ``parallel`` = samples × sets is the release before issue 18."""
     from paraspan.generate.base import GenerationRequest
-    from paraspan.generate.paraphrase import ParaphraseConfig, Paraphraser
+    from paraspan.generate.paraphrase import ParaphraseConfig, Paraphraser, context_size
     from paraspan.llm.llama_backend import LlamaBackend
 
     parallel = args.parallel if per_call > 1 else args.samples * args.constraint_sets
     backend = LlamaBackend.load(args.model, n_threads=args.threads, max_parallel=parallel,
-                                n_ctx=max(4096, 1024 + 80 * parallel))
+                                n_ctx=context_size(4096, parallel))
     config = ParaphraseConfig(n=args.n, samples=args.samples, constraint_sets=args.constraint_sets,
                               seed=args.seed, rescore_per_cluster=rescore_top)
     paraphraser = Paraphraser(backend, config)

@@ -192,11 +192,11 @@ def paraphrase_worker(*, model: str, llm_backend: str, device: str, seed: int, n
     lines and counters (run in this process or in each worker of
     :func:`paraspan.pipeline.executors.map_ordered`)."""
     from paraspan.generate.base import GenerationRequest
-    from paraspan.generate.paraphrase import Paraphraser
+    from paraspan.generate.paraphrase import Paraphraser, context_size
     from paraspan.llm.hf_backend import load_backend
 
     backend = load_backend(model, backend=llm_backend, device=device, seed=seed,
-                           n_ctx=max(n_ctx, 1024 + 80 * parallel), n_threads=threads, parallel=parallel)
+                           n_ctx=context_size(n_ctx, parallel), n_threads=threads, parallel=parallel)
     paraphraser = Paraphraser(backend, config)
 
     def work(items: list[ParaphraseInput]) -> list[dict[str, Any]]:

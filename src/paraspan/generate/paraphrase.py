@@ -564,6 +564,12 @@ class Paraphraser:
         return ", ".join(f"{count} {reason.replace('_', ' ')}" for reason, count in rejected.most_common())
 
 
+def context_size(n_ctx: int, parallel: int) -> int:
+    """A context of at least ``n_ctx`` tokens with room for ``parallel`` sequences decoded together:
+    the cached prefix, a few prompts' suffixes and ``parallel`` answers of ~80 tokens."""
+    return max(n_ctx, 1024 + 80 * parallel)
+
+
 def make_paraphraser(model: str = "default", samples: int = 6, constraint_sets: int = 4, top_k: int = 10,
                      temperature: float = 1.0, rescore_top: int | None = None, max_score: float | None = None,
                      n: int = 5, n_ctx: int = 2048, seed: int = 0, threads: int | None = 1,
@@ -600,8 +606,7 @@ def make_paraphraser(model: str = "default", samples: int = 6, constraint_sets: 
     from paraspan.llm.hf_backend import load_backend
 
     width = max(8, samples * constraint_sets, batch)
-    # room for the cached prefix, a few prompts' suffixes and `width` answers of ~80 tokens
-    runtime = load_backend(model, backend=backend, device=device, seed=seed, n_ctx=max(n_ctx, 1024 + 80 * width),
+    runtime = load_backend(model, backend=backend, device=device, seed=seed, n_ctx=context_size(n_ctx, width),
                            n_threads=threads, parallel=width)
     config = ParaphraseConfig(n=n, samples=samples, constraint_sets=constraint_sets, top_k=top_k,
                               temperature=temperature, rescore_per_cluster=rescore_top, max_score=max_score,

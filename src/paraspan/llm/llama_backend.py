@@ -403,7 +403,7 @@ class LlamaBackend:
         for item in flat:
             job = jobs[item[0]]
             prefix = job.prompt.prefix if job.prompt.suffix else job.prompt.tokens[:-1]
-            alone = len(prefix) + len(job.prompt) - len(prefix) + 1 + job.max_tokens
+            alone = len(job.prompt) + 1 + job.max_tokens  # this prompt's cells and one answer
             if alone + 1 > self._n_ctx:
                 raise ContextTooSmall.from_code(
                     "E383", problem=f"the prompt ({len(job.prompt)} tokens) and an answer of up to "
