@@ -33,9 +33,10 @@ TrimPunct = Annotated[bool, typer.Option("--trim-punct", help="conllu-srl, conll
 Limit = Annotated[int | None, typer.Option("--limit", help="Stop after this many input sentences.")]
 Progress = Annotated[bool, typer.Option("--progress/--no-progress", help="Show progress on stderr.")]
 #: What -o gets (the others go to --rejected, when given): a filter spec of paraspan.filter.
-FilterSpec = Annotated[str, typer.Option("--filter", help="What -o gets: verified (span labels, span shape, fluency, "
-                                         "numbers and names, meaning all checked), all, or any filter (labels, "
-                                         "spans, fluency, facts, relation, a preset or rule, learned:PATH). "
+FilterSpec = Annotated[str, typer.Option("--filter", help="What -o gets: verified (span shape, numbers and names, "
+                                         "content words, span labels, meaning, fluency all checked), all, or any "
+                                         "filter (labels, spans, fluency, facts, content, relation, a preset or "
+                                         "rule, learned:PATH). "
                                          "Each output's provenance records the checks.")]
 Rejected = Annotated[Path | None, typer.Option("--rejected", help="Write the outputs the filter rejects here "
                                                "(JSONL, with the checks' reasons in provenance).")]

@@ -7,7 +7,8 @@ first failing part's, its score the lowest of the parts' scores.
 
 ``verified`` is the check every written output must pass: its labels (the span-label verifier,
 ``labels``), the shape of its argument spans (``spans``), its fluency against its source
-(``fluency``), its numbers and names (``facts``) and its meaning (the NLI relation both ways,
+(``fluency``), its numbers and names (``facts``), its content words (``content``: the source's
+kept, none added, the anchor replaced by a synonym) and its meaning (the NLI relation both ways,
 ``relation``: equivalence by default, forward entailment as an option for rewrites that only
 delete modifiers).
 """
@@ -15,27 +16,37 @@ delete modifiers).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from paraspan.corpus.schema import Sentence
 from paraspan.filter.base import Filter, FilterDecision, decide_all
 
 
 class AllOf:
-    """Keep what every part keeps (see the module docstring)."""
+    """Keep what every part keeps (see the module docstring). With ``short_circuit`` the parts
+    decide in order and an output one part rejects is not shown to the later ones (its
+    ``details["parts"]`` holds the parts that decided): the verdict is the same, and the costly
+    checks (an LLM's fluency) run only on what the cheap ones let through."""
 
-    def __init__(self, parts: Sequence[Filter], name: str) -> None:
+    def __init__(self, parts: Sequence[Filter], name: str, short_circuit: bool = False) -> None:
         self.parts = list(parts)
         self.name = name
+        self.short_circuit = short_circuit
 
     def decide(self, output: Sentence, source: Sentence | None = None) -> FilterDecision:
         return self.decide_batch([(output, source)])[0]
 
     def decide_batch(self, pairs: Sequence[tuple[Sentence, Sentence | None]]) -> list[FilterDecision]:
-        by_part = [decide_all(part, pairs) for part in self.parts]
+        by_part: list[dict[int, FilterDecision]] = []
+        alive = list(range(len(pairs)))
+        for part in self.parts:
+            got = dict(zip(alive, decide_all(part, [pairs[i] for i in alive]), strict=True)) if alive else {}
+            by_part.append(got)
+            if self.short_circuit:
+                alive = [i for i in alive if got[i].keep]
         out = []
         for i in range(len(pairs)):
-            decisions = {part.name: got[i] for part, got in zip(self.parts, by_part, strict=True)}
+            decisions = {part.name: got[i] for part, got in zip(self.parts, by_part, strict=True) if i in got}
             failed = [(name, d) for name, d in decisions.items() if not d.keep]
             scores = [d.score for d in decisions.values() if d.score is not None]
             reason = (f"{failed[0][0]}: {failed[0][1].reason}" if failed
@@ -44,38 +55,50 @@ class AllOf:
         return out
 
 
-def all_of(parts: list[str | dict[str, Any]], record_as: str | None = None) -> AllOf:
+def all_of(parts: list[str | dict[str, Any]], short_circuit: bool = False, record_as: str | None = None) -> AllOf:
     """``parts``: filter specs (see :func:`paraspan.filter.build_filter`); recorded as
-    ``record_as`` (default: the parts' names joined by ``+``)."""
+    ``record_as`` (default: the parts' names joined by ``+``); ``short_circuit``: a rejected
+    output is not shown to the later parts."""
     from paraspan.filter import build_filters
 
     built = build_filters(parts)
-    return AllOf(built, record_as or "+".join(p.name for p in built))
+    return AllOf(built, record_as or "+".join(p.name for p in built), short_circuit)
 
 
 def verified(labels: bool = True, verifier: str = "auto", frames: str | None = None, spans: bool = True,
              fluency: bool = True,
              fluency_model: str = "default", fluency_threshold: float | None = None,
-             fluency_statistic: str | None = None, facts: bool = True,
+             fluency_statistic: str | None = None, facts: bool = True, content: bool = True,
              meaning: tuple[str, ...] = ("equivalence",), judges: tuple[str, ...] = ("minilm-nli",),
-             threads: int | None = 1, record_as: str | None = None) -> AllOf:
+             threads: int | None = 1, short_circuit: bool = True, record_as: str | None = None,
+             relation: Literal["equivalence", "forward", "reverse"] = "equivalence") -> AllOf:
     """The ``verified`` check: labels (``verifier``, ``frames`` for the FrameNet lexicon), span
     shape (``spans``), fluency (``fluency_model``, ``fluency_statistic``: None = the filter's default,
-    ``fluency_threshold``: None = the calibrated one), numbers and names kept (``facts``) and meaning
-    (NLI relations in ``meaning``, both ways, by ``judges``); ``meaning=()`` leaves it out."""
+    ``fluency_threshold``: None = the calibrated one), numbers and names kept (``facts``), content words
+    kept and none added (``content``) and meaning
+    (NLI relations in ``meaning``, both ways, by ``judges``); ``meaning=()`` leaves it out.
+    ``short_circuit`` (default): an output a check rejects is not shown to the later, costlier ones.
+    ``relation``: what an output may be to its source, ``equivalence``, ``forward`` (more general) or
+    ``reverse`` (more specific), for the content check and, when ``meaning`` is left at its default
+    (``("equivalence",)``), the NLI class accepted (``forward_entailment``, ``reverse_entailment``)."""
+    if relation != "equivalence" and tuple(meaning) == ("equivalence",):
+        meaning = (f"{relation}_entailment",)
+    # cheapest first: with ``short_circuit`` an output the lexical checks reject costs no model call
     parts: list[Mapping[str, Any]] = []
-    if labels:
-        parts.append({"name": "labels", "verifier": verifier, "frames": frames})
     if spans:
         parts.append({"name": "spans"})
+    if facts:
+        parts.append({"name": "facts"})
+    if content:
+        parts.append({"name": "content", **({"relation": relation} if relation != "equivalence" else {})})
+    if labels:
+        parts.append({"name": "labels", "verifier": verifier, "frames": frames})
+    if meaning:
+        parts.append({"name": "relation", "accept": list(meaning), "judges": list(judges), "threads": threads})
     if fluency:
         parts.append({"name": "fluency", "model": fluency_model, "threshold": fluency_threshold,
                       **({"statistic": fluency_statistic} if fluency_statistic else {}),
                       "threads": threads})
-    if facts:
-        parts.append({"name": "facts"})
-    if meaning:
-        parts.append({"name": "relation", "accept": list(meaning), "judges": list(judges), "threads": threads})
     from paraspan.filter import build_filters
 
-    return AllOf(build_filters([dict(p) for p in parts]), record_as or "verified")
+    return AllOf(build_filters([dict(p) for p in parts]), record_as or "verified", short_circuit)

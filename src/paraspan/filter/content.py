@@ -1,0 +1,323 @@
+"""Content kept: every content word of the source is still in the output, and nothing is added.
+
+The NLI meaning check (MiniLM, both ways) passed held-out paraphrases that changed one content
+word for a near neighbour: "uncertain solution" → "ambiguous strategy", "blasting tube" →
+"explosive chamber", a year's "early" → "late", one chemical element for another. A sentence
+that means what its source means and carries the same span labels says the same things: this
+check is lexical, cheap and independent of the models that wrote the output.
+
+- Every **content word** of the source outside the anchor of the structure the output was made
+  from (the generator was asked to replace it) must occur in the output as the same lemma (any
+  inflection: "sold" = "sells", "books" = "book"; LemmInflect's lemmas for every part of
+  speech). Content words are the words that are not function words; negations, quantifiers,
+  modals, number words, words of direction or time order ("before", "under", "until") and the
+  like count as content, although stop lists call them function words: turning them round
+  changes the meaning.
+- Personal pronouns count by person, number and gender ("I" = "me" = "my"), so a passive may
+  change a pronoun's case but not whom it is about.
+- A word the generator was told not to use (a paraphrase's randomized bans,
+  ``provenance["generated"]["random_bans"]``) may be replaced by a WordNet synonym.
+- The output may **add** at most ``max_added`` content words that the source lacks (outside the
+  output's anchor), and no pronoun of a new person, except the expletive "it" and "there" of a
+  cleft or an existential.
+- The new **anchor** must mean what the old one did: the same lemma, a WordNet synonym (the two
+  share a synset in some sense) of one of the old anchor's content words, or, with
+  ``anchor="frame"`` (the default), for a frame structure an LU that FrameNet lists for the same
+  frame ("said" → "announced" in Statement: the lexicon of the shipped ``framenet15`` verifier);
+  ``anchor="synonym"`` asks for a synonym, ``anchor="any"`` leaves it to the span-label
+  verifier.
+- ``synonyms=True`` also lets the other content words be replaced by WordNet synonyms ("tired" →
+  "weary"); off by default, because a shared synset of some sense also joins "chairman" and
+  "president".
+- British and American spellings count as one ("neighbour" = "neighbor").
+
+For a directional paraphrase (``relation="forward"``: the output is more general, entailed by its
+source; ``"reverse"``: more specific) content words may be dropped (forward) or added (reverse),
+but only outside the labelled spans: the anchor and every argument keep their words.
+
+Outputs with new content (infilling, ``provenance["meaning"] == "new"``) are not compared.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Iterable
+from typing import Any, Literal
+
+from paraspan.corpus.schema import Sentence
+from paraspan.filter.base import BaseFilter, FilterDecision
+from paraspan.text.constraints import NUMBER_WORDS, WORD_RE
+
+#: Words a stop list calls function words whose loss or change alters what a sentence says.
+MEANINGFUL = frozenset("""
+no not never nothing none nobody noone nowhere neither nor cannot without except unless
+all every each any some few many more most less least several enough only even also too very
+almost quite rather just still already yet again always often sometimes ever once
+can could may might must should would will shall
+before after above below under over up down into out off onto against toward towards behind beyond
+since until till during within throughout across along among between beside besides upon
+former latter first last next third other others another same whole full empty part side top
+bottom front back amount serious call give go keep make made move name put say see show take used using
+""".split()) | NUMBER_WORDS
+
+#: Personal pronouns by person, number and gender: a passive changes the case ("I" → "me"),
+#: not whom the pronoun is about.
+PRONOUNS: dict[str, str] = {
+    **dict.fromkeys(("i", "me", "my", "mine", "myself"), "1sg"),
+    **dict.fromkeys(("we", "us", "our", "ours", "ourselves"), "1pl"),
+    **dict.fromkeys(("you", "your", "yours", "yourself", "yourselves"), "2"),
+    **dict.fromkeys(("he", "him", "his", "himself"), "3sg-m"),
+    **dict.fromkeys(("she", "her", "hers", "herself"), "3sg-f"),
+    **dict.fromkeys(("it", "its", "itself"), "3sg-n"),
+    **dict.fromkeys(("they", "them", "their", "theirs", "themselves"), "3pl"),
+}
+#: a cleft ("It was Anna who …") adds these without adding meaning; a referential "it" ("says it
+#: has …") is a new argument
+EXPLETIVE = frozenset({"3sg-n"})
+_CLEFT = re.compile(r"\b[Ii]t\s+(is|was|were|has been|had been|will be|would be|seems|seemed)\b")
+#: what the output may be to its source: the same, more general (forward entailment: words
+#: dropped) or more specific (reverse entailment: words added), the labelled spans unchanged
+RELATIONS = ("equivalence", "forward", "reverse")
+
+
+@functools.lru_cache(maxsize=1)
+def _function_words() -> frozenset[str]:
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    # "'s", "n't" and the like are not words to WORD_RE; the stop list's own spellings are kept
+    return frozenset(w for w in STOP_WORDS if w not in MEANINGFUL and w not in PRONOUNS)
+
+
+#: British spellings → American ("neighbour", "organise", "analyse", "centre"): one word to this check
+_SPELLING = [(re.compile(p), r) for p, r in (
+    (r"(?<=\w{3})our(?=s?$)", "or"), (r"(?<=\w{3})is(e|es|ed|ing|ation)$", r"iz\1"),
+    (r"(?<=\w{3})ys(e|es|ed|ing)$", r"yz\1"), (r"(?<=\w{3})tre(s?)$", r"ter\1"))]
+
+
+def _american(word: str) -> str:
+    for pattern, repl in _SPELLING:
+        word = pattern.sub(repl, word)
+    return word
+
+
+class _Lemmas:
+    """Lemmas of a word under every part of speech (LemmInflect), cached per word, with the word
+    itself and its American spelling."""
+
+    def __init__(self) -> None:
+        from paraspan.models.inflect import load_lemminflect
+
+        self._lemminflect = load_lemminflect()
+        self._cache: dict[str, frozenset[str]] = {}
+
+    def __call__(self, word: str) -> frozenset[str]:
+        key = word.lower()
+        got = self._cache.get(key)
+        if got is None:
+            found = {key}
+            for spelling in {key, _american(key)}:
+                found.add(spelling)
+                for lemmas in self._lemminflect.getAllLemmas(spelling).values():
+                    found.update(lemma.lower() for lemma in lemmas)
+            got = self._cache[key] = frozenset(found)
+        return got
+
+
+def _anchor_span(output: Sentence) -> tuple[int, int] | None:
+    spans = ((output.provenance or {}).get("aligner") or {}).get("spans") or []
+    if spans and spans[0].get("role") == "anchor" and spans[0].get("placed"):
+        start, end = spans[0]["placed"]
+        return int(start), int(end)
+    return None
+
+
+#: contractions spelled out, so that "don't" is "do not", not the words "don" and "t"
+_CONTRACTIONS = [(re.compile(pattern, re.IGNORECASE), repl) for pattern, repl in (
+    (r"\bwon['’]t\b", "will not"), (r"\bcan['’]t\b", "can not"), (r"\bshan['’]t\b", "shall not"),
+    (r"n['’]t\b", " not"), (r"['’](s|re|ve|ll|d|m)\b", ""), (r"(?<=s)['’](?=\s|$)", ""))]
+
+
+def _words(text: str, hole: tuple[int, int] | None = None) -> list[str]:
+    """``text``'s words outside ``hole``: contractions spelled out, possessive endings dropped,
+    dots dropped ("U.S." is one word)."""
+    if hole is not None:
+        return _words(text[:hole[0]]) + _words(text[hole[1]:])
+    for pattern, repl in _CONTRACTIONS:
+        text = pattern.sub(repl, text)
+    return [m.group() for m in WORD_RE.finditer(text.replace(".", ""))]
+
+
+def content_changes(source: Sentence, output: Sentence, lemmas: Callable[[str], frozenset[str]],
+                    anchor_kept: Callable[[str, str], bool] | None = None,
+                    synonyms: Callable[[str], frozenset[str]] | None = None,
+                    anchor_synonyms: Callable[[str], frozenset[str]] | None = None) -> dict[str, list[str]]:
+    """What the output lost, added and did to the anchor: ``{"lost": [...], "added": [...],
+    "anchor": [...]}`` (source words lost, output words added, the new anchor when
+    ``anchor_kept(old, new)`` says it does not mean the old one; None: anchors not compared).
+    ``synonyms``: a word's synonyms, which may stand for it (None: only its own lemmas);
+    ``anchor_synonyms``: the synonyms that may stand for a word the generator was told not to use
+    (``provenance["generated"]["random_bans"]``)."""
+    index = (output.provenance or {}).get("structure", 0)
+    anchor = None
+    if isinstance(index, int) and 0 <= index < len(source.structures):
+        anchor = source.structures[index].anchor
+    hole = (anchor.start, anchor.end) if anchor is not None else None
+    new_hole = _anchor_span(output)
+    function = _function_words()
+
+    def content(words: Iterable[str]) -> list[str]:
+        return [w for w in words if w.lower() not in function and w.lower() not in PRONOUNS]
+
+    def pronouns(words: Iterable[str]) -> dict[str, str]:
+        """person → the first pronoun of it (which is what a reason names)"""
+        out: dict[str, str] = {}
+        for w in words:
+            if w.lower() in PRONOUNS:
+                out.setdefault(PRONOUNS[w.lower()], w)
+        return out
+
+    def stands_for(w: str) -> frozenset[str]:
+        return lemmas(w) | synonyms(w) if synonyms is not None else lemmas(w)
+
+    # words the generator was told not to use (a paraphrase's randomized bans) may be replaced by
+    # a synonym, as the anchor may
+    banned = {b.lower() for b in ((output.provenance or {}).get("generated") or {}).get("random_bans") or ()}
+    if anchor_synonyms is not None:
+        def replaceable(w: str) -> frozenset[str]:
+            return stands_for(w) | anchor_synonyms(w) if w.lower() in banned else stands_for(w)
+    else:
+        replaceable = stands_for
+    out_words = _words(output.text)
+    out_lemmas = set().union(*(lemmas(w) for w in out_words)) if out_words else set()
+    src_words = _words(source.text)
+    src_lemmas = set().union(*(replaceable(w) for w in src_words)) if src_words else set()
+    lost = [w for w in dict.fromkeys(content(_words(source.text, hole))) if not replaceable(w) & out_lemmas]
+    # the words of the labelled spans (an entailment may drop or add words only outside them)
+    structure = source.structures[index] if anchor is not None else None
+    in_args = {w.lower() for a in (structure.args if structure is not None else ())
+               for w in _words(source.text[a.start:a.end])}
+    placed = [sp.get("placed") for sp in ((output.provenance or {}).get("aligner") or {}).get("spans") or ()
+              if sp.get("role") == "arg" and sp.get("placed")]
+    out_in_args = {w.lower() for start, end in placed for w in _words(output.text[start:end])}
+    src_pronouns, out_pronouns = pronouns(_words(source.text, hole)), pronouns(out_words)
+    lost += [w for person, w in src_pronouns.items() if person not in out_pronouns]
+    rest = _words(output.text, new_hole)
+    added = [w for w in dict.fromkeys(content(rest)) if not lemmas(w) & src_lemmas]
+    had = pronouns(src_words)
+    expletive = EXPLETIVE if _CLEFT.search(output.text) else frozenset()
+    added += [w for person, w in pronouns(rest).items() if person not in had and person not in expletive]
+    changed: list[str] = []
+    if anchor_kept is not None and anchor is not None and new_hole is not None:
+        new = output.text[new_hole[0]:new_hole[1]]
+        if not anchor_kept(source.text[anchor.start:anchor.end], new):
+            changed = [new]
+    return {"lost": lost, "added": added, "anchor": changed,
+            "lost_in_spans": [w for w in lost if w.lower() in in_args],
+            "added_in_spans": [w for w in added if w.lower() in out_in_args]}
+
+
+class ContentFilter(BaseFilter):
+    """Keep outputs that keep their source's content words (see the module docstring)."""
+
+    def __init__(self, max_lost: int = 0, max_added: int = 0,
+                 anchor: Literal["frame", "synonym", "any"] = "frame", synonyms: bool = False,
+                 name: str = "content", wordnet: Any = None, lexicon: dict[str, list[str]] | None = None,
+                 relation: Literal["equivalence", "forward", "reverse"] = "equivalence") -> None:
+        if anchor not in ("frame", "synonym", "any"):
+            raise ValueError(f"anchor must be 'frame', 'synonym' or 'any', not {anchor!r}")
+        if relation not in RELATIONS:
+            raise ValueError(f"relation must be one of {', '.join(RELATIONS)}, not {relation!r}")
+        self.relation = relation
+        self.max_lost, self.max_added, self.anchor, self.use_synonyms = max_lost, max_added, anchor, synonyms
+        self.name = name
+        self._wordnet = wordnet
+        self._lexicon = lexicon
+        self._lemmas: _Lemmas | None = None
+        self._synonyms: dict[str, frozenset[str]] = {}
+
+    def lemmas(self, word: str) -> frozenset[str]:
+        if self._lemmas is None:
+            self._lemmas = _Lemmas()
+        return self._lemmas(word)
+
+    def synonyms(self, word: str) -> frozenset[str]:
+        """Every lemma that shares a WordNet synset with one of ``word``'s lemmas."""
+        key = word.lower()
+        if key not in self._synonyms:
+            if self._wordnet is None:
+                from paraspan.models import load_wordnet
+
+                self._wordnet = load_wordnet()
+            found: set[str] = set()
+            for lemma in self.lemmas(key):
+                for synset in self._wordnet.synsets(lemma.replace(" ", "_")):
+                    found.update(n.lower().replace("_", " ") for n in synset.lemma_names())
+            self._synonyms[key] = frozenset(found)
+        return self._synonyms[key]
+
+    def lexicon(self) -> dict[str, list[str]]:
+        """LU name ("announce.v") → the frames FrameNet lists it in (the shipped FrameNet verifier's)."""
+        if self._lexicon is None:
+            from paraspan.filter.verifier import Verifier
+
+            self._lexicon = Verifier.load("framenet15").lexicon
+        return self._lexicon
+
+    def _anchor_kept(self, output: Sentence, source: Sentence) -> Callable[[str, str], bool]:
+        function = _function_words()
+        index = (output.provenance or {}).get("structure", 0)
+        structure = source.structures[index] if isinstance(index, int) and 0 <= index < len(source.structures) \
+            else None
+
+        def kept(old: str, new: str) -> bool:
+            old_words = [w for w in _words(old) if w.lower() not in function] or _words(old)
+            new_words = [w for w in _words(new) if w.lower() not in function] or _words(new)
+            allowed = set().union(*(self.lemmas(w) | self.synonyms(w) for w in old_words)) if old_words else set()
+            if not new_words or any(self.lemmas(w) & allowed for w in new_words):
+                return True
+            if self.anchor == "frame" and structure is not None and structure.kind == "frame":
+                lu = ((output.provenance or {}).get("anchor_lu") or {}).get("label")
+                return bool(lu) and structure.label in self.lexicon().get(lu, ())
+            return False
+
+        return kept
+
+    def decide(self, output: Sentence, source: Sentence | None = None) -> FilterDecision:
+        if (output.provenance or {}).get("meaning") == "new":
+            return FilterDecision(True, None, "not compared: the generator writes new content")
+        if source is None:
+            return FilterDecision(True, None, "no source to compare with")
+        got = content_changes(source, output, self.lemmas,
+                              self._anchor_kept(output, source) if self.anchor != "any" else None,
+                              self.synonyms if self.use_synonyms else None, self.synonyms)
+        lost, added, anchor = got["lost"], got["added"], got["anchor"]
+        if self.relation == "forward":  # more general: words may go, but not out of the labelled spans
+            lost = got["lost_in_spans"]
+        elif self.relation == "reverse":  # more specific: words may come, but not into the labelled spans
+            added = got["added_in_spans"]
+        problems = []
+        if len(lost) > self.max_lost:
+            problems.append("lost " + ", ".join(repr(w) for w in lost[:4]) + (" …" if len(lost) > 4 else ""))
+        if len(added) > self.max_added:
+            problems.append("added " + ", ".join(repr(w) for w in added[:4]) + (" …" if len(added) > 4 else ""))
+        if anchor:
+            problems.append(f"new anchor {anchor[0]!r} is neither a synonym of the old one"
+                            + (" nor an LU of its frame" if self.anchor == "frame" else ""))
+        score = float(-(len(lost) + len(added) + len(anchor)))
+        if problems:
+            if self.relation != "equivalence" and (lost or added):
+                problems[0] += " (in a labelled span)"
+            return FilterDecision(False, score, "; ".join(problems), got)
+        return FilterDecision(True, score, "content words kept", got)
+
+
+def content_filter(max_lost: int = 0, max_added: int = 0, anchor: Literal["frame", "synonym", "any"] = "frame",
+                   synonyms: bool = False, relation: Literal["equivalence", "forward", "reverse"] = "equivalence",
+                   record_as: str | None = None) -> ContentFilter:
+    """The registered ``content`` filter (see the module docstring): ``max_lost`` source content
+    words may be missing and ``max_added`` new ones may appear; ``anchor``: ``frame`` (a synonym
+    or an LU of the same frame), ``synonym`` or ``any``; ``synonyms``: other content words may be
+    replaced by WordNet synonyms; ``relation``: ``equivalence``, ``forward`` (words may be dropped
+    outside the labelled spans) or ``reverse`` (words may be added outside them)."""
+    return ContentFilter(max_lost, max_added, anchor, synonyms, record_as or "content", relation=relation)

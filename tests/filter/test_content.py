@@ -1,0 +1,140 @@
+"""The content check: the source's content words kept, none added, the anchor a synonym."""
+
+from __future__ import annotations
+
+import pytest
+
+from paraspan.corpus.schema import Sentence, Span, Structure
+from paraspan.filter import build_filter
+from paraspan.filter.combine import AllOf
+from paraspan.filter.content import ContentFilter
+
+SOURCE = "In 1998 the Navy sold forty old ships to them before the war."
+
+
+def _source(text: str = SOURCE, anchor: str = "sold", frame: str = "Commerce_sell", lu: str = "sell.v") -> Sentence:
+    start = text.index(anchor)
+    return Sentence("s", text, [Structure("frame", frame, Span(start, start + len(anchor), lu), [])])
+
+
+def _out(text: str, anchor: str, **provenance) -> Sentence:
+    start = text.index(anchor)
+    return Sentence("o", text, source_id="s", provenance={
+        "structure": 0, "aligner": {"spans": [{"role": "anchor", "placed": [start, start + len(anchor)]}]},
+        **provenance})
+
+
+@pytest.fixture(scope="module")
+def content() -> ContentFilter:
+    return build_filter("content")
+
+
+@pytest.mark.parametrize(("text", "anchor"), [
+    (SOURCE, "sold"),
+    ("Before the war, forty old ships were sold to them by the Navy in 1998.", "sold"),  # passive, fronting
+    ("In 1998 the Navy traded forty old ships to them before the war.", "traded"),  # a WordNet synonym
+    ("In 1998 the Navy sells forty old ship to them before the war.", "sells"),  # inflection
+    ("It was the Navy that sold forty old ships to them before the war in 1998.", "sold"),  # expletive "it"
+])
+def test_what_keeps_the_content_passes(content, text, anchor):
+    decision = content.decide(_out(text, anchor), _source())
+    assert decision.keep, decision.reason
+
+
+@pytest.mark.parametrize(("text", "anchor", "reason"), [
+    ("In 1998 the Navy sold forty ancient vessels to them after the war.", "sold",
+     "lost 'old', 'ships', 'before'; added 'ancient', 'vessels', 'after'"),
+    ("In 1998 the Navy sold forty old ships to them before the big war.", "sold", "added 'big'"),
+    ("In 1998 his Navy sold forty old ships to them before the war.", "sold", "added 'his'"),
+    ("In 1998 the Navy sold forty old ships to us before the war.", "sold", "lost 'them'; added 'us'"),
+    ("In 1998 the Navy did not sell forty old ships to them before the war.", "sell", "added 'not'"),
+])
+def test_a_changed_word_fails_and_is_named(content, text, anchor, reason):
+    decision = content.decide(_out(text, anchor), _source())
+    assert not decision.keep and decision.reason == reason
+
+
+def test_the_anchor_must_be_a_synonym_or_an_lu_of_its_frame(content):
+    bought = content.decide(_out("In 1998 the Navy bought forty old ships to them before the war.", "bought"), _source())
+    assert not bought.keep and "'bought' is neither a synonym" in bought.reason
+    said = _source("The mayor said that the bridge would reopen in May.", "said", "Statement", "say.v")
+    announced = _out("The mayor announced that the bridge would reopen in May.", "announced",
+                     anchor_lu={"label": "announce.v"})
+    assert content.decide(announced, said).keep  # not WordNet synonyms, but both LUs of Statement
+    assert not ContentFilter(anchor="synonym").decide(announced, said).keep
+    assert ContentFilter(anchor="any").decide(_out("In 1998 the Navy bought forty old ships to them before the war.",
+                                                   "bought"), _source()).keep
+
+
+def test_banned_words_may_become_synonyms_and_spelling_does_not_count(content):
+    source = _source("The tired hikers sold their soup to a neighbour.", "sold")
+    weary = _out("The weary hikers sold their soup to a neighbor.", "sold")
+    assert content.decide(weary, source).reason == "lost 'tired'; added 'weary'"
+    told = _out("The weary hikers sold their soup to a neighbor.", "sold", generated={"random_bans": ["tired"]})
+    assert content.decide(told, source).keep
+    assert ContentFilter(synonyms=True).decide(weary, source).keep
+
+
+def test_contractions_and_new_content(content):
+    source = _source("They don't sell the boat.", "sell")
+    assert content.decide(_out("They do not sell the boat.", "sell"), source).keep
+    assert content.decide(_out("They sell the boat.", "sell"), source).reason == "lost 'not'"
+    assert content.decide(_out("A farmer grows wheat.", "grows", meaning="new"), source).keep
+    assert build_filter({"name": "content", "max_added": 1}).decide(
+        _out("They don't sell the old boat.", "sell"), source).keep
+
+
+def test_verified_runs_the_cheap_checks_first_and_stops_at_a_rejection():
+    seen: list[str] = []
+
+    class Part:
+        def __init__(self, name: str, keep: bool) -> None:
+            self.name, self.keep = name, keep
+
+        def decide(self, output, source=None):
+            from paraspan.filter.base import FilterDecision
+
+            seen.append(self.name)
+            return FilterDecision(self.keep, None, self.name)
+
+    out = _out(SOURCE, "sold")
+    decision = AllOf([Part("a", True), Part("b", False), Part("c", True)], "x", short_circuit=True).decide(out)
+    assert not decision.keep and seen == ["a", "b"] and list(decision.details["parts"]) == ["a", "b"]
+    seen.clear()
+    decision = AllOf([Part("a", True), Part("b", False), Part("c", True)], "x").decide(out)
+    assert not decision.keep and seen == ["a", "b", "c"] and decision.reason == "b: b"
+    parts = [p.name for p in build_filter({"name": "verified", "fluency": False, "meaning": []}).parts]
+    assert parts == ["spans", "facts", "content", "labels"]
+
+
+def test_directional_outputs_may_drop_or_add_words_only_outside_the_labelled_spans():
+    text = "Yesterday the Navy quickly sold forty old ships."
+    start = text.index("sold")
+    goods = text.index("forty old ships")
+    source = Sentence("s", text, [Structure("frame", "Commerce_sell", Span(start, start + 4, "sell.v"),
+                                            [Span(goods, goods + 15, "Goods")])])
+
+    def out(new: str, goods_text: str) -> Sentence:
+        at, g = new.index("sold"), new.index(goods_text)
+        return Sentence("o", new, source_id="s", provenance={"structure": 0, "aligner": {"spans": [
+            {"role": "anchor", "placed": [at, at + 4]}, {"role": "arg", "placed": [g, g + len(goods_text)]}]}})
+
+    general = out("The Navy sold forty old ships.", "forty old ships")
+    assert not build_filter("content").decide(general, source).keep
+    assert build_filter({"name": "content", "relation": "forward"}).decide(general, source).keep
+    cut = out("The Navy sold forty ships.", "forty ships")
+    assert build_filter({"name": "content", "relation": "forward"}).decide(cut, source).reason == (
+        "lost 'old' (in a labelled span)")
+    specific = out("Yesterday in Norfolk the Navy quickly sold forty old ships.", "forty old ships")
+    assert build_filter({"name": "content", "relation": "reverse"}).decide(specific, source).keep
+    inside = out("Yesterday the Navy quickly sold forty old wooden ships.", "forty old wooden ships")
+    assert not build_filter({"name": "content", "relation": "reverse"}).decide(inside, source).keep
+    with pytest.raises(ValueError, match="relation must be one of"):
+        ContentFilter(relation="sideways")  # type: ignore[arg-type]
+
+
+def test_a_referential_it_is_new_content(content):
+    source = _source("Al-Aksa claims chemical weapons.", "claims", "Statement", "claim.v")
+    decision = content.decide(_out("Al-Aksa says it has chemical weapons.", "says", anchor_lu={"label": "say.v"}),
+                              source)
+    assert not decision.keep and decision.reason == "added 'it'"
