@@ -18,6 +18,29 @@ Measured:
 
     .venv/bin/python benchmarks/relations.py                  # writes benchmarks/results/relations.json
     .venv/bin/python benchmarks/relations.py --llm-sample 0   # cross-encoder only (~1 min)
+
+``--generate`` measures directional paraphrasing instead (issue 20, the paper's §6 Tables 15-18):
+``paraspan paraphrase --relation R --judges llm,minilm-nli`` for R in equivalence, forward and
+reverse on ``--n`` sentences of MRPC validation (the first sentence of each pair, no constraints)
+and ``--n`` of FrameNet 1.5 dev (one frame per sentence, its target and frame elements kept
+verbatim). The first judge selects what is delivered; the second is an independent check. The
+LLM selects by default: in a smoke run (2 sentences per set, the default model) minilm-nli put none
+of 27 forward and reverse candidates in the requested class (it calls dropped or added details
+"entailment" both ways: equivalence), the LLM judge 45-80%. Per set and relation it reports the
+share of the candidates each judge puts in the requested class (the prompt's precision, as the
+paper's Table 18), the share of delivered outputs in the class by each judge alone and by both,
+the share of sentences with at least one delivered output (and with one both judges put in the
+class: what ``--agree`` keeps), and the mean differences output − source in words and in
+dependency-tree height (spaCy; Tables 15-16).
+Generation runs in chunks under ``--work`` (a chunk whose output exists is not run again), which
+also gets ``hand-RELATION.jsonl``: up to ``--hand`` delivered outputs per relation to judge by
+hand (set ``"in_class"`` to true or false on each line; a file that exists is never rewritten,
+and its judgments are counted in the results). The results JSON holds counts only, no corpus text.
+
+    .venv/bin/python benchmarks/relations.py --generate --work WORK \
+        --mrpc ../shared/data/paraphrase/mrpc/msr-para-val.tsv \
+        --framenet ../shared/data/framenet/fndata-1.5.tar.gz \
+        --splits ../shared/data/framenet/fulltext-splits.json --n 200
 """
 
 from __future__ import annotations
@@ -28,6 +51,7 @@ import json
 import os
 import platform
 import random
+import subprocess
 import sys
 import time
 from collections import Counter
@@ -203,13 +227,271 @@ def _view(rel: Any, name: str) -> Any:
     return PairRelation(view.forward, view.backward, view.p_forward, view.p_backward, view.relation, None, name)
 
 
+# --------------------------------------------------------------------------- --generate
+
+
+GENERATE_RELATIONS = ("equivalence", "forward", "reverse")
+CLASS_OF = {"equivalence": "equivalence", "forward": "forward_entailment", "reverse": "reverse_entailment"}
+
+
+def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    tmp.replace(path)
+
+
+def _read_jsonl(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def mrpc_inputs(path: Path, n: int, seed: int) -> list[dict[str, Any]]:
+    """``n`` distinct first sentences of MRPC pairs, sampled with ``seed``, no constraints."""
+    from paraspan.corpus.pairs import read_pair_file
+
+    seen: dict[str, str] = {}
+    for pair in read_pair_file(path):
+        seen.setdefault(" ".join(pair.s1.split()), str(pair.id))
+    rows = [{"id": f"mrpc-{ident}", "text": text} for text, ident in seen.items()]
+    return sample(rows, n, seed)
+
+
+def framenet_inputs(framenet: Path, splits: Path, n: int, seed: int) -> list[dict[str, Any]]:
+    """``n`` FrameNet dev sentences, each with the target and frame elements of one of its frames
+    (chosen with ``seed``) as kept spans: what span augmentation must keep."""
+    from paraspan.corpus.formats import read_corpus
+    from paraspan.generate.paraphrase import span_problems
+
+    rng = random.Random(seed)
+    rows = []
+    for sentence in read_corpus(framenet, "framenet", split="dev", splits=splits):
+        frames = [s for s in sentence.structures if s.kind == "frame" and s.anchor is not None]
+        if not frames:
+            continue
+        frame = rng.choice(frames)
+        spans = sorted({(sp.start, sp.end) for sp in [frame.anchor, *frame.args] if sp is not None})
+        keep = [list(sp) for sp in spans]
+        if span_problems(sentence.text, keep, "keep"):
+            continue
+        rows.append({"id": f"fn-{sentence.id}", "text": sentence.text, "keep": keep})
+    return sample(rows, n, seed)
+
+
+def tree_height(doc: Any) -> int:
+    """Nodes on the longest root-to-leaf path of the deepest sentence's dependency tree."""
+    def height(token: Any) -> int:
+        return 1 + max((height(child) for child in token.children), default=0)
+
+    return max((height(sent.root) for sent in doc.sents), default=0)
+
+
+def _mean(values: list[float]) -> float | None:
+    return round(sum(values) / len(values), 3) if values else None
+
+
+def _share(part: int, whole: int) -> float | None:
+    return round(part / whole, 4) if whole else None
+
+
+def generate_chunks(args: argparse.Namespace, name: str, inputs: list[dict[str, Any]], relation: str) -> list[Path]:
+    """Run ``paraspan paraphrase`` on each chunk of ``inputs`` whose output is not yet in --work."""
+    folder = args.work / f"{name}-{relation}"
+    folder.mkdir(parents=True, exist_ok=True)
+    outputs = []
+    for start in range(0, len(inputs), args.chunk):
+        chunk = inputs[start:start + args.chunk]
+        stem = f"{start:04d}-{start + len(chunk):04d}"
+        src, out = folder / f"in-{stem}.jsonl", folder / f"out-{stem}.jsonl"
+        outputs.append(out)
+        if out.is_file():
+            continue  # done in an earlier run (the command writes its output atomically)
+        _write_jsonl(src, chunk)
+        command = [sys.executable, "-m", "paraspan.cli.main", "paraphrase", str(src), "-o", str(out),
+                   "--relation", relation, "--judges", args.judges, "--model", args.model,
+                   "--n", str(args.paraphrases), "--candidates", str(args.candidates), "--samples", str(args.samples),
+                   "--constraint-sets", str(args.constraint_sets), "--threads", str(args.threads),
+                   "--workers", "1", "--seed", str(args.seed), "--no-progress"]
+        print(f"{name} {relation} {stem}", file=sys.stderr, flush=True)
+        started = time.perf_counter()
+        if subprocess.call(command) != 0:
+            raise SystemExit(f"paraspan paraphrase failed on {src}")
+        timing = folder / "seconds.json"
+        seconds = json.loads(timing.read_text()) if timing.is_file() else {}
+        seconds[stem] = round(time.perf_counter() - started, 1)
+        timing.write_text(json.dumps(seconds, indent=1) + "\n")
+    return outputs
+
+
+def generate_stats(rows: list[dict[str, Any]], relation: str, judges: list[str], nlp: Any) -> dict[str, Any]:
+    """The counts and means of one set and relation (no text)."""
+    wanted = CLASS_OF[relation]
+    candidates = sum(r.get("judged", {}).get("candidates", 0) for r in rows)
+    cand_in_class = {j: sum(r.get("judged", {}).get("relations", {}).get(j, {}).get(wanted, 0) for r in rows)
+                     for j in judges}
+    delivered = [(r, p) for r in rows for p in r["paraphrases"]]
+    by_judge = {j: sum(p["relation"]["judges"].get(j, {}).get("relation") == wanted for _, p in delivered)
+                for j in judges}
+    both = [all(p["relation"]["judges"].get(j, {}).get("relation") == wanted for j in judges) for _, p in delivered]
+    with_both = {r["id"] for (r, _), ok in zip(delivered, both, strict=True) if ok}
+    from paraspan.filter.relations import tokens
+
+    length = [len(tokens(p["text"])) - len(tokens(r["text"])) for r, p in delivered]
+    depth_of: dict[str, int] = {}
+    texts = sorted({t for r, p in delivered for t in (r["text"], p["text"])})
+    for text, doc in zip(texts, nlp.pipe(texts), strict=True):
+        depth_of[text] = tree_height(doc)
+    depth = [depth_of[p["text"]] - depth_of[r["text"]] for r, p in delivered]
+    return {
+        "sentences": len(rows),
+        "sentences_with_output": sum(bool(r["paraphrases"]) for r in rows),
+        "sentences_with_output_share": _share(sum(bool(r["paraphrases"]) for r in rows), len(rows)),
+        "sentences_with_output_both_judges_share": _share(len(with_both), len(rows)),
+        "candidates_judged": candidates,
+        "candidates_in_class_share": {j: _share(n, candidates) for j, n in cand_in_class.items()},
+        "delivered": len(delivered),
+        "delivered_in_class_share": {**{j: _share(n, len(delivered)) for j, n in by_judge.items()},
+                                     "both": _share(sum(both), len(delivered))},
+        "source_words_mean": _mean([len(tokens(r["text"])) for r, _ in delivered]),
+        "length_diff_output_minus_source": _mean([float(x) for x in length]),
+        "tree_height_diff_output_minus_source": _mean([float(x) for x in depth]),
+        "notes": dict(Counter(r["note"].split(" (")[0] for r in rows if r.get("note"))),
+    }
+
+
+def hand_sample(args: argparse.Namespace, relation: str, rows_by_set: dict[str, list[dict[str, Any]]],
+                judges: list[str]) -> dict[str, Any]:
+    """Write ``hand-RELATION.jsonl`` once (a sample of delivered outputs to judge by hand); count the
+    judgments already in it (``"in_class": true/false``)."""
+    path = args.work / f"hand-{relation}.jsonl"
+    if not path.is_file():
+        pool = [{"id": f"{r['id']}#{k}", "set": name, "source": r["text"], "output": p["text"],
+                 "requested": relation, "class": CLASS_OF[relation],
+                 "judges": {j: p["relation"]["judges"].get(j, {}).get("relation") for j in judges},
+                 "in_class": None}
+                for name, rows in rows_by_set.items() for r in rows for k, p in enumerate(r["paraphrases"])]
+        if not pool:
+            return {"sampled": 0, "judged": 0}
+        _write_jsonl(path, sample(pool, args.hand, args.seed))
+    lines = _read_jsonl(path)
+    judged = [line for line in lines if isinstance(line.get("in_class"), bool)]
+    out: dict[str, Any] = {"sampled": len(lines), "judged": len(judged),
+                           "in_class_share": _share(sum(line["in_class"] for line in judged), len(judged))}
+    for j in judges:  # how far each judge's label agrees with the hand judgment
+        seen = [line for line in judged if line.get("judges", {}).get(j) is not None]
+        out[f"{j}_agrees_with_hand"] = _share(sum((line["judges"][j] == line["class"]) == line["in_class"]
+                                                  for line in seen), len(seen))
+    return out
+
+
+def run_generate(args: argparse.Namespace) -> dict[str, Any]:
+    from paraspan.models.nlp import load_spacy
+
+    args.work.mkdir(parents=True, exist_ok=True)
+    judges = [j.strip() for j in args.judges.split(",") if j.strip()]
+    # what the chunks in --work were made with: resuming with other settings would mix two runs
+    made_with = {k: getattr(args, k) for k in ("n", "model", "judges", "paraphrases", "candidates", "samples",
+                                                "constraint_sets", "seed")}
+    stamp = args.work / "settings.json"
+    if stamp.is_file() and json.loads(stamp.read_text()) != made_with:
+        raise SystemExit(f"{args.work} holds a run with other settings ({stamp.read_text().strip()}): "
+                         "use another --work")
+    stamp.write_text(json.dumps(made_with) + "\n")
+    sets: dict[str, list[dict[str, Any]]] = {}
+    for name, make in (("mrpc", lambda: mrpc_inputs(args.mrpc, args.n, args.seed)),
+                       ("framenet", lambda: framenet_inputs(args.framenet, args.splits, args.n, args.seed))):
+        path = args.work / f"inputs-{name}.jsonl"
+        if not path.is_file():  # drawn once: a resumed run works on the same sentences
+            _write_jsonl(path, make())
+        sets[name] = _read_jsonl(path)[: args.limit]
+    nlp = load_spacy(exclude=("ner",))
+    results: dict[str, Any] = {}
+    hand: dict[str, Any] = {}
+    for relation in args.relations.split(","):
+        rows_by_set = {}
+        for name, inputs in sets.items():
+            outputs = generate_chunks(args, name, inputs, relation)
+            rows_by_set[name] = [row for out in outputs for row in _read_jsonl(out)]
+            results.setdefault(name, {})[relation] = generate_stats(rows_by_set[name], relation, judges, nlp)
+            timing = args.work / f"{name}-{relation}" / "seconds.json"
+            if timing.is_file():
+                results[name][relation]["generate_seconds"] = round(sum(json.loads(timing.read_text()).values()), 1)
+        hand[relation] = hand_sample(args, relation, rows_by_set, judges)
+    return {"results": results, "hand_judged": hand,
+            "settings": {k: getattr(args, k) for k in ("n", "limit", "model", "judges", "relations", "paraphrases",
+                                                       "candidates", "samples", "constraint_sets", "seed", "hand")}}
+
+
+def _portable(value: Any) -> str:
+    """A path as the results file records it: relative to the repository (../shared/...), never this
+    machine's absolute path."""
+    return os.path.relpath(Path(value).resolve(), ROOT)
+
+
+def generate_main(args: argparse.Namespace) -> None:
+    for flag in ("mrpc", "framenet", "splits", "work"):
+        if getattr(args, flag) is None:
+            sys.exit(f"--generate needs --{flag}")
+    for path in (args.mrpc, args.framenet, args.splits):
+        if not path.is_file():
+            sys.exit(f"missing {path}")
+    start = time.perf_counter()
+    result = run_generate(args)
+    shown = {"--mrpc": _portable(args.mrpc), "--framenet": _portable(args.framenet),
+             "--splits": _portable(args.splits), "--work": "WORK"}
+    argv, args_in, i = [], sys.argv[1:], 0
+    while i < len(args_in):  # the command, with this machine's paths replaced (and no --out)
+        key, eq, _ = args_in[i].partition("=")
+        if key in shown or key == "--out":
+            i += 0 if eq else 1  # the value is the next argument
+            if key in shown:
+                argv.append(f"{key} {shown[key]}")
+        else:
+            argv.append(args_in[i])
+        i += 1
+    result["meta"] = {
+        "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "command": "python benchmarks/relations.py " + " ".join(argv),
+        "machine": f"{cpu_name()}, {os.cpu_count()} cores, {platform.system()} {platform.machine()}",
+        "threads": args.threads,
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+        "python": platform.python_version(),
+        "seconds": round(time.perf_counter() - start, 1),
+    }
+    out = args.out or ROOT / "benchmarks" / "results" / "relations-generate.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    print(json.dumps(result["results"], indent=1))
+    print(f"wrote {out}", file=sys.stderr)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--llm-sample", type=int, default=100, help="pairs per data set for the LLM judge (0: skip)")
     parser.add_argument("--threads", type=int, default=1, help="CPU threads (torch and llama.cpp)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "relations.json")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="results JSON [benchmarks/results/relations.json; --generate: relations-generate.json]")
+    gen = parser.add_argument_group("--generate: directional paraphrases (issue 20)")
+    gen.add_argument("--generate", action="store_true", help="measure paraspan paraphrase --relation")
+    gen.add_argument("--mrpc", type=Path, help="MRPC validation TSV (msr-para-val.tsv)")
+    gen.add_argument("--framenet", type=Path, help="the FrameNet 1.5 release (fndata-1.5.tar.gz)")
+    gen.add_argument("--splits", type=Path, help="FrameNet full-text splits (fulltext-splits.json)")
+    gen.add_argument("--work", type=Path, help="folder for inputs, outputs and hand judgments (not the repository)")
+    gen.add_argument("--n", type=int, default=200, help="sentences drawn per set")
+    gen.add_argument("--limit", type=int, default=None, help="only the first N drawn sentences of each set")
+    gen.add_argument("--relations", default=",".join(GENERATE_RELATIONS), help="comma-separated")
+    gen.add_argument("--model", default="default", help="the paraphrasing LLM (default, small, a .gguf)")
+    gen.add_argument("--judges", default="llm,minilm-nli", help="the first selects, the others check")
+    gen.add_argument("--paraphrases", type=int, default=3, help="delivered per sentence at most (--n of the command)")
+    gen.add_argument("--candidates", type=int, default=6, help="candidates judged per sentence")
+    gen.add_argument("--samples", type=int, default=6, help="samples per constraint set")
+    gen.add_argument("--constraint-sets", type=int, default=4, help="constraint sets")
+    gen.add_argument("--chunk", type=int, default=25, help="sentences per paraphrase command (the unit of resuming)")
+    gen.add_argument("--hand", type=int, default=50, help="delivered outputs per relation sampled for hand judging")
     args = parser.parse_args()
+    if args.generate:
+        generate_main(args)
+        return
+    args.out = args.out or ROOT / "benchmarks" / "results" / "relations.json"
     for path in [SICK_TRIAL, *RTE, MRPC_VAL, STSB_DEV]:
         if not path.is_file():
             sys.exit(f"missing {path} (set PARASPAN_SHARED to the shared data folder)")

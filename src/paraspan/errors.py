@@ -1053,4 +1053,15 @@ CATALOGUE: dict[str, ErrorSpec] = {
         "--report {report_name!r} is not an evaluation set",
         "choose from {choices}",
     ),
+    "E950": ErrorSpec(
+        "unknown_paraphrase_relation",
+        "unknown paraphrase relation {value!r}",
+        "choose one of: {choices} (equivalence: the same meaning; forward: more general, entailed by the "
+        "source; reverse: more specific, entailing the source)",
+    ),
+    "E951": ErrorSpec(
+        "judges_without_relation",
+        "{option} applies only with --relation",
+        "add --relation equivalence|forward|reverse (the class the judges must find), or leave {option} out",
+    ),
 }

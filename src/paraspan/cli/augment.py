@@ -65,8 +65,14 @@ def run_config(*, config_file: Path | None = None, overrides: list[str] | None =
         block.setdefault("name", "paraphrase" if which == "generator" else "discriminative")
         data[which] = block
     data["generator"].update({k: v for k, v in (generator_options or {}).items() if v is not None})
-    data["filters"] = list(dict.fromkeys([*(data.get("filters") or []), *filters]))
+    merged: list[Any] = []  # each spec once, in order (a dict spec is unhashable: compare, not hash)
+    for spec in [*(data.get("filters") or []), *filters]:
+        if spec not in merged:
+            merged.append(spec)
+    data["filters"] = merged
     data = apply_overrides(data, overrides or [])
+    if output_filter == "verified":
+        directional_check(data)
     if output_filter not in (None, "all"):
         from paraspan.filter import RECORDED, build_filters
 
@@ -77,6 +83,22 @@ def run_config(*, config_file: Path | None = None, overrides: list[str] | None =
         known = options_of(block["name"])
         data["generator"] = {**{k: v for k, v in soft_options.items() if k in known}, **block}
     return check(AugmentConfig.from_dict(data, where=str(config_file) if config_file else "the run config"))
+
+
+def directional_check(data: dict[str, Any]) -> None:
+    """With a directional generator (``generator.relation`` forward or reverse), the default
+    ``verified`` check asks for that direction: the NLI judges for the forward (reverse) entailment
+    class, the content check for words dropped (added) only outside the labelled spans. A
+    ``verified`` filter with options of the user's own is left as it is; ``data`` changes in place."""
+    block = data.get("generator")
+    relation = block.get("relation") if isinstance(block, dict) else None
+    if relation not in ("forward", "reverse"):  # equivalence, or a bad value the generator's check reports
+        return
+    filters = list(data.get("filters") or [])
+    if any(isinstance(f, dict) and f.get("name") == "verified" for f in filters):
+        return
+    # recorded under the same name, so -o, --choose-by and export find it as "verified"
+    data["filters"] = [f for f in filters if f != "verified"] + [{"name": "verified", "relation": relation}]
 
 
 def augment_cmd(
@@ -153,7 +175,9 @@ def augment_cmd(
 ) -> None:
     """Iterative paraphrastic augmentation (Culkin et al. 2021): paraphrase each structure's sentence
     with its anchor banned, place anchor and arguments in the best candidate, ban the new anchor,
-    repeat K times. Every output carries source_id and provenance (scores, models, filter decisions)."""
+    repeat K times. Every output carries source_id and provenance (scores, models, filter decisions).
+    --set generator.relation=forward (or reverse) asks the paraphraser for more general (more specific)
+    sentences, and the default verified check for that direction."""
     from paraspan.pipeline import export_outputs, open_store, run_augment
 
     settings: dict[str, Any] = {}

@@ -15,7 +15,7 @@ from typing import Annotated, Any
 import typer
 
 from paraspan.cli.common import Progress, ProgressBar, console
-from paraspan.errors import CorpusError, Problem, ProblemList
+from paraspan.errors import CorpusError, ParaspanError, Problem, ProblemList
 
 
 @dataclass
@@ -111,9 +111,10 @@ def paraphrase_cmd(
                                          help="Randomized negative-constraint sets (R).")] = 4,
     top_k: Annotated[int, _Opt("--top-k", min=1, help="Top-k sampling.")] = 10,
     temperature: Annotated[float, _Opt(min=0.05, help="Sampling temperature.")] = 1.0,
-    random_fraction: Annotated[float, _Opt(
+    random_fraction: Annotated[float | None, _Opt(
         "--random-fraction", min=0.0, max=1.0,
-        help="Share of the source's content words banned in each randomized set.")] = 0.3,
+        help="Share of the source's content words banned in each randomized set [0.3; 0 with --relation "
+             "forward or reverse: the bans force words to change where a direction keeps them].")] = None,
     max_score: Annotated[float | None, _Opt(
         "--max-score", help="Drop candidates whose combined negative log-likelihood -(forward + backward) "
                             "exceeds this (ParaBank 2: 3.5). Default: no threshold.")] = None,
@@ -136,32 +137,60 @@ def paraphrase_cmd(
                                                        "sentences: ⌈parallel / (samples × sets)⌉ sentences "
                                                        "go through one batch.")] = 64,
     report: Annotated[bool, _Opt("--report", help="Print diversity and constraint statistics at the end.")] = False,
+    relation: Annotated[str | None, _Opt(
+        "--relation", help="equivalence (the same meaning), forward (more general: entailed by the source) or "
+                           "reverse (more specific: entails the source): the prompt asks for it, the NLI judges "
+                           "label each candidate both ways and only those in that class are delivered, with "
+                           "the judges' labels. Default: the equivalence prompt, nothing judged.")] = None,
+    judges: Annotated[str | None, _Opt(
+        "--judges", help="NLI judges for --relation, comma-separated (minilm-nli, minilm-nli:FOLDER, llm, "
+                         "llm:MODEL, hub:ID) [minilm-nli]; the first one's labels decide unless --agree. For "
+                         "forward and reverse use llm: minilm-nli calls most dropped or added details "
+                         "equivalence.")] = None,
+    agree: Annotated[bool, _Opt("--agree", help="With several --judges: deliver only candidates that every "
+                                                "judge labels alike (both ways), i.e. all put in the class.")] = False,
+    candidates: Annotated[int | None, _Opt(
+        "--candidates", min=1, help="Candidates judged per sentence with --relation [2 × --n]; the first --n "
+                                    "in the class (by score) are delivered.")] = None,
     progress: Progress = True,
 ) -> None:
     """Constrained paraphrases: banned spans never appear (in any form), kept spans stay verbatim.
 
     Top-k sampling under randomized negative constraints, dual (forward + backward) scoring and
     edit-distance clustering, after ParaBank 2. Lines that cannot be paraphrased (empty, no
-    letters, not English, too long for the context) get an empty list and a "note".
+    letters, not English, too long for the context) get an empty list and a "note"; so do lines
+    whose candidates the judges put in no requested class (--relation).
     """
     from paraspan.cli.augment import uses_gpu, worker_plan
     from paraspan.corpus.jsonl import atomic_write
-    from paraspan.generate.paraphrase import ParaphraseConfig
+    from paraspan.generate.paraphrase import ParaphraseConfig, directional_random_fraction
     from paraspan.pipeline.executors import map_ordered
 
-    inputs = read_paraphrase_inputs(src)
     err = console()
+    specs = check_relation_options(relation, judges, agree, candidates)
+    if agree and len(specs) == 1:
+        err.print("note: --agree with one judge changes nothing (it agrees with itself)", markup=False)
+    if relation in ("forward", "reverse") and specs[0].startswith("minilm-nli"):
+        # a smoke run of benchmarks/relations.py --generate: minilm-nli put none of 27 directional
+        # candidates in their class, the llm judge 45-80%
+        err.print("note: minilm-nli seldom tells a direction from equivalence (it calls most dropped or "
+                  "added details equivalence); --judges llm does", markup=False)
+    inputs = read_paraphrase_inputs(src)
     plan = worker_plan(workers, threads, model=model, tasks=len(inputs), gpu=uses_gpu(model, device, llm_backend),
                        warn=lambda m: err.print(f"note: {m}", markup=False))
+    if random_fraction is None:
+        random_fraction = directional_random_fraction(relation or "equivalence")
     config = ParaphraseConfig(n=n, samples=samples, constraint_sets=constraint_sets, top_k=top_k,
                               temperature=temperature, random_fraction=random_fraction,
                               max_score=max_score, clusters=clusters, backward=backward,
-                              rescore_per_cluster=rescore_top or None, seed=seed)
+                              rescore_per_cluster=rescore_top or None, seed=seed, relation=relation or "equivalence")
     options = {"model": model, "llm_backend": llm_backend, "device": device, "seed": seed, "n_ctx": n_ctx,
                "threads": plan["threads"], "parallel": parallel, "config": config}
+    if relation is not None:
+        options["judging"] = Judging(relation, specs, agree, candidates or 2 * n)
     totals: dict[str, Any] = {"sentences": len(inputs), "sampled": 0, "paraphrases": 0, "leaks_caught": 0,
                               "kept_spans_checked": 0, "kept_spans_preserved": 0, "notes": 0,
-                              "output_leaks": 0}
+                              "output_leaks": 0, "judged": 0, "in_class": 0, "disagreed": 0}
     items: list[tuple[str, list[str]]] = []
     started = time.perf_counter()
     # several sentences per batch, so that their samples fill one decode wave (a CPU decodes ~4×
@@ -173,7 +202,8 @@ def paraphrase_cmd(
         for item, done in zip(inputs, results, strict=True):
             record = done["record"]
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-            for key in ("sampled", "leaks_caught", "kept_spans_checked", "kept_spans_preserved", "output_leaks"):
+            for key in ("sampled", "leaks_caught", "kept_spans_checked", "kept_spans_preserved", "output_leaks",
+                        "judged", "in_class", "disagreed"):
                 totals[key] += int(done["stats"].get(key, 0))
             totals["notes"] += "note" in record
             totals["paraphrases"] += len(record["paraphrases"])
@@ -182,15 +212,106 @@ def paraphrase_cmd(
     seconds = time.perf_counter() - started
     err.print(f"wrote {len(inputs)} lines ({totals['paraphrases']} paraphrases, {totals['notes']} "
               f"without any) to {out} in {seconds:.1f}s; {plan['reason']}", markup=False)
+    if relation is not None:
+        err.print(_relation_line(options["judging"], totals), markup=False)
     if report:
-        _print_report(err, totals, items, seconds)
+        _print_report(err, totals, items, seconds, options.get("judging"))
+
+
+@dataclass(frozen=True)
+class Judging:
+    """What ``--relation`` asks for: the relation, the judges' specs, ``--agree`` and how many
+    candidates to judge per sentence."""
+
+    relation: str
+    judges: tuple[str, ...]
+    agree: bool
+    candidates: int
+
+    @property
+    def wanted(self) -> str:
+        """The class of :func:`paraspan.filter.relations.relate` that is delivered."""
+        from paraspan.generate.paraphrase import RELATION_CLASS
+
+        return RELATION_CLASS[self.relation]
+
+
+def check_relation_options(relation: str | None, judges: str | None, agree: bool,
+                           candidates: int | None) -> tuple[str, ...]:
+    """The judge specs of ``--judges`` (default ``minilm-nli``), every option checked before any model
+    loads: an unknown relation lists the three, an unknown judge the known ones."""
+    from paraspan.filter.judges import DEFAULT_JUDGE
+    from paraspan.filter.relations import relation_filter
+    from paraspan.generate.paraphrase import RELATION_CLASS, check_relation
+
+    if relation is None:
+        for option, given in (("--judges", judges is not None), ("--agree", agree),
+                              ("--candidates", candidates is not None)):
+            if given:
+                raise ParaspanError.from_code("E951", option=option)
+        return ()
+    check_relation(relation)
+    specs = tuple(s.strip() for s in (judges if judges is not None else DEFAULT_JUDGE).split(",") if s.strip())
+    relation_filter(specs, accept=(RELATION_CLASS[relation],), agree=agree)  # checks the specs; loads nothing
+    return specs
+
+
+def deliver(candidates: list[Any], relations: list[Any], judging: Judging, n: int) -> tuple[list[tuple[Any, Any]],
+                                                                                            dict[str, Any]]:
+    """The first ``n`` candidates (in the paraphraser's order) whose relation to the source is the
+    requested class, each with its :class:`~paraspan.filter.relations.PairRelation`, and the counts
+    of what was judged: ``candidates``, ``in_class``, per judge the relations it gave, and with
+    several judges how many they disagreed on."""
+    from collections import Counter
+
+    wanted = judging.wanted
+    in_class = [(c, r) for c, r in zip(candidates, relations, strict=True)
+                if r.relation == wanted and not (judging.agree and r.agree is False)]
+    by_judge: dict[str, Counter[str]] = {spec: Counter() for spec in judging.judges}
+    for rel in relations:
+        for name, view in rel.judges.items():
+            by_judge.setdefault(name, Counter())[view.relation] += 1
+    judged: dict[str, Any] = {"candidates": len(candidates), "in_class": len(in_class),
+                              "relations": {name: dict(sorted(c.items())) for name, c in by_judge.items()}}
+    if len(judging.judges) > 1:
+        judged["disagreed"] = sum(r.agree is False for r in relations)
+    return in_class[:n], judged
+
+
+def relation_record(rel: Any, judging: Judging) -> dict[str, Any]:
+    """What a delivered paraphrase records of its relation: the requested one, the class found,
+    each judge's labels both ways (source → paraphrase, paraphrase → source) and agreement."""
+    out: dict[str, Any] = {"requested": judging.relation, "class": rel.relation,
+                           "judges": {name: {"forward": v.forward, "backward": v.backward, "relation": v.relation}
+                                      for name, v in rel.judges.items()}}
+    if rel.agree is not None:
+        out["agree"] = rel.agree
+    if rel.truncated:
+        out["truncated"] = True
+    if rel.note:
+        out["note"] = rel.note
+    return out
+
+
+def _no_class_note(judged: dict[str, Any], judging: Judging) -> str:
+    first = judged["relations"].get(judging.judges[0], {})
+    found = ", ".join(f"{count} {name.replace('_', ' ')}" for name, count in
+                      sorted(first.items(), key=lambda kv: (-kv[1], kv[0])))
+    note = (f"no candidate in the requested class {judging.wanted.replace('_', ' ')} "
+            f"({judged['candidates']} judged by {judging.judges[0]}: {found})")
+    if judging.agree and judged.get("disagreed"):
+        note += f"; the judges disagreed on {judged['disagreed']}"
+    return note
 
 
 def paraphrase_worker(*, model: str, llm_backend: str, device: str, seed: int, n_ctx: int, threads: int | None,
-                      parallel: int, config: Any) -> Callable[[list[ParaphraseInput]], list[dict[str, Any]]]:
-    """Load the model once; the function that paraphrases a batch of inputs into their output
-    lines and counters (run in this process or in each worker of
+                      parallel: int, config: Any,
+                      judging: Judging | None = None) -> Callable[[list[ParaphraseInput]], list[dict[str, Any]]]:
+    """Load the model (and ``judging``'s NLI judges) once; the function that paraphrases a batch of
+    inputs into their output lines and counters (run in this process or in each worker of
     :func:`paraspan.pipeline.executors.map_ordered`)."""
+    from paraspan.filter.judges import load_judge
+    from paraspan.filter.relations import relate
     from paraspan.generate.base import GenerationRequest
     from paraspan.generate.paraphrase import Paraphraser, context_size
     from paraspan.llm.hf_backend import load_backend
@@ -198,31 +319,69 @@ def paraphrase_worker(*, model: str, llm_backend: str, device: str, seed: int, n
     backend = load_backend(model, backend=llm_backend, device=device, seed=seed,
                            n_ctx=context_size(n_ctx, parallel), n_threads=threads, parallel=parallel)
     paraphraser = Paraphraser(backend, config)
+    nli = [load_judge(spec, threads=threads) for spec in judging.judges] if judging is not None else []
+    n_wanted = judging.candidates if judging is not None else None
 
     def work(items: list[ParaphraseInput]) -> list[dict[str, Any]]:
-        results = paraphraser.generate_batch([GenerationRequest(str(i.id), i.text, i.ban, i.keep) for i in items])
-        return [one(item, result) for item, result in zip(items, results, strict=True)]
+        results = paraphraser.generate_batch([GenerationRequest(str(i.id), i.text, i.ban, i.keep, n=n_wanted)
+                                              for i in items])
+        if judging is None:
+            return [one(item, result, [(c, None) for c in result.candidates], None)
+                    for item, result in zip(items, results, strict=True)]
+        # every candidate of the batch judged both ways in one call per judge
+        pairs = [(item.text, c.text) for item, result in zip(items, results, strict=True) for c in result.candidates]
+        relations = iter(relate(pairs, nli) if pairs else [])
+        out = []
+        for item, result in zip(items, results, strict=True):
+            rels = [next(relations) for _ in result.candidates]
+            chosen, judged = deliver(list(result.candidates), rels, judging, config.n)
+            out.append(one(item, result, chosen, judged))
+        return out
 
-    def one(item: ParaphraseInput, result: Any) -> dict[str, Any]:
-        record: dict[str, Any] = {"id": item.id, "text": item.text, "paraphrases": [
-            {"text": c.text, "forward": _round(c.scores["forward"]), "backward": _round(c.scores["backward"]),
-             "score": _round(c.scores["score"]), "cluster": c.meta.get("cluster")}
-            for c in result.candidates]}
+    def one(item: ParaphraseInput, result: Any, chosen: list[tuple[Any, Any]],
+            judged: dict[str, Any] | None) -> dict[str, Any]:
+        paraphrases = []
+        for c, rel in chosen:
+            para = {"text": c.text, "forward": _round(c.scores["forward"]), "backward": _round(c.scores["backward"]),
+                    "score": _round(c.scores["score"]), "cluster": c.meta.get("cluster")}
+            if judging is not None:
+                para["relation"] = relation_record(rel, judging)
+            paraphrases.append(para)
+        record: dict[str, Any] = {"id": item.id, "text": item.text, "paraphrases": paraphrases}
+        if judged is not None:
+            record["judged"] = judged
         if result.note and not result.candidates:
             record["note"] = result.note
+        elif judging is not None and judged is not None and not chosen:
+            record["note"] = _no_class_note(judged, judging)
         stats = {key: int(result.stats.get(key, 0))
                  for key in ("sampled", "leaks_caught", "kept_spans_checked", "kept_spans_preserved")}
+        if judged is not None:
+            stats.update(judged=judged["candidates"], in_class=judged["in_class"],
+                         disagreed=judged.get("disagreed", 0))
         if item.ban:
             from paraspan.text.constraints import expand_bans
 
             bans = expand_bans(item.text[s:e] for s, e in item.ban)
-            stats["output_leaks"] = sum(bool(bans.find_leaks(c.text)) for c in result.candidates)
+            stats["output_leaks"] = sum(bool(bans.find_leaks(c.text)) for c, _ in chosen)
         return {"record": record, "stats": stats}
 
     return work
 
 
-def _print_report(console: Any, totals: dict[str, Any], items: list[tuple[str, list[str]]], seconds: float) -> None:
+def _relation_line(judging: Judging, totals: dict[str, Any]) -> str:
+    judged, in_class = totals["judged"], totals["in_class"]
+    share = f" ({100 * in_class / judged:.0f}%)" if judged else ""
+    line = (f"relation {judging.relation} ({judging.wanted.replace('_', ' ')}) by {', '.join(judging.judges)}"
+            f"{' (agreed only)' if judging.agree else ''}: {judged} candidates judged, {in_class} in the class"
+            f"{share}, {totals['paraphrases']} delivered")
+    if len(judging.judges) > 1:
+        line += f"; the judges disagreed on {totals['disagreed']}"
+    return line
+
+
+def _print_report(console: Any, totals: dict[str, Any], items: list[tuple[str, list[str]]], seconds: float,
+                  judging: Judging | None = None) -> None:
     from rich.table import Table
 
     from paraspan.evaluate.diversity import diversity_report
@@ -251,6 +410,13 @@ def _print_report(console: Any, totals: dict[str, Any], items: list[tuple[str, l
         ("collective 1-BLEU", div["collective_one_minus_bleu"]),
         ("collective ∩/∪", div["collective_intersection_over_union"]),
     ]
+    if judging is not None:
+        judged = totals["judged"]
+        rows[3:3] = [
+            (f"candidates judged ({judging.relation})", judged),
+            (f"  in the class {judging.wanted.replace('_', ' ')}",
+             f"{100 * totals['in_class'] / judged:.1f}%" if judged else "-"),
+        ] + ([("  judges disagreed", totals["disagreed"])] if len(judging.judges) > 1 else [])
     for name, value in rows:
         table.add_row(name, str(value))
     console.print(table)

@@ -22,6 +22,16 @@ For one sentence with banned spans (negative constraints) and kept spans (positi
 
 Everything is a function of (text, spans, config, seed): seeds derive from the text, not from
 the position in a batch, and the backend's KV-cache layout is the same for every request.
+
+**Directional paraphrases** (``relation``, after Zhou, Hu & Chung 2022, §6): ``equivalence`` (the
+default: the same meaning), ``forward`` (a more general sentence that the source entails: details
+dropped outside the kept phrases) or ``reverse`` (a more specific one that entails the source:
+details added around it). Each direction has its own instruction and few-shot examples (in the
+cached prefix); they replace the ``style``'s, whose two styles are both equivalence prompts. The
+backward score asks the opposite direction (the source is a more specific version of a forward
+candidate). Candidates carry ``meta["relation"]``; whether they are in the requested class is
+for the NLI judges to say (:func:`paraspan.filter.relations.relate`: ``paraspan paraphrase
+--relation``, or the ``verified`` filter with ``relation`` in ``paraspan augment``).
 """
 
 from __future__ import annotations
@@ -37,6 +47,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from paraspan.errors import ParaspanError
 from paraspan.generate.base import Candidate, Capabilities, CharSpan, GenerationRequest, GenerationResult
 from paraspan.llm.backend import Backend, Prompt, Sample, SampleGroup
 from paraspan.text.constraints import BanSet, content_words, expand_bans, protected_words, words
@@ -88,6 +99,73 @@ CLOSE_EXAMPLES = (
 )
 #: paraphrase styles: the instruction and the examples of each
 STYLES = {"free": (INSTRUCTION, FAITHFUL), "close": (CLOSE_INSTRUCTION, CLOSE_EXAMPLES)}
+#: Directional paraphrases (sentences written for paraspan). A forward output drops details outside
+#: the kept phrases and never a name or number (the ``facts`` check of ``augment`` wants them all);
+#: a reverse output adds details *around* the sentence, not inside its phrases (the labelled spans
+#: keep their words). The example lines use the real prompt's wording for bans and kept phrases.
+FORWARD_INSTRUCTION = (
+    "Rewrite the sentence below as a shorter, more general sentence that is true whenever the sentence "
+    "below is true: leave out one or two details (a describing word, an adverb, or a phrase or clause that "
+    "only adds information) and keep the rest as it is. Do not add anything, and do not change who does "
+    "what to whom. Reply with the rewritten sentence only, as one sentence, with no quotes and no explanation."
+)
+FORWARD_EXAMPLES = (
+    "Keep every name, number, amount, date and time, and every phrase you are asked to keep.\n"
+    "Examples:\n"
+    "Original: The tired committee finally approved the new library budget on Tuesday after a long debate.\n"
+    'Do not use these words, in any form: "approved".\n'
+    "Rewritten: The committee passed the library budget on Tuesday.\n"
+    "Original: Marta quietly lent her younger cousin sixty euros for a second-hand guitar.\n"
+    'Keep these phrases exactly as they are written: "her younger cousin".\n'
+    "Rewritten: Marta lent her younger cousin sixty euros.\n"
+    "Original: The crowded night train from Leeds reached York forty minutes late because a signal had failed.\n"
+    'Do not use these words, in any form: "reached".\n'
+    "Rewritten: The train from Leeds arrived in York forty minutes late."
+)
+REVERSE_INSTRUCTION = (
+    "Rewrite the sentence below as a more specific sentence: keep everything it says, and add one or two "
+    "plausible details of your own that fit it (when, where, how or why), so that the new sentence implies "
+    "the original one. Do not change, remove or contradict anything it says. Reply with the rewritten "
+    "sentence only, as one sentence, with no quotes and no explanation."
+)
+REVERSE_EXAMPLES = (
+    "Keep every name, number, amount, date and time, and every phrase you are asked to keep.\n"
+    "Examples:\n"
+    "Original: The committee approved the library budget.\n"
+    'Do not use these words, in any form: "approved".\n'
+    "Rewritten: The committee passed the library budget so that the reading room could stay open on Sundays.\n"
+    "Original: Marta lent her cousin sixty euros.\n"
+    'Keep these phrases exactly as they are written: "her cousin".\n'
+    "Rewritten: Marta lent her cousin sixty euros so that he could buy a second-hand guitar.\n"
+    "Original: The train from Leeds arrived in York late.\n"
+    'Do not use these words, in any form: "arrived".\n'
+    "Rewritten: Because a signal had failed, the train from Leeds reached York late on Friday night."
+)
+#: the relations a paraphrase may have to its source: each direction's instruction and examples
+#: (``equivalence`` uses the style's)
+DIRECTIONS = {"forward": (FORWARD_INSTRUCTION, FORWARD_EXAMPLES), "reverse": (REVERSE_INSTRUCTION, REVERSE_EXAMPLES)}
+RELATIONS = ("equivalence", "forward", "reverse")
+#: the class of :func:`paraspan.filter.relations.relate` that each requested relation asks for
+RELATION_CLASS = {"equivalence": "equivalence", "forward": "forward_entailment", "reverse": "reverse_entailment"}
+#: the direction from a candidate back to its source (for the backward score)
+_INVERSE = {"equivalence": "equivalence", "forward": "reverse", "reverse": "forward"}
+
+
+def directional_random_fraction(relation: str) -> float:
+    """The default share of randomized bans for ``relation``: ParaBank 2's 0.3 for equivalence, none
+    for a direction. A forward or reverse output keeps the source's words outside what it drops or
+    adds, and random bans force some to change: on six sentences written for the test, with 8
+    samples each (the default model, judged by the ``llm`` judge), 24 of 34 forward candidates were
+    forward entailments without random bans and 14 of 34 with 0.3; reverse 12 of 30 and 9 of 34."""
+    return ParaphraseConfig.random_fraction if relation == "equivalence" else 0.0
+
+
+def check_relation(relation: str) -> str:
+    """``relation`` when it is one of :data:`RELATIONS`; else the catalogue error listing them."""
+    if relation not in RELATIONS:
+        raise ParaspanError.from_code("E950", value=relation, choices=", ".join(RELATIONS))
+    return relation
+
 #: The prompt is cached up to here: everything before it is the same for every sentence.
 SPLIT_MARK = "Sentence:"
 
@@ -119,10 +197,14 @@ class ParaphraseConfig:
     #: ``free`` (new words and structure) or ``close`` (replace what is banned, keep the rest)
     style: str = "free"
     seed: int = 0
+    #: ``equivalence``, ``forward`` (more general) or ``reverse`` (more specific); a direction's
+    #: prompt replaces the style's
+    relation: str = "equivalence"
 
     def __post_init__(self) -> None:
         if self.style not in STYLES:
             raise ValueError(f"unknown paraphrase style {self.style!r} (known: {', '.join(STYLES)})")
+        check_relation(self.relation)
 
 
 # ----------------------------------------------------------------------------- request checks
@@ -279,8 +361,9 @@ class Paraphraser:
     capabilities = Capabilities(honours_ban=True)
 
     # -- prompts
-    def _instruction(self) -> str:
-        instruction, examples = STYLES[self.config.style]
+    def _instruction(self, relation: str | None = None) -> str:
+        relation = relation or self.config.relation
+        instruction, examples = DIRECTIONS[relation] if relation in DIRECTIONS else STYLES[self.config.style]
         return f"{instruction}\n{examples}" if self.config.faithful_examples else instruction
 
     def prompt(self, text: str, banned: Sequence[str] = (), kept: Sequence[str] = ()) -> Prompt:
@@ -294,7 +377,9 @@ class Paraphraser:
         return self.backend.chat_prompt(SYSTEM_PROMPT, user, split_at=SPLIT_MARK)
 
     def reverse_prompt(self, candidate: str) -> Prompt:
-        return self.backend.chat_prompt(SYSTEM_PROMPT, f"{self._instruction()}\n{SPLIT_MARK} {candidate}",
+        # from a more general candidate the source is a more specific sentence, and vice versa
+        instruction = self._instruction(_INVERSE[self.config.relation])
+        return self.backend.chat_prompt(SYSTEM_PROMPT, f"{instruction}\n{SPLIT_MARK} {candidate}",
                                         split_at=SPLIT_MARK)
 
     # -- the Generator contract
@@ -467,10 +552,12 @@ class Paraphraser:
         job.done(self._candidates([(keep_idx[j], c) for j, c in picks], pool, job.forward, job.backward,
                                   scores, job.random_sets))
 
-    @staticmethod
-    def _candidates(picks: Sequence[tuple[int, int]], pool: _Pool, forward: Sequence[float],
+    def _candidates(self, picks: Sequence[tuple[int, int]], pool: _Pool, forward: Sequence[float],
                     backward: Sequence[float], scores: Sequence[float],
                     random_sets: Sequence[Sequence[str]]) -> list[Candidate]:
+        # the requested direction goes to provenance["generated"]; equivalence adds nothing, so
+        # the default's records stay as they were
+        direction = {"relation": self.config.relation} if self.config.relation != "equivalence" else {}
         out = []
         for i, cluster in picks:
             sample = pool.samples[i]
@@ -478,7 +565,7 @@ class Paraphraser:
                 text=pool.texts[i],
                 scores={"forward": forward[i], "backward": backward[i], "score": scores[i]},
                 meta={"cluster": cluster, "constraint_set": sample.group,
-                      "random_bans": list(random_sets[sample.group])},
+                      "random_bans": list(random_sets[sample.group]), **direction},
             ))
         return out
 
@@ -494,7 +581,9 @@ class Paraphraser:
         groups: list[SampleGroup] = []
         chosen_sets: list[list[str]] = []
         for _ in range(max(1, cfg.constraint_sets)):
-            count = min(len(pool), max(1, round(cfg.random_fraction * len(pool)))) if pool else 0
+            # random_fraction 0: only the hard bans (the anchor), no word drawn at random
+            count = min(len(pool), max(1, round(cfg.random_fraction * len(pool)))) \
+                if pool and cfg.random_fraction > 0 else 0
             chosen = sorted(rng.choice(len(pool), size=count, replace=False).tolist()) if count else []
             chosen_words = [pool[i] for i in chosen]
             bans = hard | BanSet.exact(chosen_words) if chosen_words else hard
@@ -575,7 +664,9 @@ def make_paraphraser(model: str = "default", samples: int = 6, constraint_sets: 
                      n: int = 5, n_ctx: int = 2048, seed: int = 0, threads: int | None = 1,
                      faithful_examples: bool = True, backend: str = "auto", device: str = "auto",
                      style: Literal["free", "close"] = "free", batch: int = 64,
-                     backward: bool | None = None) -> Paraphraser:
+                     backward: bool | None = None,
+                     relation: Literal["equivalence", "forward", "reverse"] = "equivalence",
+                     random_fraction: float | None = None) -> Paraphraser:
     """The registered ``paraphrase`` generator: a :class:`Paraphraser` on a llama.cpp or transformers model.
 
     ``model``: ``default``, ``small``, a ``.gguf`` path, ``hf:ORG/NAME`` (from the local Hugging
@@ -586,6 +677,12 @@ def make_paraphraser(model: str = "default", samples: int = 6, constraint_sets: 
     llama or transformers (auto: transformers for ``hf:`` ids, folders and ``device`` cuda,
     llama.cpp otherwise); ``device``: auto, cpu or cuda (transformers only); ``style``: ``free``
     (new words and structure) or ``close`` (replace the banned words, keep the rest);
+    ``relation``: ``equivalence`` (the style's prompt), ``forward`` (a more general sentence, details
+    dropped) or ``reverse`` (a more specific one, details added): the direction's prompt replaces
+    the style's, and ``paraspan augment``'s default ``verified`` check then asks the NLI judges for
+    that class and the content check for that direction; ``random_fraction``: the share of the
+    source's content words banned at random in each constraint set (None: 0.3 for equivalence, none
+    for a direction, :func:`directional_random_fraction`);
     ``backward``: score candidates backwards (the source given the candidate; ParaBank 2's
     dual score), else rank them by the forward score alone; by default only when ``rescore_top``
     is given. Off by default here: in the pipeline an iteration's output is the best-*placed*
@@ -610,7 +707,9 @@ def make_paraphraser(model: str = "default", samples: int = 6, constraint_sets: 
                            n_threads=threads, parallel=width)
     config = ParaphraseConfig(n=n, samples=samples, constraint_sets=constraint_sets, top_k=top_k,
                               temperature=temperature, rescore_per_cluster=rescore_top, max_score=max_score,
-                              faithful_examples=faithful_examples, style=style, seed=seed,
+                              faithful_examples=faithful_examples, style=style, seed=seed, relation=relation,
+                              random_fraction=directional_random_fraction(relation) if random_fraction is None
+                              else random_fraction,
                               backward=rescore_top is not None if backward is None else backward)
     paraphraser = Paraphraser(runtime, config)
     resolved = getattr(getattr(runtime, "llm", None), "resolved", None)

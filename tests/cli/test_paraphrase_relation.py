@@ -1,0 +1,178 @@
+"""``paraspan paraphrase --relation`` and ``augment --set generator.relation=…`` (issue 20)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from paraspan.cli.main import main
+from paraspan.filter.judges import LABELS, Judgements
+
+SENTENCES: list[dict[str, Any]] = [
+    {"id": "a", "text": "My sister quickly bought a small red bicycle at the old market yesterday."},
+    {"id": "b", "text": "The tired council finally approved the new budget after a very long debate.",
+     "keep": [[10, 25]]},
+    {"id": "c", "text": "Rain."},
+]
+#: the small model and few samples: the test is about the command, not the paraphrases' quality
+FAST = ["--model", "small", "--n", "2", "--samples", "3", "--constraint-sets", "2", "--threads", "1",
+        "--workers", "1", "--parallel", "8", "--n-ctx", "1024", "--no-progress"]
+
+
+def _write(path: Path, rows: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def _read(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+class ShorterIsMoreGeneral:
+    """A scripted judge: a hypothesis at least ``margin`` words shorter than its premise is entailed
+    by it (and does not entail it back); anything else is neutral. Needs no model."""
+
+    def __init__(self, name: str, margin: int) -> None:
+        self.name = name
+        self.margin = margin
+
+    def judge(self, premises: Sequence[str], hypotheses: Sequence[str]) -> Judgements:
+        probs = np.full((len(premises), 3), 0.05, dtype=np.float32)
+        for i, (p, h) in enumerate(zip(premises, hypotheses, strict=True)):
+            label = "entailment" if len(h.split()) <= len(p.split()) - self.margin else "neutral"
+            probs[i, LABELS.index(label)] = 0.9
+        return Judgements(probs, np.zeros(len(premises), dtype=bool))
+
+
+@pytest.fixture
+def scripted_judges(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``minilm-nli`` and ``llm:small`` replaced by scripted judges that disagree on small cuts."""
+    judges = {"minilm-nli": ShorterIsMoreGeneral("minilm-nli", 1), "llm:small": ShorterIsMoreGeneral("llm:small", 4)}
+    monkeypatch.setattr("paraspan.filter.judges.load_judge", lambda spec, **_: judges[spec])
+
+
+def test_a_bad_relation_is_reported_before_any_model_loads(tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    src = _write(tmp_path / "in.jsonl", SENTENCES)
+    out = tmp_path / "out.jsonl"
+    assert main(["paraphrase", str(src), "-o", str(out), "--model", "/nonexistent.gguf",
+                 "--relation", "sideways"]) == 1
+    err = capsys.readouterr().err
+    assert "E950" in err and "'sideways'" in err and "equivalence, forward, reverse" in err
+    assert "no such llm model" not in err and not out.exists()
+    for args, what in ((["--judges", "llm"], "--judges"), (["--agree"], "--agree"),
+                       (["--candidates", "4"], "--candidates")):
+        assert main(["paraphrase", str(src), "-o", str(out), "--model", "/nonexistent.gguf", *args]) == 1
+        err = capsys.readouterr().err
+        assert "E951" in err and f"{what} applies only with --relation" in err
+    assert main(["paraphrase", str(src), "-o", str(out), "--relation", "forward", "--judges", "minilm-nli,nope"]) == 1
+    assert "unknown judge 'nope'" in capsys.readouterr().err
+
+
+def test_delivered_paraphrases_carry_the_relation_and_each_judges_labels(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The real default judge (minilm-nli) on the small model's candidates."""
+    src = _write(tmp_path / "in.jsonl", SENTENCES)
+    out = tmp_path / "out.jsonl"
+    assert main(["paraphrase", str(src), "-o", str(out), *FAST, "--relation", "forward", "--report"]) == 0
+    err = capsys.readouterr().err
+    assert "relation forward (forward entailment) by minilm-nli" in err and "candidates judged" in err
+    rows = _read(out)
+    assert [r["id"] for r in rows] == ["a", "b", "c"]
+    for row in rows:
+        judged = row["judged"]
+        assert set(judged["relations"]) == {"minilm-nli"} and "disagreed" not in judged
+        assert sum(judged["relations"]["minilm-nli"].values()) == judged["candidates"]
+        assert len(row["paraphrases"]) <= 2 and judged["in_class"] >= len(row["paraphrases"])
+        if not row["paraphrases"]:  # no candidate, or none in the class: a note, not an error
+            assert row["note"]
+        for para in row["paraphrases"]:
+            relation = para["relation"]
+            assert relation["requested"] == "forward" and relation["class"] == "forward_entailment"
+            assert relation["judges"]["minilm-nli"] == {"forward": "entailment", "backward": "neutral",
+                                                        "relation": "forward_entailment"}
+            assert "agree" not in relation  # one judge: nothing to agree on
+    if rows[1]["paraphrases"]:
+        assert all("tired council" in p["text"] for p in rows[1]["paraphrases"])
+
+
+def test_agree_keeps_only_what_every_judge_puts_in_the_class(tmp_path: Path, scripted_judges: None,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    src = _write(tmp_path / "in.jsonl", SENTENCES[:2])
+    runs = {}
+    for name, extra in (("first", []), ("agree", ["--agree"])):
+        out = tmp_path / f"{name}.jsonl"
+        assert main(["paraphrase", str(src), "-o", str(out), *FAST, "--relation", "forward",
+                     "--judges", "minilm-nli,llm:small", "--candidates", "6", *extra]) == 0
+        runs[name] = _read(out)
+        err = capsys.readouterr().err
+        assert "by minilm-nli, llm:small" in err and "the judges disagreed on" in err
+        assert ("(agreed only)" in err) == (name == "agree")
+    judged = [row["judged"] for row in runs["first"]]
+    for first, agreed in zip(judged, [row["judged"] for row in runs["agree"]], strict=True):
+        # the same candidates, the same labels; fewer in the class when both judges must say so
+        assert {k: v for k, v in first.items() if k != "in_class"} == {k: v for k, v in agreed.items()
+                                                                       if k != "in_class"}
+        assert agreed["in_class"] <= first["in_class"]
+    assert sum(j["candidates"] for j in judged) > 0, "the small model wrote no candidate at all"
+    for first, agreed in zip(runs["first"], runs["agree"], strict=True):
+        assert set(first["judged"]["relations"]) == {"minilm-nli", "llm:small"}
+        for para in first["paraphrases"]:  # the first judge decides
+            views = para["relation"]["judges"]
+            assert views["minilm-nli"]["relation"] == "forward_entailment"
+            assert set(views["llm:small"]) == {"forward", "backward", "relation"}
+            words = len(para["text"].split()), len(first["text"].split())
+            assert para["relation"]["agree"] is (words[0] <= words[1] - 4)
+        for para in agreed["paraphrases"]:  # with --agree both do
+            assert para["relation"]["agree"] is True
+            assert {v["relation"] for v in para["relation"]["judges"].values()} == {"forward_entailment"}
+            assert len(para["text"].split()) <= len(agreed["text"].split()) - 4
+        assert {p["text"] for p in agreed["paraphrases"]} <= {p["text"] for p in first["paraphrases"]} or \
+            len(first["paraphrases"]) == 2  # the first --n in the class: --agree may reach further down
+        if not agreed["paraphrases"]:
+            assert agreed["note"].startswith("no candidate")
+
+
+def _verified_specs(filters: tuple[Any, ...]) -> list[Any]:
+    return [f for f in filters if f == "verified" or (isinstance(f, dict) and f.get("name") == "verified")]
+
+
+def test_augment_checks_the_generators_direction_with_the_default_filter(tmp_path: Path) -> None:
+    from paraspan.cli.augment import run_config
+    from paraspan.pipeline.components import build_chooser, build_filters
+
+    config = run_config(overrides=["generator.relation=reverse"], settings={"choose_by": "verified"},
+                        output_filter="verified")
+    assert config.generator.relation == "reverse"  # type: ignore[attr-defined]
+    assert _verified_specs(config.filters) == [{"name": "verified", "relation": "reverse"}]
+    filters = build_filters(config)
+    verified = next(f for f in filters if f.name == "verified")
+    parts = {p.name: p for p in verified.parts}
+    assert parts["relation"].accept == frozenset({"reverse_entailment"})
+    assert parts["content"].relation == "reverse"
+    assert build_chooser(config, filters) is verified  # iterations choose by the same check
+
+    # the default generator and other filters: as before
+    assert _verified_specs(run_config(output_filter="verified").filters) == ["verified"]
+    assert _verified_specs(run_config(overrides=["generator.relation=forward"], output_filter="lax").filters) == []
+    # a verified filter with the user's own options stays theirs
+    own = {"name": "verified", "meaning": ["equivalence", "forward_entailment"]}
+    (tmp_path / "run.json").write_text(json.dumps({"filters": [own]}), encoding="utf-8")
+    config = run_config(config_file=tmp_path / "run.json", overrides=["generator.relation=forward"],
+                        output_filter="verified")
+    assert _verified_specs(config.filters) == [own]
+
+
+def test_augment_rejects_an_unknown_relation_listing_the_three() -> None:
+    from paraspan.cli.augment import run_config
+    from paraspan.errors import ParaspanError
+
+    with pytest.raises(ParaspanError) as info:
+        run_config(overrides=["generator.relation=sideways"], output_filter="verified")
+    assert "generator 'paraphrase'" in str(info.value)
+    assert "'equivalence', 'forward' or 'reverse'" in str(info.value)
