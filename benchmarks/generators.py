@@ -93,6 +93,26 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
     "wikiann-rewrite-v4": ("wikiann-dev-d.jsonl", "rewrite", []),
     "fn-rewrite-v4": ("fn-dev-c.jsonl", "rewrite", []),
     "wikiann-paraphrase": ("wikiann-dev.jsonl", "paraphrase", ["--iterations", "3"]),
+    # after the content check (filter/content.py: the source's content words kept, none added, the
+    # anchor replaced by a synonym or an LU of its frame), on FrameNet dev sentences no paraphrase run
+    # saw (dev has 328 sentences with a frame; the rewrite runs saw these, not their paraphrases), with
+    # the verified check choosing among a call's candidates as `augment` does by default (so only
+    # written outputs are stored: rejected paraphrases were judged in the runs above). The first 12 of
+    # these sentences (fn-dev-d) chose the prompt settings (style, random bans, candidates per call:
+    # no setting let more than 2 of 12 structures through), so this run starts after them.
+    "fn-paraphrase-content": ("fn-dev-e.jsonl", "paraphrase", ["--iterations", "3", "--choose-by", "verified"]),
+    # contextual substitution (generate/substitute.py: the LLM's synonyms of the anchor in its sentence,
+    # the rest kept), written after that run wrote nothing; on the same sentences (no substitute run saw them)
+    "fn-substitute": ("fn-dev-e.jsonl", "substitute", ["--iterations", "3", "--choose-by", "verified"]),
+    # v2 (from its judgments: at least 2 of the 12 samples must propose a substitute; no substitute that
+    # repeats the word next to it or changes a noun's number; the content check wants a noun target
+    # replaced by a WordNet synonym or hypernym/hyponym, not by any noun of its frame), on sentences
+    # neither run saw
+    "fn-substitute-v2": ("fn-dev-f.jsonl", "substitute", ["--iterations", "3", "--choose-by", "verified"]),
+    # v3 (from the v2 judgments: only a verb target may become any LU of its frame, other targets need a
+    # WordNet synonym, a noun also a hypernym or hyponym; a verb keeps its form; capitals stay capitals),
+    # on another frame of each dev sentence: structures no run used (dev has no unseen sentences left)
+    "fn-substitute-v3": ("fn-dev-other.jsonl", "substitute", ["--iterations", "3", "--choose-by", "verified"]),
 }
 
 
@@ -103,17 +123,23 @@ def subset(work: Path, seed: int) -> None:
     work.mkdir(parents=True, exist_ok=True)
     rng = random.Random(seed)
     verb_rng = random.Random(seed + 1)  # its own stream: the other subsets stay as they were
-    fn, fn_verbs = [], []
+    other_rng = random.Random(seed + 2)  # its own stream too
+    fn, fn_verbs, fn_other = [], [], []
     for sentence in read_corpus(FRAMENET, "framenet", split="dev", splits=SPLITS):
         frames = [s for s in sentence.structures if s.kind == "frame"]
         if frames:
             # one frame per sentence, so that a run covers many sentences and frames
-            fn.append(dataclasses.replace(sentence, structures=(rng.choice(frames),)))
+            chosen = rng.choice(frames)
+            fn.append(dataclasses.replace(sentence, structures=(chosen,)))
+            rest = [s for s in frames if s is not chosen]
+            if rest:  # another frame of the sentence: structures no run has used (dev has few sentences)
+                fn_other.append(dataclasses.replace(sentence, structures=(other_rng.choice(rest),)))
         verbs = [s for s in frames if s.anchor is not None and (s.anchor.label or "").endswith(".v")]
         if verbs:  # infilling swaps in a sister LU of a verb target: one verb frame per sentence
             fn_verbs.append(dataclasses.replace(sentence, structures=(verb_rng.choice(verbs),)))
     rng.shuffle(fn)
     verb_rng.shuffle(fn_verbs)
+    other_rng.shuffle(fn_other)
     parts = document_split(read_corpus(EWT, "conllu-srl"))
     ewt = parts["test"]
     wikiann = [s for s in read_corpus(WIKIANN, "bio") if s.structures]
@@ -124,7 +150,9 @@ def subset(work: Path, seed: int) -> None:
                             ("ewt-held-c.jsonl", ewt[300:]),
                             ("ewt-dev-part.jsonl", parts["dev"]), ("wikiann-dev.jsonl", wikiann),
                             ("wikiann-dev-b.jsonl", wikiann[400:]), ("wikiann-dev-c.jsonl", wikiann[800:]),
-                            ("wikiann-dev-d.jsonl", wikiann[1200:]), ("fn-dev-c.jsonl", fn[150:])):
+                            ("wikiann-dev-d.jsonl", wikiann[1200:]), ("fn-dev-c.jsonl", fn[150:]),
+                            ("fn-dev-d.jsonl", fn[80:]), ("fn-dev-e.jsonl", fn[92:]),
+                            ("fn-dev-f.jsonl", fn[152:]), ("fn-dev-other.jsonl", fn_other)):
         write_corpus(iter(sentences), work / name, "jsonl")
         print(f"{work / name}: {len(sentences)} sentences")
 
@@ -144,6 +172,18 @@ def run(name: str, work: Path, limit: int, extra: list[str]) -> int:
 
 def _checks_passed(provenance: dict[str, Any]) -> bool:
     return bool((provenance.get("filter") or {}).get("keep", False))
+
+
+def _note(note: str | None) -> str | None:
+    """The annotator's words: the review app stores them inside a JSON note with the task's details."""
+    if note and note.startswith("{"):
+        try:
+            data = json.loads(note)
+        except ValueError:
+            return note
+        if isinstance(data, dict):
+            return data.get("note")
+    return note
 
 
 def _redact(note: str | None) -> str | None:
@@ -189,7 +229,7 @@ def score(work: Path, names: list[str]) -> dict[str, Any]:
             for i in judged:
                 if i in correct:
                     continue
-                head = " ".join(j.note or "" for j in by_output[i]).split(":", 1)[0].lower()
+                head = " ".join(_note(j.note) or "" for j in by_output[i]).split(":", 1)[0].lower()
                 kinds.update(k for k in KINDS if k in head)
             entry[part] = {"outputs": len(ids), "judged": len(judged), "correct": len(correct),
                            "precision": round(len(correct) / len(judged), 4) if judged else None,
@@ -198,7 +238,7 @@ def score(work: Path, names: list[str]) -> dict[str, Any]:
         with (RESULTS / "judged" / f"{name}.judgments.jsonl").open("w", encoding="utf-8") as handle:
             for j in judgments:
                 handle.write(json.dumps({"output_id": j.output_id, "annotator": j.annotator, "score": j.score,
-                                         "note": _redact(j.note), "written": j.output_id in written_ids}) + "\n")
+                                         "note": _redact(_note(j.note)), "written": j.output_id in written_ids}) + "\n")
     return results
 
 

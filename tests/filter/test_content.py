@@ -138,3 +138,14 @@ def test_a_referential_it_is_new_content(content):
     decision = content.decide(_out("Al-Aksa says it has chemical weapons.", "says", anchor_lu={"label": "say.v"}),
                               source)
     assert not decision.keep and decision.reason == "added 'it'"
+
+
+def test_a_noun_target_needs_a_wordnet_relative_not_a_sister_kind(content):
+    text = "Countries have 18 months to agree."
+    at = text.index("months")
+    source = Sentence("s", text, [Structure("frame", "Calendric_unit", Span(at, at + 6, "month.n"), [])])
+    years = content.decide(_out("Countries have 18 years to agree.", "years", anchor_lu={"label": "year.n"}), source)
+    assert not years.keep and "'years' is neither a synonym" in years.reason  # both LUs of Calendric_unit
+    text = "The device was found."
+    source = Sentence("s", text, [Structure("frame", "Gizmo", Span(4, 10, "device.n"), [])])
+    assert content.decide(_out("The gadget was found.", "gadget", anchor_lu={"label": "gadget.n"}), source).keep

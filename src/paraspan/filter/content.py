@@ -23,7 +23,12 @@ check is lexical, cheap and independent of the models that wrote the output.
 - The new **anchor** must mean what the old one did: the same lemma, a WordNet synonym (the two
   share a synset in some sense) of one of the old anchor's content words, or, with
   ``anchor="frame"`` (the default), for a frame structure an LU that FrameNet lists for the same
-  frame ("said" → "announced" in Statement: the lexicon of the shipped ``framenet15`` verifier);
+  frame ("said" → "announced" in Statement: the lexicon of the shipped ``framenet15`` verifier).
+  Only a verb target may become any LU of its frame: the nouns of a frame are often sister kinds
+  (months and years in Calendric_unit, bombs and missiles in Weapon), so a noun needs a synonym or
+  a noun at most two steps above or below it in WordNet (a claim for an allegation, a gadget for a
+  device), and the adjectives, adverbs and prepositions of a frame are often points of one scale
+  (lower/higher, second/third, in/on), so they need a synonym;
   ``anchor="synonym"`` asks for a synonym, ``anchor="any"`` leaves it to the span-label
   verifier.
 - ``synonyms=True`` also lets the other content words be replaced by WordNet synonyms ("tired" →
@@ -256,6 +261,28 @@ class ContentFilter(BaseFilter):
             self._synonyms[key] = frozenset(found)
         return self._synonyms[key]
 
+    def related_nouns(self, word: str, depth: int = 2) -> frozenset[str]:
+        """The nouns WordNet puts at most ``depth`` steps above or below one of ``word``'s noun
+        senses (a claim for an allegation, a gadget for a device): a more general or more specific
+        word for the same thing, not a sister kind (a week for a month)."""
+        key = f"{word.lower()}\x1f{depth}"
+        if key not in self._synonyms:
+            if self._wordnet is None:
+                from paraspan.models import load_wordnet
+
+                self._wordnet = load_wordnet()
+            found: set[str] = set()
+            for lemma in self.lemmas(word):
+                for synset in self._wordnet.synsets(lemma.replace(" ", "_"), pos="n"):
+                    for step in (lambda s: s.hypernyms() + s.instance_hypernyms(), lambda s: s.hyponyms()):
+                        frontier = [synset]
+                        for _ in range(depth):
+                            frontier = [r for s in frontier for r in step(s)]
+                            for r in frontier:
+                                found.update(n.lower().replace("_", " ") for n in r.lemma_names())
+            self._synonyms[key] = frozenset(found)
+        return self._synonyms[key]
+
     def lexicon(self) -> dict[str, list[str]]:
         """LU name ("announce.v") → the frames FrameNet lists it in (the shipped FrameNet verifier's)."""
         if self._lexicon is None:
@@ -270,13 +297,24 @@ class ContentFilter(BaseFilter):
         structure = source.structures[index] if isinstance(index, int) and 0 <= index < len(source.structures) \
             else None
 
+        from paraspan.text.lexical_units import lu_pos
+
+        pos = lu_pos(structure.anchor.label) if structure is not None and structure.anchor is not None else None
+        noun = pos == "n"
+
         def kept(old: str, new: str) -> bool:
             old_words = [w for w in _words(old) if w.lower() not in function] or _words(old)
             new_words = [w for w in _words(new) if w.lower() not in function] or _words(new)
             allowed = set().union(*(self.lemmas(w) | self.synonyms(w) for w in old_words)) if old_words else set()
+            if noun:
+                allowed |= set().union(*(self.related_nouns(w) for w in old_words)) if old_words else set()
             if not new_words or any(self.lemmas(w) & allowed for w in new_words):
                 return True
-            if self.anchor == "frame" and structure is not None and structure.kind == "frame":
+            # only a verb may be any LU of its frame: the nouns of a frame are often kinds of one thing
+            # (months and years in Calendric_unit, bombs and missiles in Weapon), its adjectives, adverbs
+            # and prepositions points of one scale or relation (lower/higher, second/third, in/on,
+            # where/here, different/similar)
+            if self.anchor == "frame" and structure is not None and structure.kind == "frame" and pos == "v":
                 lu = ((output.provenance or {}).get("anchor_lu") or {}).get("label")
                 return bool(lu) and structure.label in self.lexicon().get(lu, ())
             return False

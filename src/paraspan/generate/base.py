@@ -169,3 +169,5 @@ generators.register("synonym_replace", "paraspan.generate.baselines:make_synonym
                     "WordNet synonyms outside the labelled spans, inflected")
 generators.register("sister_lu", "paraspan.generate.baselines:make_sister_lu",
                     "sister-LU replacement of a FrameNet target, no infilling (Pancholy et al. 2021)")
+generators.register("substitute", "paraspan.generate.substitute:make_substituter",
+                    "the LLM's contextual substitutes of the anchor, the rest of the sentence kept")

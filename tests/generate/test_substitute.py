@@ -1,0 +1,118 @@
+"""Contextual substitution: answers cleaned and voted, the anchor replaced, every span moved."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from paraspan.corpus.schema import Sentence, Span, Structure
+from paraspan.generate.base import GenerationRequest, generators
+from paraspan.generate.substitute import Substituter
+from paraspan.llm.backend import Prompt, Sample, SampleGroup
+
+TEXT = "Yesterday the Navy sold an old ship to Chile."
+
+
+class ScriptedBackend:
+    """Answers every prompt with the same scripted samples; records the prompts' text."""
+
+    name = "scripted"
+
+    def __init__(self, answers: Sequence[str]) -> None:
+        self.answers = list(answers)
+        self.users: list[str] = []
+
+    def chat_prompt(self, system: str, user: str, *, split_at: str | None = None) -> Prompt:
+        self.users.append(user)
+        return Prompt((1,), (2, 3))
+
+    def sample_groups(self, prompt: Prompt, groups: Sequence[SampleGroup], *, top_k: int, max_tokens: int,
+                      temperature: float = 1.0) -> list[Sample]:
+        return [Sample(text, [7] * (k + 1), [-0.1 * (k + 1)] * (k + 1), "stop", 0, k)
+                for k, text in enumerate(self.answers[: groups[0].n])]
+
+
+def _sentence() -> Sentence:
+    sold, navy, ship, chile = (TEXT.index(w) for w in ("sold", "the Navy", "an old ship", "Chile"))
+    frame = Structure("frame", "Commerce_sell", Span(sold, sold + 4, "sell.v"),
+                      [Span(navy, navy + 8, "Seller"), Span(ship, ship + 11, "Goods"), Span(chile, chile + 5, "Buyer")])
+    entity = Structure("entity", "LOC", Span(chile, chile + 5, "LOC"), [])
+    return Sentence("s1", TEXT, [frame, entity])
+
+
+def _request(**kw) -> GenerationRequest:
+    sentence = _sentence()
+    return GenerationRequest(id="s1/s0/i1", text=sentence.text, sentence=sentence, structure=0, **kw)
+
+
+def test_the_most_proposed_substitutes_replace_the_anchor_and_every_span_moves():
+    backend = ScriptedBackend(["Synonym: traded", "traded.", "sold", "auctioned off", "a very long answer indeed",
+                               "Traded", "vended", "auctioned off", "vended", "bought"])
+    result = Substituter(backend, samples=10, n=3).generate(_request())
+    texts = [c.text for c in result.candidates]
+    assert texts == ["Yesterday the Navy traded an old ship to Chile.",  # 3 votes
+                     "Yesterday the Navy auctioned off an old ship to Chile.",  # 2, higher log-prob than "vended"
+                     "Yesterday the Navy vended an old ship to Chile."]  # "bought": one vote, not enough
+    best = result.candidates[0]
+    assert best.meta["votes"] == 3  # "Synonym: traded", "traded." and "Traded" (cased like "sold")
+    frame, entity = best.structures
+    assert best.text[frame.anchor.start:frame.anchor.end] == "traded" and frame.anchor.label == "trade.v"
+    assert [best.text[a.start:a.end] for a in frame.args] == ["the Navy", "an old ship", "Chile"]
+    assert best.text[entity.anchor.start:entity.anchor.end] == "Chile"
+    assert "[sold]" in backend.users[0] and "(verb)" in backend.users[0]
+    assert result.stats["rejected"] == 2  # the anchor itself and the five-word answer
+
+
+def test_earlier_anchors_are_named_and_never_proposed():
+    backend = ScriptedBackend(["traded", "auctioned", "trading"])
+    result = Substituter(backend, samples=3, min_votes=1).generate(_request(ban_texts=("traded",)))
+    assert [c.meta["substitute"] for c in result.candidates] == ["auctioned"]
+    assert "Not: traded" in backend.users[0]
+
+
+def test_an_article_follows_the_new_word():
+    text = "She bought a used car."
+    at = text.index("used")
+    sentence = Sentence("s", text, [Structure("frame", "Used", Span(at, at + 4, "used.a"), [])])
+    request = GenerationRequest(id="s", text=text, sentence=sentence, structure=0)
+    got = Substituter(ScriptedBackend(["old"]), samples=1, min_votes=1).generate(request).candidates[0]
+    assert got.text == "She bought an old car." and got.structures[0].anchor.label == "old.a"
+
+
+@pytest.mark.parametrize(("request_kw", "note"), [
+    ({"structure": None}, "needs the annotated sentence"),
+    ({"structure": 5}, "no structure 5"),
+])
+def test_requests_it_cannot_serve_say_why(request_kw, note):
+    sentence = _sentence()
+    request = GenerationRequest(id="x", text=sentence.text, sentence=sentence, **request_kw)
+    result = Substituter(ScriptedBackend(["traded"]), samples=1).generate(request)
+    assert not result.candidates and note in result.note
+
+
+def test_nothing_usable_is_a_note_and_bad_options_an_error():
+    result = Substituter(ScriptedBackend(["sold", "!!!"]), samples=2).generate(_request())
+    assert not result.candidates and result.note == "no usable substitute"
+    with pytest.raises(Exception, match="at least 1"):
+        Substituter(ScriptedBackend([]), samples=0)
+    assert "substitute" in generators.names()
+
+
+def test_a_substitute_that_repeats_its_neighbour_or_changes_a_nouns_number_does_not_count():
+    text = "It is enough plutonium for six nuclear bombs today."
+    at = text.index("bombs")
+    sentence = Sentence("s", text, [Structure("frame", "Weapon", Span(at, at + 5, "bomb.n"), [])])
+    request = GenerationRequest(id="s", text=text, sentence=sentence, structure=0)
+    backend = ScriptedBackend(["nuclear weapons", "nuclear weapons", "bomb", "bomb", "warheads", "warheads"])
+    result = Substituter(backend, samples=6).generate(request)
+    assert [c.meta["substitute"] for c in result.candidates] == ["warheads"]
+    assert result.stats["rejected"] == 4
+
+
+def test_a_verb_keeps_its_form_and_capitals_stay_capitals():
+    from paraspan.generate.substitute import fits
+
+    assert not fits("had", "has", [], [], "v") and not fits("have", "has", [], [], "v")
+    assert fits("possesses", "has", [], [], "v") and fits("donated", "given", [], [], "v")
+    assert Substituter(ScriptedBackend([]), samples=1).clean("friend", "AMIGO") == "FRIEND"
