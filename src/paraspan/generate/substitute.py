@@ -144,6 +144,7 @@ class Substituter:
     def generate_batch(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
         from paraspan.llm.backend import SampleGroup, SampleJob, sample_batch
         from paraspan.text.constraints import expand_bans
+        from paraspan.text.lexical_units import lu_pos
 
         jobs = [self._prepare(r) for r in requests]
         todo = [j for j in jobs if j.note is None]
@@ -153,8 +154,6 @@ class Substituter:
             word = text[anchor.start:anchor.end]
             banned = [word, *(str(t).strip() for t in job.request.ban_texts if str(t).strip())]
             job.bans = expand_bans(banned)
-            from paraspan.text.lexical_units import lu_pos
-
             job.prompt = self.prompt(text, anchor.start, anchor.end, lu_pos(anchor.label), banned)
         started, cpu = time.perf_counter(), time.process_time()
         if todo:
