@@ -81,8 +81,11 @@ from paraspan.generate.base import (
     MappedToken,
     TokenMapping,
 )
+
+# PREDICATE_KINDS: their anchor is never replaced by token, mention or synonym replacement
+from paraspan.generate.edits import PREDICATE_KINDS, Edit, apply_edits, article_edits, span_relation
 from paraspan.generate.project import tokens_in
-from paraspan.generate.sister_lu import inflect_lu_like, lemma_words, replace_lu, splice
+from paraspan.generate.sister_lu import inflect_lu_like, lemma_words, replace_lu
 
 if TYPE_CHECKING:
     from paraspan.corpus.frame_index import FrameIndex, LexUnit
@@ -91,9 +94,6 @@ __all__ = ["DonorPool", "MentionReplacer", "SisterLUReplacer", "SynonymReplacer"
            "labelled_spans", "make_mention_replacer", "make_sister_lu", "make_synonym_replacer",
            "make_token_replacer", "tokenize"]
 
-#: Kinds whose anchor is a predicate or target: it is never replaced by token, mention or synonym
-#: replacement, and a structure whose anchor an edit hits is lost.
-PREDICATE_KINDS = frozenset({"frame", "srl", "event"})
 #: FrameNet's LU part-of-speech suffixes, and those ``sister_lu`` replaces by default.
 LU_POS = ("v", "n", "a", "adv", "prep", "num", "art", "c", "scon", "intj")
 CONTENT_POS = ("v", "n", "a")
@@ -199,116 +199,10 @@ def _fit_case(new: str, at_start: bool) -> str:
     return new
 
 
-def _indefinite(word: str) -> str | None:
-    """"a" or "an" before ``word`` (by its spelling; None for digits and acronyms: left alone)."""
-    low = word.lower()
-    if not low or not low[0].isalpha() or (len(word) > 1 and word.isupper()):
-        return None
-    if low.startswith(("hour", "honest", "honor", "honour", "heir")):
-        return "an"
-    if low.startswith(("uni", "use", "usu", "uti", "eu", "one", "once", "ubiq", "ura", "uro")):
-        return "a"
-    return "an" if low[0] in "aeiou" else "a"
-
-
 # ----------------------------------------------------------------------------- edits → candidate
 
 
-@dataclass(frozen=True)
-class _Edit:
-    """``text[start:end]`` becomes ``new``. ``changed``: a different word (not an article fix)."""
-
-    start: int
-    end: int
-    new: str
-    label: str | None = None
-    changed: bool = True
-
-
-def _relation(span: Span, edits: Sequence[_Edit]) -> str:
-    """``clear`` (no edit touches the span), ``contains`` (it holds whole edits) or ``broken``
-    (an edit cuts it, or replaces it together with text around it)."""
-    out = "clear"
-    for e in edits:
-        if span.end <= e.start or e.end <= span.start:
-            continue
-        if span.start <= e.start and e.end <= span.end:
-            out = "contains"
-            continue
-        return "broken"
-    return out
-
-
-def _article_edits(text: str, tokens: Sequence[CharSpan], edits: Sequence[_Edit],
-                   frozen: Iterable[CharSpan]) -> list[_Edit]:
-    """"a"/"an" fixed before each edit whose new first word needs the other one ("a apple")."""
-    taken = [(e.start, e.end) for e in edits]
-    frozen = list(frozen)
-    out: list[_Edit] = []
-    for e in edits:
-        before = [t for t in tokens if t[1] <= e.start]
-        if not before:
-            continue
-        s, t_end = before[-1]
-        word = text[s:t_end]
-        if word.lower() not in ("a", "an") or text[t_end:e.start].strip():
-            continue
-        if any(a < t_end and s < b for a, b in [*taken, *frozen]):
-            continue
-        first = _WORD.search(e.new)
-        wanted = _indefinite(first.group(0)) if first and first.start() == 0 else None
-        if wanted is None or wanted == word.lower():
-            continue
-        out.append(_Edit(s, t_end, wanted.capitalize() if word[:1].isupper() else wanted, changed=False))
-    return out
-
-
-def _apply(text: str, structures: Sequence[Structure | None], tokens: Sequence[CharSpan], edits: Sequence[_Edit],
-           ) -> tuple[str, list[Structure | None], list[CharSpan], list[CharSpan]]:
-    """The text with ``edits`` made, every structure placed in it (None where an edit broke it),
-    and the new offsets of each token and of each edit."""
-    edit_spans = [Span(e.start, e.end) for e in edits]
-    token_spans = [Span(s, e) for s, e in tokens]
-    owned: list[tuple[int, str]] = []  # (structure, "anchor" | "arg") per structure span
-    struct_spans: list[Span] = []
-    for k, st in enumerate(structures):
-        if st is None:
-            continue
-        if st.anchor is not None:
-            owned.append((k, "anchor"))
-            struct_spans.append(st.anchor)
-        for arg in st.args:
-            owned.append((k, "arg"))
-            struct_spans.append(arg)
-    new_text, moved = splice(text, [*edit_spans, *token_spans, *struct_spans],
-                             [(span, e.new) for span, e in zip(edit_spans, edits, strict=True)])
-    n_e, n_t = len(edit_spans), len(token_spans)
-    new_edits = [(s.start, s.end) for s in moved[:n_e]]
-    new_tokens = [(s.start, s.end) for s in moved[n_e:n_e + n_t]]
-    placed_spans = moved[n_e + n_t:]
-    anchors: dict[int, Span | None] = {}
-    args: dict[int, list[Span]] = {}
-    lost: set[int] = set()
-    for (k, role), span, new in zip(owned, struct_spans, placed_spans, strict=True):
-        st = structures[k]
-        assert st is not None
-        rel = _relation(span, edits)
-        if role == "anchor":
-            if rel == "broken" or (rel == "contains" and st.kind in PREDICATE_KINDS):
-                lost.add(k)  # the predicate or target was replaced: this structure is not in the output
-            anchors[k] = new
-        elif rel != "broken":
-            args.setdefault(k, []).append(new)
-    placed: list[Structure | None] = []
-    for k, st in enumerate(structures):
-        if st is None or k in lost:
-            placed.append(None)
-            continue
-        placed.append(Structure(st.kind, st.label, anchors.get(k), args.get(k, []), dict(st.extra)))
-    return new_text, placed, new_tokens, new_edits
-
-
-def _mapping(tokens: Sequence[CharSpan], heads: Sequence[int], edits: Sequence[_Edit], new_tokens: Sequence[CharSpan],
+def _mapping(tokens: Sequence[CharSpan], heads: Sequence[int], edits: Sequence[Edit], new_tokens: Sequence[CharSpan],
              new_edits: Sequence[CharSpan], new_text: str) -> TokenMapping:
     """Source token → output token: kept tokens as they are, a replaced token ``changed``; a
     longer mention's extra words attached to its last token, a shorter one's last tokens deleted."""
@@ -371,8 +265,8 @@ class _Drawing:
         # a str seed is hashed with SHA-512 by random.Random: the same in every process and run
         return random.Random(f"{self.seed}\x1f{request.id}")
 
-    def _draw(self, request: GenerationRequest, text: str, draw: Callable[[random.Random], list[_Edit]],
-              build: Callable[[list[_Edit]], Candidate]) -> list[Candidate]:
+    def _draw(self, request: GenerationRequest, text: str, draw: Callable[[random.Random], list[Edit]],
+              build: Callable[[list[Edit]], Candidate]) -> list[Candidate]:
         rng = self.rng(request)
         wanted = request.n or self.n
         seen = {text}
@@ -391,12 +285,12 @@ class _Drawing:
         return out
 
 
-def _candidate(sentence: Sentence, tokens: Sequence[CharSpan], heads: Sequence[int] | None, edits: list[_Edit],
+def _candidate(sentence: Sentence, tokens: Sequence[CharSpan], heads: Sequence[int] | None, edits: list[Edit],
                frozen: Sequence[CharSpan], method: str) -> Candidate:
     """A candidate with every structure placed and a token mapping (articles fixed first)."""
     edits = sorted(edits, key=lambda e: e.start)
-    edits = sorted([*edits, *_article_edits(sentence.text, tokens, edits, frozen)], key=lambda e: e.start)
-    new_text, placed, new_tokens, new_edits = _apply(sentence.text, sentence.structures, tokens, edits)
+    edits = sorted([*edits, *article_edits(sentence.text, tokens, edits, frozen)], key=lambda e: e.start)
+    new_text, placed, new_tokens, new_edits = apply_edits(sentence.text, sentence.structures, tokens, edits)
     mapping = _mapping(tokens, heads if heads is not None else list(range(len(tokens))), edits, new_tokens,
                        new_edits, new_text)
     meta = {"baseline": method, "edits": [[sentence.text[e.start:e.end], e.new, e.label] for e in edits if e.changed]}
@@ -524,13 +418,13 @@ class TokenReplacer(_Donating):
             return GenerationResult(request, [], note="no donor token with the same label: "
                                     f"{', '.join(labels)} (pool of {self.pool.sentences} sentences)")
 
-        def draw(rng: random.Random) -> list[_Edit]:
+        def draw(rng: random.Random) -> list[Edit]:
             edits = []
             for i, (words, weights) in options.items():
                 if rng.random() < self.p:
                     word = rng.choices(words, weights)[0]
                     s, e = tokens[i]
-                    edits.append(_Edit(s, e, _fit_case(word, _at_start(text, s)), keys[i][1]))
+                    edits.append(Edit(s, e, _fit_case(word, _at_start(text, s)), keys[i][1]))
             return edits
 
         cands = self._draw(request, text, draw, lambda edits: _candidate(sentence, tokens, None, edits, frozen,
@@ -580,12 +474,12 @@ class MentionReplacer(_Donating):
             return GenerationResult(request, [], note="no donor mention with the same label: "
                                     f"{', '.join(labels)} (pool of {self.pool.sentences} sentences)")
 
-        def draw(rng: random.Random) -> list[_Edit]:
-            edits: list[_Edit] = []
+        def draw(rng: random.Random) -> list[Edit]:
+            edits: list[Edit] = []
             for span, label, (texts, weights) in options.values():
                 if rng.random() < self.p and not any(e.start < span.end and span.start < e.end for e in edits):
                     new = rng.choices(texts, weights)[0]
-                    edits.append(_Edit(span.start, span.end, _fit_case(new, _at_start(text, span.start)), label))
+                    edits.append(Edit(span.start, span.end, _fit_case(new, _at_start(text, span.start)), label))
             return edits
 
         tokens = tokenize(sentence)
@@ -693,12 +587,12 @@ class SynonymReplacer(_Drawing):
         if not options:
             return GenerationResult(request, [], note="no word outside the labelled spans has a WordNet synonym")
 
-        def draw(rng: random.Random) -> list[_Edit]:
+        def draw(rng: random.Random) -> list[Edit]:
             edits = []
             for i, forms in options.items():
                 if rng.random() < self.p:
                     s, e = tokens[i]
-                    edits.append(_Edit(s, e, rng.choice(forms)))
+                    edits.append(Edit(s, e, rng.choice(forms)))
             return edits
 
         heads = doc_heads(doc)
@@ -826,17 +720,17 @@ class SisterLUReplacer:
         if form is None:
             return None
         new_text, target = replace_lu(text, structure, lu, form)
-        edit = _Edit(anchor.start, anchor.end, form, anchor.label)
+        edit = Edit(anchor.start, anchor.end, form, anchor.label)
         tokens = tokenize(sentence)
-        same_text, placed, _, _ = _apply(text, sentence.structures, tokens, [edit])
+        same_text, placed, _, _ = apply_edits(text, sentence.structures, tokens, [edit])
         assert same_text == new_text
         # an FE that the target cuts (not the target itself, nor one holding it) has no place
         target.args = [new for old, new in zip(structure.args, target.args, strict=True)
-                       if _relation(old, [edit]) != "broken"]
+                       if span_relation(old, [edit]) != "broken"]
         placed[k] = target
-        fixes = _article_edits(text, tokens, [edit], [])
+        fixes = article_edits(text, tokens, [edit], [])
         if fixes:  # "a"/"an" before the new word: a second pass over the new text (it lies before the target)
-            new_text, placed, _, _ = _apply(new_text, placed, [], fixes)
+            new_text, placed, _, _ = apply_edits(new_text, placed, [], fixes)
         meta = {"baseline": self.name, "structure": k, "lu_from": anchor.label, "lu_to": lu.name}
         return Candidate(new_text, {}, structures=placed, meta=meta)
 

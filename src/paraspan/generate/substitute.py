@@ -237,7 +237,8 @@ class Substituter:
         return form
 
     def _candidate(self, sentence: Sentence, k: int, form: str, votes: int, logprob: float) -> Candidate | None:
-        from paraspan.generate.baselines import _apply, _article_edits, _Edit, tokenize
+        from paraspan.generate.baselines import tokenize
+        from paraspan.generate.edits import Edit, apply_edits, article_edits
         from paraspan.generate.sister_lu import splice
         from paraspan.text.lexical_units import anchor_lemma, lu_pos
 
@@ -245,9 +246,9 @@ class Substituter:
         structure = sentence.structures[k]
         anchor = structure.anchor
         assert anchor is not None
-        edit = _Edit(anchor.start, anchor.end, form, anchor.label)
+        edit = Edit(anchor.start, anchor.end, form, anchor.label)
         tokens = tokenize(sentence)
-        new_text, placed, _, _ = _apply(text, sentence.structures, tokens, [edit])
+        new_text, placed, _, _ = apply_edits(text, sentence.structures, tokens, [edit])
         # this structure: its anchor is the substitute, every argument moves (one cut by the anchor is lost)
         spans = [anchor, *structure.args]
         same, moved = splice(text, spans, [(anchor, form)])
@@ -259,9 +260,9 @@ class Substituter:
                 if not (old.start < anchor.end and anchor.start < old.end and not (old.start <= anchor.start
                                                                                  and anchor.end <= old.end))]
         placed[k] = Structure(structure.kind, structure.label, new_anchor, args, dict(structure.extra))
-        fixes = _article_edits(text, tokens, [edit], [])
+        fixes = article_edits(text, tokens, [edit], [])
         if fixes:  # "a"/"an" before the new word
-            new_text, placed, _, _ = _apply(new_text, placed, [], fixes)
+            new_text, placed, _, _ = apply_edits(new_text, placed, [], fixes)
         return Candidate(new_text, {"votes": float(votes), "forward": logprob}, structures=placed,
                          meta={"generator": self.name, "structure": k, "substitute": form, "votes": votes})
 

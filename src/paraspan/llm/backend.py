@@ -126,8 +126,7 @@ class Backend(Protocol):
 
     def detokenize(self, tokens: Sequence[int]) -> str: ...
 
-    def chat_prompt(self, system: str, user: str, *, split_at: str | None = None,
-                    answer: str | None = None) -> Prompt:
+    def chat_prompt(self, system: str, user: str, *, split_at: str | None = None) -> Prompt:
         """The chat-template prompt for one user turn, ready for the assistant's answer.
 
         ``split_at``: the prefix ends just before this substring of ``user`` (its first
