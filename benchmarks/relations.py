@@ -34,8 +34,12 @@ class: what ``--agree`` keeps), and the mean differences output − source in wo
 dependency-tree height (spaCy; Tables 15-16).
 Generation runs in chunks under ``--work`` (a chunk whose output exists is not run again), which
 also gets ``hand-RELATION.jsonl``: up to ``--hand`` delivered outputs per relation to judge by
-hand (set ``"in_class"`` to true or false on each line; a file that exists is never rewritten,
-and its judgments are counted in the results). The results JSON holds counts only, no corpus text.
+hand (set ``"in_class"`` to true or false on each line, and a ``"note"`` saying why; a file that
+exists is never rewritten, and its judgments are counted in the results and copied, without the
+sentences, to ``--judgments`` (``relations-RELATION.judgments.jsonl``, committed). The results
+JSON holds counts only, no corpus text. Forward and reverse candidates pass the direction's word
+check (``paraspan.filter.content``) before the judges; ``--start K`` skips the first K drawn
+sentences, those the check was designed on.
 
     .venv/bin/python benchmarks/relations.py --generate --work WORK \
         --mrpc ../shared/data/paraphrase/mrpc/msr-para-val.tsv \
@@ -293,13 +297,14 @@ def _share(part: int, whole: int) -> float | None:
 
 
 def generate_chunks(args: argparse.Namespace, name: str, inputs: list[dict[str, Any]], relation: str) -> list[Path]:
-    """Run ``paraspan paraphrase`` on each chunk of ``inputs`` whose output is not yet in --work."""
+    """Run ``paraspan paraphrase`` on each chunk of ``inputs`` (the drawn sentences from ``--start``)
+    whose output is not yet in --work; chunks are named by their place among all drawn sentences."""
     folder = args.work / f"{name}-{relation}"
     folder.mkdir(parents=True, exist_ok=True)
     outputs = []
     for start in range(0, len(inputs), args.chunk):
         chunk = inputs[start:start + args.chunk]
-        stem = f"{start:04d}-{start + len(chunk):04d}"
+        stem = f"{args.start + start:04d}-{args.start + start + len(chunk):04d}"
         src, out = folder / f"in-{stem}.jsonl", folder / f"out-{stem}.jsonl"
         outputs.append(out)
         if out.is_file():
@@ -327,6 +332,7 @@ def generate_stats(rows: list[dict[str, Any]], relation: str, judges: list[str],
     candidates = sum(r.get("judged", {}).get("candidates", 0) for r in rows)
     cand_in_class = {j: sum(r.get("judged", {}).get("relations", {}).get(j, {}).get(wanted, 0) for r in rows)
                      for j in judges}
+    rejected = sum(r.get("judged", {}).get("word_check", {}).get("rejected", 0) for r in rows)
     delivered = [(r, p) for r in rows for p in r["paraphrases"]]
     by_judge = {j: sum(p["relation"]["judges"].get(j, {}).get("relation") == wanted for _, p in delivered)
                 for j in judges}
@@ -345,8 +351,12 @@ def generate_stats(rows: list[dict[str, Any]], relation: str, judges: list[str],
         "sentences_with_output": sum(bool(r["paraphrases"]) for r in rows),
         "sentences_with_output_share": _share(sum(bool(r["paraphrases"]) for r in rows), len(rows)),
         "sentences_with_output_both_judges_share": _share(len(with_both), len(rows)),
-        "candidates_judged": candidates,
-        "candidates_in_class_share": {j: _share(n, candidates) for j, n in cand_in_class.items()},
+        "candidates": candidates,
+        "word_check_rejected": rejected,
+        "word_check_reasons": dict(sum((Counter(r.get("judged", {}).get("word_check", {}).get("reasons", {}))
+                                        for r in rows), Counter()).most_common()),
+        # over the candidates the judges saw (those the word check passed)
+        "judged_in_class_share": {j: _share(n, candidates - rejected) for j, n in cand_in_class.items()},
         "delivered": len(delivered),
         "delivered_in_class_share": {**{j: _share(n, len(delivered)) for j, n in by_judge.items()},
                                      "both": _share(sum(both), len(delivered))},
@@ -373,8 +383,16 @@ def hand_sample(args: argparse.Namespace, relation: str, rows_by_set: dict[str, 
         _write_jsonl(path, sample(pool, args.hand, args.seed))
     lines = _read_jsonl(path)
     judged = [line for line in lines if isinstance(line.get("in_class"), bool)]
+    if judged:  # the judgments, without the sentences (which are the data sets'), are committed
+        kept = args.judgments / f"relations-{relation}.judgments.jsonl"
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        _write_jsonl(kept, [{"id": line["id"], "set": line["set"], "in_class": line["in_class"],
+                             "note": line.get("note", ""), "judges": line.get("judges", {})} for line in judged])
     out: dict[str, Any] = {"sampled": len(lines), "judged": len(judged),
-                           "in_class_share": _share(sum(line["in_class"] for line in judged), len(judged))}
+                           "in_class_share": _share(sum(line["in_class"] for line in judged), len(judged)),
+                           "by_set": {name: {"judged": len(part), "in_class": sum(line["in_class"] for line in part)}
+                                      for name in rows_by_set
+                                      for part in [[line for line in judged if line["set"] == name]]}}
     for j in judges:  # how far each judge's label agrees with the hand judgment
         seen = [line for line in judged if line.get("judges", {}).get(j) is not None]
         out[f"{j}_agrees_with_hand"] = _share(sum((line["judges"][j] == line["class"]) == line["in_class"]
@@ -401,7 +419,7 @@ def run_generate(args: argparse.Namespace) -> dict[str, Any]:
         path = args.work / f"inputs-{name}.jsonl"
         if not path.is_file():  # drawn once: a resumed run works on the same sentences
             _write_jsonl(path, make())
-        sets[name] = _read_jsonl(path)[: args.limit]
+        sets[name] = _read_jsonl(path)[args.start: args.limit]
     nlp = load_spacy(exclude=("ner",))
     results: dict[str, Any] = {}
     hand: dict[str, Any] = {}
@@ -416,8 +434,9 @@ def run_generate(args: argparse.Namespace) -> dict[str, Any]:
                 results[name][relation]["generate_seconds"] = round(sum(json.loads(timing.read_text()).values()), 1)
         hand[relation] = hand_sample(args, relation, rows_by_set, judges)
     return {"results": results, "hand_judged": hand,
-            "settings": {k: getattr(args, k) for k in ("n", "limit", "model", "judges", "relations", "paraphrases",
-                                                       "candidates", "samples", "constraint_sets", "seed", "hand")}}
+            "settings": {k: getattr(args, k) for k in ("n", "start", "limit", "model", "judges", "relations",
+                                                       "paraphrases", "candidates", "samples", "constraint_sets",
+                                                       "seed", "hand")}}
 
 
 def _portable(value: Any) -> str:
@@ -478,6 +497,8 @@ def main() -> None:
     gen.add_argument("--work", type=Path, help="folder for inputs, outputs and hand judgments (not the repository)")
     gen.add_argument("--n", type=int, default=200, help="sentences drawn per set")
     gen.add_argument("--limit", type=int, default=None, help="only the first N drawn sentences of each set")
+    gen.add_argument("--start", type=int, default=0,
+                     help="skip the first K drawn sentences (those the checks were designed on)")
     gen.add_argument("--relations", default=",".join(GENERATE_RELATIONS), help="comma-separated")
     gen.add_argument("--model", default="default", help="the paraphrasing LLM (default, small, a .gguf)")
     gen.add_argument("--judges", default="llm,minilm-nli", help="the first selects, the others check")
@@ -487,6 +508,8 @@ def main() -> None:
     gen.add_argument("--constraint-sets", type=int, default=4, help="constraint sets")
     gen.add_argument("--chunk", type=int, default=25, help="sentences per paraphrase command (the unit of resuming)")
     gen.add_argument("--hand", type=int, default=50, help="delivered outputs per relation sampled for hand judging")
+    gen.add_argument("--judgments", type=Path, default=ROOT / "benchmarks" / "results" / "judged",
+                     help="where the hand judgments are copied without their sentences (to commit)")
     args = parser.parse_args()
     if args.generate:
         generate_main(args)

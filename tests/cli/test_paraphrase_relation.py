@@ -81,13 +81,15 @@ def test_delivered_paraphrases_carry_the_relation_and_each_judges_labels(
     out = tmp_path / "out.jsonl"
     assert main(["paraphrase", str(src), "-o", str(out), *FAST, "--relation", "forward", "--report"]) == 0
     err = capsys.readouterr().err
-    assert "relation forward (forward entailment) by minilm-nli" in err and "candidates judged" in err
+    assert "relation forward (forward entailment) by minilm-nli" in err and "rejected by the word check" in err
     rows = _read(out)
     assert [r["id"] for r in rows] == ["a", "b", "c"]
     for row in rows:
         judged = row["judged"]
         assert set(judged["relations"]) == {"minilm-nli"} and "disagreed" not in judged
-        assert sum(judged["relations"]["minilm-nli"].values()) == judged["candidates"]
+        # what the word check rejects is not judged
+        assert sum(judged["relations"]["minilm-nli"].values()) == judged["candidates"] - judged["word_check"]["rejected"]
+        assert sum(judged["word_check"]["reasons"].values()) == judged["word_check"]["rejected"]
         assert len(row["paraphrases"]) <= 2 and judged["in_class"] >= len(row["paraphrases"])
         if not row["paraphrases"]:  # no candidate, or none in the class: a note, not an error
             assert row["note"]

@@ -133,6 +133,40 @@ def test_directional_outputs_may_drop_or_add_words_only_outside_the_labelled_spa
         ContentFilter(relation="sideways")  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize(("relation", "source", "output", "reason"), [
+    # a forward (more general) output drops a modifier; a reverse (more specific) one adds one
+    ("forward", "The rioters shot one person in the shoulder, police said.", "The rioters shot one person, police said.",
+     None),
+    ("reverse", "The rioters shot one person.", "The rioters shot one person in the shoulder.", None),
+    # the same words in another part of speech, and a detokenizer's "U. S.", are not new words
+    ("forward", "They focus on the development of new vaccines in the U.S. today.",
+     "They focus on developing vaccines in the U. S.", None),
+    # a restatement is not more general (or more specific)
+    ("forward", "The ground was broken at the center.", "At the center, the ground was broken.",
+     "no content word dropped: not more general"),
+    ("reverse", "The ground was broken at the center.", "At the center, the ground was broken.",
+     "no content word added: not more specific"),
+    # words whose loss or arrival turns the entailment round
+    ("forward", "Merrill neither admitted nor denied wrongdoing.", "Merrill admitted or denied wrongdoing.",
+     "dropped 'neither', 'nor': turns the entailment round"),
+    ("forward", "People will be sorry, he said.", "People will be sorry.", "dropped 'say': turns the entailment round"),
+    ("forward", "They attributed the rise in part to bad news.", "They attributed the rise to news.",
+     "dropped 'part': turns the entailment round"),
+    ("reverse", "The ship sank.", "The ship probably sank near Malta.", "added 'probably': turns the entailment round"),
+    ("reverse", "The president spoke.", "The former president spoke in Paris.",
+     "added 'former': turns the entailment round"),
+    # a name is not a modal
+    ("forward", "The treaty was signed in May in a small town.", "The treaty was signed in May.", None),
+    # a forward output adds nothing, a reverse one drops nothing
+    ("forward", "Officials quarantined people who met the Taiwanese patient.", "Officials quarantined people from Taiwan.",
+     "added 'Taiwan'"),
+])
+def test_a_direction_drops_or_adds_words_and_none_that_turn_it_round(relation, source, output, reason):
+    decision = build_filter({"name": "content", "relation": relation}).decide(
+        Sentence("o", output, provenance={}), Sentence("s", source))
+    assert decision.keep is (reason is None) and decision.reason == (reason or "content words kept")
+
+
 def test_a_referential_it_is_new_content(content):
     source = _source("Al-Aksa claims chemical weapons.", "claims", "Statement", "claim.v")
     decision = content.decide(_out("Al-Aksa says it has chemical weapons.", "says", anchor_lu={"label": "say.v"}),
@@ -149,3 +183,11 @@ def test_a_noun_target_needs_a_wordnet_relative_not_a_sister_kind(content):
     text = "The device was found."
     source = Sentence("s", text, [Structure("frame", "Gizmo", Span(4, 10, "device.n"), [])])
     assert content.decide(_out("The gadget was found.", "gadget", anchor_lu={"label": "gadget.n"}), source).keep
+
+
+def test_a_word_may_change_part_of_speech_but_not_become_its_agent(content):
+    source = Sentence("s", "The attack delayed the development of vaccines.")
+    developing = content.decide(Sentence("o", "The attack delayed developing vaccines.", provenance={}), source)
+    assert developing.keep
+    attacker = content.decide(Sentence("o", "The attacker delayed the development of vaccines.", provenance={}), source)
+    assert attacker.reason == "lost 'attack'; added 'attacker'"

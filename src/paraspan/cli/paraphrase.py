@@ -141,7 +141,9 @@ def paraphrase_cmd(
         "--relation", help="equivalence (the same meaning), forward (more general: entailed by the source) or "
                            "reverse (more specific: entails the source): the prompt asks for it, the NLI judges "
                            "label each candidate both ways and only those in that class are delivered, with "
-                           "the judges' labels. Default: the equivalence prompt, nothing judged.")] = None,
+                           "the judges' labels. Forward (reverse) candidates must first drop (add) content "
+                           "words and add (drop) none, and no negation, modal, hedge, 'or' or verb of saying "
+                           "or believing. Default: the equivalence prompt, nothing judged.")] = None,
     judges: Annotated[str | None, _Opt(
         "--judges", help="NLI judges for --relation, comma-separated (minilm-nli, minilm-nli:FOLDER, llm, "
                          "llm:MODEL, hub:ID) [minilm-nli]; the first one's labels decide unless --agree. For "
@@ -190,7 +192,7 @@ def paraphrase_cmd(
         options["judging"] = Judging(relation, specs, agree, candidates or 2 * n)
     totals: dict[str, Any] = {"sentences": len(inputs), "sampled": 0, "paraphrases": 0, "leaks_caught": 0,
                               "kept_spans_checked": 0, "kept_spans_preserved": 0, "notes": 0,
-                              "output_leaks": 0, "judged": 0, "in_class": 0, "disagreed": 0}
+                              "output_leaks": 0, "judged": 0, "in_class": 0, "disagreed": 0, "word_rejected": 0}
     items: list[tuple[str, list[str]]] = []
     started = time.perf_counter()
     # several sentences per batch, so that their samples fill one decode wave (a CPU decodes ~4×
@@ -203,7 +205,7 @@ def paraphrase_cmd(
             record = done["record"]
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
             for key in ("sampled", "leaks_caught", "kept_spans_checked", "kept_spans_preserved", "output_leaks",
-                        "judged", "in_class", "disagreed"):
+                        "judged", "in_class", "disagreed", "word_rejected"):
                 totals[key] += int(done["stats"].get(key, 0))
             totals["notes"] += "note" in record
             totals["paraphrases"] += len(record["paraphrases"])
@@ -256,12 +258,43 @@ def check_relation_options(relation: str | None, judges: str | None, agree: bool
     return specs
 
 
-def deliver(candidates: list[Any], relations: list[Any], judging: Judging, n: int) -> tuple[list[tuple[Any, Any]],
-                                                                                            dict[str, Any]]:
+def direction_check(relation: str) -> Any:
+    """The word check of a direction (:class:`paraspan.filter.content.ContentFilter` with
+    ``relation``): a forward paraphrase drops content words and adds none, a reverse one adds and
+    drops none, and neither drops or adds a word that turns entailment round. None for equivalence,
+    which the NLI judges decide alone (a paraphrase may say the same in other words)."""
+    if relation == "equivalence":
+        return None
+    from paraspan.filter.content import ContentFilter
+
+    return ContentFilter(relation=relation)
+
+
+def word_check(source: str, candidates: list[Any], check: Any) -> tuple[list[Any], list[str]]:
+    """The candidates ``check`` keeps (all without one), and the reasons of those it rejects."""
+    if check is None:
+        return candidates, []
+    from paraspan.corpus.schema import Sentence
+
+    src = Sentence("source", source)
+    passed, rejected = [], []
+    for c in candidates:
+        decision = check.decide(Sentence("candidate", c.text, provenance={}), src)
+        if decision.keep:
+            passed.append(c)
+        else:
+            rejected.append(decision.reason or "rejected")
+    return passed, rejected
+
+
+def deliver(candidates: list[Any], relations: list[Any], judging: Judging, n: int,
+            rejected: list[str] | None = None) -> tuple[list[tuple[Any, Any]], dict[str, Any]]:
     """The first ``n`` candidates (in the paraphraser's order) whose relation to the source is the
     requested class, each with its :class:`~paraspan.filter.relations.PairRelation`, and the counts
-    of what was judged: ``candidates``, ``in_class``, per judge the relations it gave, and with
-    several judges how many they disagreed on."""
+    of what was judged: ``candidates`` (with those the direction's word check ``rejected`` before
+    judging), ``in_class``, per judge the relations it gave, and with several judges how many they
+    disagreed on; ``word_check``: how many the word check rejected and why (the reason's first
+    clause)."""
     from collections import Counter
 
     wanted = judging.wanted
@@ -271,11 +304,23 @@ def deliver(candidates: list[Any], relations: list[Any], judging: Judging, n: in
     for rel in relations:
         for name, view in rel.judges.items():
             by_judge.setdefault(name, Counter())[view.relation] += 1
-    judged: dict[str, Any] = {"candidates": len(candidates), "in_class": len(in_class),
+    judged: dict[str, Any] = {"candidates": len(candidates) + len(rejected or ()), "in_class": len(in_class),
                               "relations": {name: dict(sorted(c.items())) for name, c in by_judge.items()}}
+    if rejected is not None:
+        judged["word_check"] = {"rejected": len(rejected),
+                                "reasons": dict(Counter(_reason_kind(r) for r in rejected).most_common())}
     if len(judging.judges) > 1:
         judged["disagreed"] = sum(r.agree is False for r in relations)
     return in_class[:n], judged
+
+
+def _reason_kind(reason: str) -> str:
+    """A word-check reason without its words: "lost", "added", "no content word dropped", …"""
+    first = reason.split(";")[0]
+    if ":" in first:
+        head, _, tail = first.partition(":")
+        return head if head.startswith("no content word") else f"{head.split()[0]}:{tail}"
+    return first.split()[0]
 
 
 def relation_record(rel: Any, judging: Judging) -> dict[str, Any]:
@@ -297,8 +342,10 @@ def _no_class_note(judged: dict[str, Any], judging: Judging) -> str:
     first = judged["relations"].get(judging.judges[0], {})
     found = ", ".join(f"{count} {name.replace('_', ' ')}" for name, count in
                       sorted(first.items(), key=lambda kv: (-kv[1], kv[0])))
+    words = judged.get("word_check", {}).get("rejected", 0)
     note = (f"no candidate in the requested class {judging.wanted.replace('_', ' ')} "
-            f"({judged['candidates']} judged by {judging.judges[0]}: {found})")
+            f"({judged['candidates']} candidates: " + (f"{words} rejected by the word check, " if words else "")
+            + f"{judged['candidates'] - words} judged by {judging.judges[0]}" + (f": {found})" if found else ")"))
     if judging.agree and judged.get("disagreed"):
         note += f"; the judges disagreed on {judged['disagreed']}"
     return note
@@ -320,6 +367,7 @@ def paraphrase_worker(*, model: str, llm_backend: str, device: str, seed: int, n
                            n_ctx=context_size(n_ctx, parallel), n_threads=threads, parallel=parallel)
     paraphraser = Paraphraser(backend, config)
     nli = [load_judge(spec, threads=threads) for spec in judging.judges] if judging is not None else []
+    words = direction_check(judging.relation) if judging is not None else None
     n_wanted = judging.candidates if judging is not None else None
 
     def work(items: list[ParaphraseInput]) -> list[dict[str, Any]]:
@@ -328,13 +376,16 @@ def paraphrase_worker(*, model: str, llm_backend: str, device: str, seed: int, n
         if judging is None:
             return [one(item, result, [(c, None) for c in result.candidates], None)
                     for item, result in zip(items, results, strict=True)]
-        # every candidate of the batch judged both ways in one call per judge
-        pairs = [(item.text, c.text) for item, result in zip(items, results, strict=True) for c in result.candidates]
+        # a direction's word check first (cheap, and what it rejects needs no judge), then every
+        # remaining candidate of the batch judged both ways in one call per judge
+        checked = [word_check(item.text, list(result.candidates), words)
+                   for item, result in zip(items, results, strict=True)]
+        pairs = [(item.text, c.text) for item, (passed, _) in zip(items, checked, strict=True) for c in passed]
         relations = iter(relate(pairs, nli) if pairs else [])
         out = []
-        for item, result in zip(items, results, strict=True):
-            rels = [next(relations) for _ in result.candidates]
-            chosen, judged = deliver(list(result.candidates), rels, judging, config.n)
+        for item, result, (passed, rejected) in zip(items, results, checked, strict=True):
+            rels = [next(relations) for _ in passed]
+            chosen, judged = deliver(passed, rels, judging, config.n, rejected)
             out.append(one(item, result, chosen, judged))
         return out
 
@@ -358,7 +409,8 @@ def paraphrase_worker(*, model: str, llm_backend: str, device: str, seed: int, n
                  for key in ("sampled", "leaks_caught", "kept_spans_checked", "kept_spans_preserved")}
         if judged is not None:
             stats.update(judged=judged["candidates"], in_class=judged["in_class"],
-                         disagreed=judged.get("disagreed", 0))
+                         disagreed=judged.get("disagreed", 0),
+                         word_rejected=judged.get("word_check", {}).get("rejected", 0))
         if item.ban:
             from paraspan.text.constraints import expand_bans
 
@@ -370,11 +422,12 @@ def paraphrase_worker(*, model: str, llm_backend: str, device: str, seed: int, n
 
 
 def _relation_line(judging: Judging, totals: dict[str, Any]) -> str:
-    judged, in_class = totals["judged"], totals["in_class"]
-    share = f" ({100 * in_class / judged:.0f}%)" if judged else ""
+    candidates, in_class, words = totals["judged"], totals["in_class"], totals["word_rejected"]
+    share = f" ({100 * in_class / candidates:.0f}%)" if candidates else ""
+    checked = f"{words} rejected by the word check, " if judging.relation != "equivalence" else ""
     line = (f"relation {judging.relation} ({judging.wanted.replace('_', ' ')}) by {', '.join(judging.judges)}"
-            f"{' (agreed only)' if judging.agree else ''}: {judged} candidates judged, {in_class} in the class"
-            f"{share}, {totals['paraphrases']} delivered")
+            f"{' (agreed only)' if judging.agree else ''}: {candidates} candidates, {checked}"
+            f"{candidates - words} judged, {in_class} in the class{share}, {totals['paraphrases']} delivered")
     if len(judging.judges) > 1:
         line += f"; the judges disagreed on {totals['disagreed']}"
     return line
