@@ -288,65 +288,61 @@ class ContentFilter(BaseFilter):
             self._lemmas = _Lemmas()
         return self._lemmas(word)
 
+    def wordnet(self) -> Any:
+        """WordNet (``paraspan.models.load_wordnet``), loaded on first use."""
+        if self._wordnet is None:
+            from paraspan.models import load_wordnet
+
+            self._wordnet = load_wordnet()
+        return self._wordnet
+
+    def _cached(self, key: str, compute: Callable[[Any], Iterable[str]]) -> frozenset[str]:
+        got = self._synonyms.get(key)
+        if got is None:
+            got = self._synonyms[key] = frozenset(compute(self.wordnet()))
+        return got
+
     def synonyms(self, word: str) -> frozenset[str]:
         """Every lemma that shares a WordNet synset with one of ``word``'s lemmas."""
-        key = word.lower()
-        if key not in self._synonyms:
-            if self._wordnet is None:
-                from paraspan.models import load_wordnet
+        def compute(wordnet: Any) -> Iterable[str]:
+            for lemma in self.lemmas(word):
+                for synset in wordnet.synsets(lemma.replace(" ", "_")):
+                    yield from (n.lower().replace("_", " ") for n in synset.lemma_names())
 
-                self._wordnet = load_wordnet()
-            found: set[str] = set()
-            for lemma in self.lemmas(key):
-                for synset in self._wordnet.synsets(lemma.replace(" ", "_")):
-                    found.update(n.lower().replace("_", " ") for n in synset.lemma_names())
-            self._synonyms[key] = frozenset(found)
-        return self._synonyms[key]
+        return self._cached(word.lower(), compute)
 
     def derivations(self, word: str) -> frozenset[str]:
         """The WordNet derivational relatives of ``word``'s lemmas ("develop" and "development",
         "attribute" and "attribution"): the same content in another part of speech; not an agent
-        noun for its act ("attacker", "employee" for "attack", "employ")."""
-        key = f"{word.lower()}\x1ed"
-        if key not in self._synonyms:
-            if self._wordnet is None:
-                from paraspan.models import load_wordnet
-
-                self._wordnet = load_wordnet()
-            found: set[str] = set()
+        noun for its act ("attacker", "employee" for "attack", "employ"), which changes who is meant."""
+        def compute(wordnet: Any) -> Iterable[str]:
             for lemma in self.lemmas(word):
-                for synset in self._wordnet.synsets(lemma.replace(" ", "_")):
+                for synset in wordnet.synsets(lemma.replace(" ", "_")):
                     for name in synset.lemmas():
-                        if name.name().lower() == lemma:
-                            # not a person for an act ("attacker" for "attack"): that changes who is meant
-                            found.update(d.name().lower().replace("_", " ")
-                                         for d in name.derivationally_related_forms()
-                                         if not _agent_of(d.name().lower(), lemma)
-                                         and not _agent_of(lemma, d.name().lower()))
-            self._synonyms[key] = frozenset(found)
-        return self._synonyms[key]
+                        if name.name().lower() != lemma:
+                            continue
+                        for d in name.derivationally_related_forms():
+                            other = d.name().lower()
+                            if not _agent_of(other, lemma) and not _agent_of(lemma, other):
+                                yield other.replace("_", " ")
+
+        return self._cached(f"{word.lower()}\x1ed", compute)
 
     def related_nouns(self, word: str, depth: int = 2) -> frozenset[str]:
         """The nouns WordNet puts at most ``depth`` steps above or below one of ``word``'s noun
         senses (a claim for an allegation, a gadget for a device): a more general or more specific
         word for the same thing, not a sister kind (a week for a month)."""
-        key = f"{word.lower()}\x1f{depth}"
-        if key not in self._synonyms:
-            if self._wordnet is None:
-                from paraspan.models import load_wordnet
-
-                self._wordnet = load_wordnet()
-            found: set[str] = set()
+        def compute(wordnet: Any) -> Iterable[str]:
             for lemma in self.lemmas(word):
-                for synset in self._wordnet.synsets(lemma.replace(" ", "_"), pos="n"):
+                for synset in wordnet.synsets(lemma.replace(" ", "_"), pos="n"):
                     for step in (lambda s: s.hypernyms() + s.instance_hypernyms(), lambda s: s.hyponyms()):
                         frontier = [synset]
                         for _ in range(depth):
                             frontier = [r for s in frontier for r in step(s)]
                             for r in frontier:
-                                found.update(n.lower().replace("_", " ") for n in r.lemma_names())
-            self._synonyms[key] = frozenset(found)
-        return self._synonyms[key]
+                                yield from (n.lower().replace("_", " ") for n in r.lemma_names())
+
+        return self._cached(f"{word.lower()}\x1f{depth}", compute)
 
     def lexicon(self) -> dict[str, list[str]]:
         """LU name ("announce.v") → the frames FrameNet lists it in (the shipped FrameNet verifier's)."""
