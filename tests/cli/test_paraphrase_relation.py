@@ -157,6 +157,7 @@ def test_augment_checks_the_generators_direction_with_the_default_filter(tmp_pat
     parts = {p.name: p for p in verified.parts}
     assert parts["relation"].accept == frozenset({"reverse_entailment"})
     assert parts["content"].relation == "reverse"
+    assert parts["contraction"].relation == "reverse"  # words added, the kept ones keep their heads
     assert build_chooser(config, filters) is verified  # iterations choose by the same check
 
     # the default generator and other filters: as before
@@ -178,3 +179,17 @@ def test_augment_rejects_an_unknown_relation_listing_the_three() -> None:
         run_config(overrides=["generator.relation=sideways"], output_filter="verified")
     assert "generator 'paraphrase'" in str(info.value)
     assert "'equivalence', 'forward' or 'reverse'" in str(info.value)
+
+
+def test_the_direction_check_rejects_rearranged_words_before_the_judges():
+    from types import SimpleNamespace
+
+    from paraspan.cli.paraphrase import _reason_kind, direction_check, word_check
+
+    source = "The quick verdict followed a long hearing, during which the nurse spoke for herself."
+    shorter = SimpleNamespace(text="The verdict followed a hearing.")
+    rearranged = SimpleNamespace(text="The nurse spoke for herself in a long hearing that followed a verdict.")
+    kept, rejected = word_check(source, [shorter, rearranged], direction_check("forward"))
+    assert kept == [shorter]
+    assert [_reason_kind(r) for r in rejected] == ["rearranged"]
+    assert direction_check("equivalence") is None  # the judges decide equivalence alone

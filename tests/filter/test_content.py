@@ -135,9 +135,9 @@ def test_directional_outputs_may_drop_or_add_words_only_outside_the_labelled_spa
 
 @pytest.mark.parametrize(("relation", "source", "output", "reason"), [
     # a forward (more general) output drops a modifier; a reverse (more specific) one adds one
-    ("forward", "The rioters shot one person in the shoulder, police said.", "The rioters shot one person, police said.",
+    ("forward", "The goat kicked one hiker in the knee, rangers said.", "The goat kicked one hiker, rangers said.",
      None),
-    ("reverse", "The rioters shot one person.", "The rioters shot one person in the shoulder.", None),
+    ("reverse", "The goat kicked one hiker.", "The goat kicked one hiker in the knee.", None),
     # the same words in another part of speech, and a detokenizer's "U. S.", are not new words
     ("forward", "They focus on the development of new vaccines in the U.S. today.",
      "They focus on developing vaccines in the U. S.", None),
@@ -147,10 +147,10 @@ def test_directional_outputs_may_drop_or_add_words_only_outside_the_labelled_spa
     ("reverse", "The ground was broken at the center.", "At the center, the ground was broken.",
      "no content word added: not more specific"),
     # words whose loss or arrival turns the entailment round
-    ("forward", "Merrill neither admitted nor denied wrongdoing.", "Merrill admitted or denied wrongdoing.",
+    ("forward", "The bakery neither confirmed nor denied the rumour.", "The bakery confirmed or denied the rumour.",
      "dropped 'neither', 'nor': turns the entailment round"),
     ("forward", "People will be sorry, he said.", "People will be sorry.", "dropped 'say': turns the entailment round"),
-    ("forward", "They attributed the rise in part to bad news.", "They attributed the rise to news.",
+    ("forward", "They blamed the delay in part on wet snow.", "They blamed the delay on snow.",
      "dropped 'part': turns the entailment round"),
     ("reverse", "The ship sank.", "The ship probably sank near Malta.", "added 'probably': turns the entailment round"),
     ("reverse", "The president spoke.", "The former president spoke in Paris.",
@@ -158,8 +158,11 @@ def test_directional_outputs_may_drop_or_add_words_only_outside_the_labelled_spa
     # a name is not a modal
     ("forward", "The treaty was signed in May in a small town.", "The treaty was signed in May.", None),
     # a forward output adds nothing, a reverse one drops nothing
-    ("forward", "Officials quarantined people who met the Taiwanese patient.", "Officials quarantined people from Taiwan.",
-     "added 'Taiwan'"),
+    ("forward", "Keepers fed the birds that met the Peruvian vet.", "Keepers fed the birds from Peru.",
+     "added 'Peru'"),
+    # a heading before a colon is not content: losing it is not more general
+    ("forward", "QA : Do the ferries run on Sundays ?", "Do the ferries run on Sundays?",
+     "no content word dropped: not more general"),
 ])
 def test_a_direction_drops_or_adds_words_and_none_that_turn_it_round(relation, source, output, reason):
     decision = build_filter({"name": "content", "relation": relation}).decide(

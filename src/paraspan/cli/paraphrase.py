@@ -143,7 +143,8 @@ def paraphrase_cmd(
                            "label each candidate both ways and only those in that class are delivered, with "
                            "the judges' labels. Forward (reverse) candidates must first drop (add) content "
                            "words and add (drop) none, and no negation, modal, hedge, 'or' or verb of saying "
-                           "or believing. Default: the equivalence prompt, nothing judged.")] = None,
+                           "or believing, and the words they keep must keep their heads in the parse. Default: "
+                           "the equivalence prompt, nothing judged.")] = None,
     judges: Annotated[str | None, _Opt(
         "--judges", help="NLI judges for --relation, comma-separated (minilm-nli, minilm-nli:FOLDER, llm, "
                          "llm:MODEL, hub:ID) [minilm-nli]; the first one's labels decide unless --agree. For "
@@ -259,15 +260,19 @@ def check_relation_options(relation: str | None, judges: str | None, agree: bool
 
 
 def direction_check(relation: str) -> Any:
-    """The word check of a direction (:class:`paraspan.filter.content.ContentFilter` with
-    ``relation``): a forward paraphrase drops content words and adds none, a reverse one adds and
-    drops none, and neither drops or adds a word that turns entailment round. None for equivalence,
-    which the NLI judges decide alone (a paraphrase may say the same in other words)."""
+    """The word check of a direction: its words (:class:`paraspan.filter.content.ContentFilter`
+    with ``relation``: a forward paraphrase drops content words and adds none, a reverse one adds
+    and drops none, and neither drops or adds a word that turns entailment round), then their
+    order (:class:`paraspan.filter.contraction.ContractionFilter`: the kept words keep their heads).
+    None for equivalence, which the NLI judges decide alone (a paraphrase may say the same in
+    other words)."""
     if relation == "equivalence":
         return None
+    from paraspan.filter.combine import AllOf
     from paraspan.filter.content import ContentFilter
+    from paraspan.filter.contraction import ContractionFilter
 
-    return ContentFilter(relation=relation)
+    return AllOf([ContentFilter(relation=relation), ContractionFilter(relation)], "word_check", short_circuit=True)
 
 
 def word_check(source: str, candidates: list[Any], check: Any) -> tuple[list[Any], list[str]]:
@@ -275,11 +280,12 @@ def word_check(source: str, candidates: list[Any], check: Any) -> tuple[list[Any
     if check is None:
         return candidates, []
     from paraspan.corpus.schema import Sentence
+    from paraspan.filter.base import decide_all
 
     src = Sentence("source", source)
     passed, rejected = [], []
-    for c in candidates:
-        decision = check.decide(Sentence("candidate", c.text, provenance={}), src)
+    decisions = decide_all(check, [(Sentence("candidate", c.text, provenance={}), src) for c in candidates])
+    for c, decision in zip(candidates, decisions, strict=True):
         if decision.keep:
             passed.append(c)
         else:
@@ -315,8 +321,12 @@ def deliver(candidates: list[Any], relations: list[Any], judging: Judging, n: in
 
 
 def _reason_kind(reason: str) -> str:
-    """A word-check reason without its words: "lost", "added", "no content word dropped", …"""
-    first = reason.split(";")[0]
+    """A word-check reason without its words: "lost", "added", "no content word dropped",
+    "rearranged", …"""
+    part, _, rest = reason.partition(": ")
+    if part == "contraction":
+        return "rearranged"
+    first = (rest if part == "content" else reason).split(";")[0]
     if ":" in first:
         head, _, tail = first.partition(":")
         return head if head.startswith("no content word") else f"{head.split()[0]}:{tail}"

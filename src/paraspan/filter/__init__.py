@@ -50,6 +50,8 @@ filters.register("facts", "paraspan.filter.facts:facts_filter",
                  "keep outputs that keep every number and name of their source (outside the anchor)")
 filters.register("content", "paraspan.filter.content:content_filter",
                  "keep outputs that keep every content word of their source and add none (outside the anchor)")
+filters.register("contraction", "paraspan.filter.contraction:contraction_filter",
+                 "keep directional outputs whose kept words keep their heads (rearranged, not only shortened)")
 filters.register("relation", "paraspan.filter.relations:relation_filter",
                  "keep rewrites whose NLI relation to their source is in `accept` (default: equivalence)")
 filters.register("spans", "paraspan.filter.spans:spans_filter",

@@ -10,7 +10,8 @@ first failing part's, its score the lowest of the parts' scores.
 (``fluency``), its numbers and names (``facts``), its content words (``content``: the source's
 kept, none added, the anchor replaced by a synonym) and its meaning (the NLI relation both ways,
 ``relation``: equivalence by default, forward entailment as an option for rewrites that only
-delete modifiers).
+delete modifiers); for a directional relation also the order of the kept words (``contraction``:
+each keeps its heads).
 """
 
 from __future__ import annotations
@@ -91,6 +92,8 @@ def verified(labels: bool = True, verifier: str = "auto", frames: str | None = N
         parts.append({"name": "facts"})
     if content:
         parts.append({"name": "content", **({"relation": relation} if relation != "equivalence" else {})})
+        if relation != "equivalence":  # a directional output may drop or add words, not rearrange them
+            parts.append({"name": "contraction", "relation": relation})
     if labels:
         parts.append({"name": "labels", "verifier": verifier, "frames": frames})
     if meaning:

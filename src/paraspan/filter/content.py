@@ -35,6 +35,8 @@ check is lexical, cheap and independent of the models that wrote the output.
   "weary"); off by default, because a shared synset of some sense also joins "chairman" and
   "president".
 - British and American spellings count as one ("neighbour" = "neighbor").
+- A heading before a colon that opens the source ("Q : Is …", "What's next: …") is not content:
+  it may go without counting as lost (or, for a forward paraphrase, as dropped).
 
 For a directional paraphrase (``relation="forward"``: the output is more general, entailed by its
 source; ``"reverse"``: more specific) content words may be dropped (forward) or added (reverse),
@@ -47,6 +49,10 @@ or intending, whose clause is not asserted ("police said the ship sank" does not
 sank; "planned to build" is not "built"). Held-out forward paraphrases the NLI judges passed did
 exactly that: "neither admitted nor denied" → "either admitted or denied", a quotation without
 its "he said".
+
+Words dropped or added can still rearrange the rest ("the verdict followed the hearing" → "the
+hearing that followed the verdict"): :mod:`paraspan.filter.contraction` checks that, and
+``verified`` and ``paraphrase --relation`` run it after this check.
 
 Outputs with new content (infilling, ``provenance["meaning"] == "new"``) are not compared.
 """
@@ -88,6 +94,9 @@ PRONOUNS: dict[str, str] = {
 #: a cleft ("It was Anna who …") adds these without adding meaning; a referential "it" ("says it
 #: has …") is a new argument
 EXPLETIVE = frozenset({"3sg-n"})
+#: a label or heading before a colon that opens a sentence ("QN : Is …", "What's next: …"): it
+#: says nothing the sentence asserts, so losing it is neither a loss nor a generalisation
+_LABEL = re.compile(r"^\s*((?:[\w'’.]+\s*){1,3}):\s+\S")
 _CLEFT = re.compile(r"\b[Ii]t\s+(is|was|were|has been|had been|will be|would be|seems|seemed)\b")
 #: what the output may be to its source: the same, more general (forward entailment: words
 #: dropped) or more specific (reverse entailment: words added), the labelled spans unchanged
@@ -238,8 +247,10 @@ def content_changes(source: Sentence, output: Sentence, lemmas: Callable[[str], 
     def related(w: str) -> frozenset[str]:  # asked only of words that fail the cheaper match
         return derived(w) if derived is not None else frozenset()
 
+    label = _LABEL.match(source.text)
+    heading = {w.lower() for w in _words(label.group(1))} if label else set()
     lost = [w for w in dict.fromkeys(content(_words(source.text, hole)))
-            if not replaceable(w) & out_lemmas and not related(w) & out_lemmas]
+            if not replaceable(w) & out_lemmas and not related(w) & out_lemmas and w.lower() not in heading]
     # the words of the labelled spans (an entailment may drop or add words only outside them)
     structure = source.structures[index] if anchor is not None else None
     in_args = {w.lower() for a in (structure.args if structure is not None else ())

@@ -1,0 +1,54 @@
+"""The contraction check: a directional paraphrase may drop or add words, not rearrange them."""
+
+from __future__ import annotations
+
+import pytest
+
+from paraspan.corpus.schema import Sentence
+from paraspan.filter import build_filter
+from paraspan.filter.contraction import ContractionFilter
+
+
+def _pair(source: str, output: str) -> tuple[Sentence, Sentence]:
+    return Sentence("o", output, provenance={}), Sentence("s", source)
+
+
+@pytest.fixture(scope="module")
+def forward() -> ContractionFilter:
+    return build_filter({"name": "contraction", "relation": "forward"})
+
+
+def test_deleting_modifiers_keeps_every_head(forward):
+    d = forward.decide(*_pair("The old farmer quickly sold his three cows at the market on Sunday.",
+                              "The farmer sold his cows at the market."))
+    assert d.keep, d.reason
+    # a dropped conjunct: the other keeps what the first hung on
+    assert forward.decide(*_pair("The museum bought a painting and a statue last year.",
+                                 "The museum bought a statue.")).keep
+
+
+def test_a_swapped_order_of_events_is_rejected(forward):
+    d = forward.decide(*_pair("The quick verdict followed a long hearing, during which the nurse spoke for herself.",
+                              "The nurse spoke for herself in a long hearing that followed a verdict."))
+    assert not d.keep
+    assert "rearranged" in d.reason and d.details["moved"]
+
+
+def test_a_reported_act_made_the_main_clause_is_rejected(forward):
+    d = forward.decide(*_pair("The company told the bank on Monday that the mayor was resigning from the board.",
+                              "The company resigned from the board on Monday."))
+    assert not d.keep
+
+
+def test_reverse_compares_the_source_as_the_shorter_sentence():
+    reverse = ContractionFilter("reverse")
+    src = "The farmer sold his cows."
+    assert reverse.decide(*_pair(src, "The old farmer sold his three cows at the market on Sunday.")).keep
+    assert not reverse.decide(*_pair("The verdict followed a hearing.",
+                                     "The hearing followed a verdict that surprised the town.")).keep
+
+
+def test_no_source_is_kept_and_a_bad_relation_is_refused(forward):
+    assert forward.decide(Sentence("o", "Anything at all.")).keep
+    with pytest.raises(ValueError, match="forward or reverse"):
+        ContractionFilter("equivalence")  # type: ignore[arg-type]
