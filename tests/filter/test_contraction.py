@@ -52,3 +52,9 @@ def test_no_source_is_kept_and_a_bad_relation_is_refused(forward):
     assert forward.decide(Sentence("o", "Anything at all.")).keep
     with pytest.raises(ValueError, match="forward or reverse"):
         ContractionFilter("equivalence")  # type: ignore[arg-type]
+
+
+def test_kept_words_hung_on_a_new_light_verb_are_rejected(forward):
+    d = forward.decide(*_pair("They were among forty guests attending the harbour festival marked by some odd rituals.",
+                              "The harbour festival had some odd rituals among forty guests."))
+    assert not d.keep and "'had'" in d.reason

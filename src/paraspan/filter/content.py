@@ -119,7 +119,7 @@ suggest deny doubt fear predict estimate accord propose consider
 
 
 @functools.lru_cache(maxsize=1)
-def _function_words() -> frozenset[str]:
+def function_words() -> frozenset[str]:
     from spacy.lang.en.stop_words import STOP_WORDS
 
     # "'s", "n't" and the like are not words to WORD_RE; the stop list's own spellings are kept
@@ -216,7 +216,7 @@ def content_changes(source: Sentence, output: Sentence, lemmas: Callable[[str], 
         anchor = source.structures[index].anchor
     hole = (anchor.start, anchor.end) if anchor is not None else None
     new_hole = _anchor_span(output)
-    function = _function_words()
+    function = function_words()
 
     def content(words: Iterable[str]) -> list[str]:
         return [w for w in words if w.lower() not in function and w.lower() not in PRONOUNS]
@@ -364,7 +364,7 @@ class ContentFilter(BaseFilter):
         return self._lexicon
 
     def _anchor_kept(self, output: Sentence, source: Sentence) -> Callable[[str, str], bool]:
-        function = _function_words()
+        function = function_words()
         index = (output.provenance or {}).get("structure", 0)
         structure = source.structures[index] if isinstance(index, int) and 0 <= index < len(source.structures) \
             else None
