@@ -36,7 +36,7 @@ Generation runs in chunks under ``--work`` (a chunk whose output exists is not r
 also gets ``hand-RELATION.jsonl``: up to ``--hand`` delivered outputs per relation to judge by
 hand (set ``"in_class"`` to true or false on each line, and a ``"note"`` saying why; a file that
 exists is never rewritten, and its judgments are counted in the results and copied, without the
-sentences, to ``--judgments`` (``relations-RELATION.judgments.jsonl``, committed). The results
+sentences, to ``--judgments`` (``relations-RELATION[-TAG].judgments.jsonl``, committed). The results
 JSON holds counts only, no corpus text. Forward and reverse candidates pass the direction's word
 check (``paraspan.filter.content``) before the judges; ``--start K`` skips the first K drawn
 sentences, those the check was designed on.
@@ -384,7 +384,7 @@ def hand_sample(args: argparse.Namespace, relation: str, rows_by_set: dict[str, 
     lines = _read_jsonl(path)
     judged = [line for line in lines if isinstance(line.get("in_class"), bool)]
     if judged:  # the judgments, without the sentences (which are the data sets'), are committed
-        kept = args.judgments / f"relations-{relation}.judgments.jsonl"
+        kept = args.judgments / f"relations-{relation}{'-' + args.tag if args.tag else ''}.judgments.jsonl"
         kept.parent.mkdir(parents=True, exist_ok=True)
         _write_jsonl(kept, [{"id": line["id"], "set": line["set"], "in_class": line["in_class"],
                              "note": line.get("note", ""), "judges": line.get("judges", {})} for line in judged])
@@ -510,6 +510,8 @@ def main() -> None:
     gen.add_argument("--hand", type=int, default=50, help="delivered outputs per relation sampled for hand judging")
     gen.add_argument("--judgments", type=Path, default=ROOT / "benchmarks" / "results" / "judged",
                      help="where the hand judgments are copied without their sentences (to commit)")
+    gen.add_argument("--tag", default="", help="appended to the judgments' file name "
+                     "(relations-RELATION-TAG.judgments.jsonl), for a run with other checks or sentences")
     args = parser.parse_args()
     if args.generate:
         generate_main(args)
