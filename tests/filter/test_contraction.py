@@ -58,3 +58,20 @@ def test_kept_words_hung_on_a_new_light_verb_are_rejected(forward):
     d = forward.decide(*_pair("They were among forty guests attending the harbour festival marked by some odd rituals.",
                               "The harbour festival had some odd rituals among forty guests."))
     assert not d.keep and "'had'" in d.reason
+
+
+@pytest.mark.parametrize(("source", "output", "problem"), [
+    ("The Harbour Pilot of the Year Award went to Ines Moreau on Friday.",
+     "The Harbour Pilot Award went to Ines Moreau.", "lost 'Year' from inside it"),
+    ("\"Keep feeding the goats every morning,\" said the farmer.", "\"Feed the goats\" was said by the farmer.",
+     "the quotation 'Feed the goats'"),
+    # a name may lose words at its ends, and a quotation may be cut to a part of it
+    ("Mayor Ines Moreau opened the North Harbour Bridge on Friday.", "Ines Moreau opened the bridge.", None),
+    ("\"Keep feeding the goats every morning,\" said the farmer.", "\"Keep feeding the goats,\" said the farmer.",
+     None),
+])
+def test_names_and_quotations_are_units(forward, source, output, problem):
+    d = forward.decide(*_pair(source, output))
+    assert d.keep is (problem is None), d.reason
+    if problem:
+        assert problem in d.reason and "kept whole" in d.reason

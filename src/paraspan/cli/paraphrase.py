@@ -325,7 +325,7 @@ def _reason_kind(reason: str) -> str:
     "rearranged", …"""
     part, _, rest = reason.partition(": ")
     if part == "contraction":
-        return "rearranged"
+        return "cut a name or quotation" if "kept whole" in rest else "rearranged"
     first = (rest if part == "content" else reason).split(";")[0]
     if ":" in first:
         head, _, tail = first.partition(":")
