@@ -192,4 +192,11 @@ def test_the_direction_check_rejects_rearranged_words_before_the_judges():
     kept, rejected = word_check(source, [shorter, rearranged], direction_check("forward"))
     assert kept == [shorter]
     assert [_reason_kind(r) for r in rejected] == ["rearranged"]
-    assert direction_check("equivalence") is None  # the judges decide equivalence alone
+    # equivalence may reword, but not a modal, a number or a quotation
+    source = "\"We may reopen the old mill,\" the mayor said on 3 May."
+    reworded = SimpleNamespace(text="On 3 May the mayor stated: \"We may reopen the old mill.\"")
+    modal = SimpleNamespace(text="The mayor said on 3 May that they will reopen the old mill.")
+    number = SimpleNamespace(text="\"We may reopen the old mill,\" the mayor said in May.")
+    kept, rejected = word_check(source, [reworded, modal, number], direction_check("equivalence"))
+    assert kept == [reworded]
+    assert [_reason_kind(r) for r in rejected] == ["changed a deciding word", "lost a number or name"]

@@ -32,3 +32,14 @@ def test_the_anchor_and_new_content_are_not_compared():
     assert build_filter("facts").decide(_out("Then Anna traded it."), source).keep  # "Sold": the banned anchor
     assert build_filter("facts").decide(_out("Bob bought a car.", meaning="new"), source).keep
     assert build_filter("facts").decide(_out("Then Bob bought a car."), source).reason == "lost 'Anna'"
+
+
+def test_an_acronym_may_be_spelled_out_and_a_decade_lose_its_apostrophe():
+    from paraspan.corpus.schema import Sentence
+    from paraspan.filter.facts import missing_facts
+
+    source = Sentence("s", "In the 90's the US ferry line hired ten pilots from the IAEA.")
+    spelled = Sentence("o", "In the 90s the United States ferry line hired ten pilots from the IAEA.", provenance={})
+    assert missing_facts(source, spelled) == []
+    assert missing_facts(source, Sentence("o", "The ferry line hired ten pilots.", provenance={})) == ["90s", "US",
+                                                                                                      "IAEA"]

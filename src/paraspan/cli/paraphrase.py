@@ -143,8 +143,9 @@ def paraphrase_cmd(
                            "label each candidate both ways and only those in that class are delivered, with "
                            "the judges' labels. Forward (reverse) candidates must first drop (add) content "
                            "words and add (drop) none, and no negation, modal, hedge, 'or' or verb of saying "
-                           "or believing, and the words they keep must keep their heads in the parse. Default: "
-                           "the equivalence prompt, nothing judged.")] = None,
+                           "or believing, and the words they keep must keep their heads in the parse; "
+                           "equivalence candidates must keep every number and name, negation, modal and hedge, "
+                           "and quotation. Default: the equivalence prompt, nothing judged.")] = None,
     judges: Annotated[str | None, _Opt(
         "--judges", help="NLI judges for --relation, comma-separated (minilm-nli, minilm-nli:FOLDER, llm, "
                          "llm:MODEL, hub:ID) [minilm-nli]; the first one's labels decide unless --agree. For "
@@ -260,15 +261,21 @@ def check_relation_options(relation: str | None, judges: str | None, agree: bool
 
 
 def direction_check(relation: str) -> Any:
-    """The word check of a direction: its words (:class:`paraspan.filter.content.ContentFilter`
-    with ``relation``: a forward paraphrase drops content words and adds none, a reverse one adds
-    and drops none, and neither drops or adds a word that turns entailment round), then their
-    order (:class:`paraspan.filter.contraction.ContractionFilter`: the kept words keep their heads).
-    None for equivalence, which the NLI judges decide alone (a paraphrase may say the same in
-    other words)."""
-    if relation == "equivalence":
-        return None
+    """The word check run before the judges. For a direction: its words
+    (:class:`paraspan.filter.content.ContentFilter` with ``relation``: a forward paraphrase drops
+    content words and adds none, a reverse one adds and drops none, and neither drops or adds a
+    word that turns entailment round), then their order
+    (:class:`paraspan.filter.contraction.ContractionFilter`: the kept words keep their heads, names
+    and quotations stay whole). For equivalence, which may reword every content word: the numbers
+    and names (:class:`paraspan.filter.facts.FactsFilter`) and the words that decide whether the
+    claim holds (:class:`paraspan.filter.claims.ClaimsFilter`)."""
     from paraspan.filter.combine import AllOf
+
+    if relation == "equivalence":
+        from paraspan.filter.claims import ClaimsFilter
+        from paraspan.filter.facts import FactsFilter
+
+        return AllOf([FactsFilter(), ClaimsFilter()], "word_check", short_circuit=True)
     from paraspan.filter.content import ContentFilter
     from paraspan.filter.contraction import ContractionFilter
 
@@ -326,6 +333,11 @@ def _reason_kind(reason: str) -> str:
     part, _, rest = reason.partition(": ")
     if part == "contraction":
         return "cut a name or quotation" if "kept whole" in rest else "rearranged"
+    if part == "facts":
+        return "lost a number or name"
+    if part == "claims":
+        return ("comments on itself" if rest.startswith("comments") else
+                "changed a quotation" if rest.startswith("the quotation") else "changed a deciding word")
     first = (rest if part == "content" else reason).split(";")[0]
     if ":" in first:
         head, _, tail = first.partition(":")

@@ -52,6 +52,8 @@ filters.register("content", "paraspan.filter.content:content_filter",
                  "keep outputs that keep every content word of their source and add none (outside the anchor)")
 filters.register("contraction", "paraspan.filter.contraction:contraction_filter",
                  "keep directional outputs whose kept words keep their heads (rearranged, not only shortened)")
+filters.register("claims", "paraspan.filter.claims:claims_filter",
+                 "keep outputs with their source's negations, modals, hedges and quotations, and no commentary")
 filters.register("relation", "paraspan.filter.relations:relation_filter",
                  "keep rewrites whose NLI relation to their source is in `accept` (default: equivalence)")
 filters.register("spans", "paraspan.filter.spans:spans_filter",
