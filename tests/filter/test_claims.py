@@ -34,3 +34,9 @@ def test_new_content_and_no_source_are_not_compared():
     flt = build_filter("claims")
     assert flt.decide(Sentence("o", "It may rain.", provenance={"meaning": "new"}), Sentence("s", "It rains.")).keep
     assert flt.decide(Sentence("o", "It may rain.")).keep
+
+
+def test_a_frequency_hedge_decides_the_claim():
+    d = build_filter("claims").decide(Sentence("o", "Ferries are inspected every year.", provenance={}),
+                                      Sentence("s", "Normally, ferries are inspected every year."))
+    assert not d.keep and "'normally'" in d.reason

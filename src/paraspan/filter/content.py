@@ -103,8 +103,8 @@ _CLEFT = re.compile(r"\b[Ii]t\s+(is|was|were|has been|had been|will be|would be|
 RELATIONS = ("equivalence", "forward", "reverse")
 #: Lemmas whose loss (forward) or arrival (reverse) can turn an entailment round: negation,
 #: downward quantifiers, modality, hedges and approximations, disjunction and conditions,
-#: privative adjectives (a former president is not a president), and the verbs whose clause is
-#: not asserted (saying, believing, intending, trying).
+#: privative adjectives (a former president is not a president), frequency hedges ("normally X"
+#: is not "X"), and the verbs whose clause is not asserted (saying, believing, intending, trying).
 NOT_MONOTONE = frozenset("""
 no not never neither nor none nothing nobody nowhere without except unless cannot
 few little hardly barely rarely seldom
@@ -113,6 +113,7 @@ can could may might must should would will shall
 or either whether if
 part partly partially nearly almost about around approximately roughly some
 reportedly allegedly apparently possibly probably likely unlikely perhaps maybe
+normally usually typically generally often sometimes mostly largely mainly
 say tell report claim allege believe think expect plan hope want try attempt seek intend
 suggest deny doubt fear predict estimate accord propose consider
 """.split())
