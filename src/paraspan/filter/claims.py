@@ -42,9 +42,9 @@ _COMMENTARY = re.compile(r"\b(paraphras\w*|rephras\w*|rewritten|rewrit\w*|the (o
 
 def deciding_words(text: str, lemmas: Callable[[str], frozenset[str]]) -> set[str]:
     """The lemmas of ``text`` that decide whether its claim holds (see the module docstring)."""
-    from paraspan.filter.content import NOT_MONOTONE, _words
+    from paraspan.filter.content import NOT_MONOTONE, split_words
 
-    words = _words(text)
+    words = split_words(text)
     out: set[str] = set()
     for i, word in enumerate(words):
         if i and word[:1].isupper():  # a name ("May"), not a modal

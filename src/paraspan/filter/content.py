@@ -185,17 +185,17 @@ def _agent_of(word: str, other: str) -> bool:
     return word.endswith(_AGENT) and len(word) > len(other)
 
 
-_SPACED_INITIALS = re.compile(r"\b([A-Z])\.\s+(?=[A-Z]\.)")
+SPACED_INITIALS = re.compile(r"\b([A-Z])\.\s+(?=[A-Z]\.)")
 
 
-def _words(text: str, hole: tuple[int, int] | None = None) -> list[str]:
+def split_words(text: str, hole: tuple[int, int] | None = None) -> list[str]:
     """``text``'s words outside ``hole``: contractions spelled out, possessive endings dropped,
     dots dropped ("U.S." is one word)."""
     if hole is not None:
-        return _words(text[:hole[0]]) + _words(text[hole[1]:])
+        return split_words(text[:hole[0]]) + split_words(text[hole[1]:])
     for pattern, repl in _CONTRACTIONS:
         text = pattern.sub(repl, text)
-    text = _SPACED_INITIALS.sub(r"\1.", text)  # "U. S." (a detokenizer's) is "U.S."
+    text = SPACED_INITIALS.sub(r"\1.", text)  # "U. S." (a detokenizer's) is "U.S."
     return [m.group() for m in WORD_RE.finditer(text.replace(".", ""))]
 
 
@@ -241,27 +241,27 @@ def content_changes(source: Sentence, output: Sentence, lemmas: Callable[[str], 
             return stands_for(w) | anchor_synonyms(w) if w.lower() in banned else stands_for(w)
     else:
         replaceable = stands_for
-    out_words = _words(output.text)
+    out_words = split_words(output.text)
     out_lemmas = set().union(*(lemmas(w) for w in out_words)) if out_words else set()
-    src_words = _words(source.text)
+    src_words = split_words(source.text)
     src_lemmas = set().union(*(replaceable(w) for w in src_words)) if src_words else set()
     def related(w: str) -> frozenset[str]:  # asked only of words that fail the cheaper match
         return derived(w) if derived is not None else frozenset()
 
     label = _LABEL.match(source.text)
-    heading = {w.lower() for w in _words(label.group(1))} if label else set()
-    lost = [w for w in dict.fromkeys(content(_words(source.text, hole)))
+    heading = {w.lower() for w in split_words(label.group(1))} if label else set()
+    lost = [w for w in dict.fromkeys(content(split_words(source.text, hole)))
             if not replaceable(w) & out_lemmas and not related(w) & out_lemmas and w.lower() not in heading]
     # the words of the labelled spans (an entailment may drop or add words only outside them)
     structure = source.structures[index] if anchor is not None else None
     in_args = {w.lower() for a in (structure.args if structure is not None else ())
-               for w in _words(source.text[a.start:a.end])}
+               for w in split_words(source.text[a.start:a.end])}
     placed = [sp.get("placed") for sp in ((output.provenance or {}).get("aligner") or {}).get("spans") or ()
               if sp.get("role") == "arg" and sp.get("placed")]
-    out_in_args = {w.lower() for start, end in placed for w in _words(output.text[start:end])}
-    src_pronouns, out_pronouns = pronouns(_words(source.text, hole)), pronouns(out_words)
+    out_in_args = {w.lower() for start, end in placed for w in split_words(output.text[start:end])}
+    src_pronouns, out_pronouns = pronouns(split_words(source.text, hole)), pronouns(out_words)
     lost += [w for person, w in src_pronouns.items() if person not in out_pronouns]
-    rest = _words(output.text, new_hole)
+    rest = split_words(output.text, new_hole)
     added = [w for w in dict.fromkeys(content(rest)) if not lemmas(w) & src_lemmas and not related(w) & src_lemmas]
     had = pronouns(src_words)
     expletive = EXPLETIVE if _CLEFT.search(output.text) else frozenset()
@@ -376,8 +376,8 @@ class ContentFilter(BaseFilter):
         noun = pos == "n"
 
         def kept(old: str, new: str) -> bool:
-            old_words = [w for w in _words(old) if w.lower() not in function] or _words(old)
-            new_words = [w for w in _words(new) if w.lower() not in function] or _words(new)
+            old_words = [w for w in split_words(old) if w.lower() not in function] or split_words(old)
+            new_words = [w for w in split_words(new) if w.lower() not in function] or split_words(new)
             allowed = set().union(*(self.lemmas(w) | self.synonyms(w) for w in old_words)) if old_words else set()
             if noun:
                 allowed |= set().union(*(self.related_nouns(w) for w in old_words)) if old_words else set()
@@ -406,11 +406,11 @@ class ContentFilter(BaseFilter):
 
         def lemmas_of(text: str) -> set[str]:
             # a capital inside the sentence is a name ("May", "Will"), not a modal
-            words = [w for i, w in enumerate(_words(text)) if i == 0 or not w[:1].isupper()]
+            words = [w for i, w in enumerate(split_words(text)) if i == 0 or not w[:1].isupper()]
             return set().union(*(self.lemmas(w) for w in words)) if words else set()
 
-        flipped = sorted((lemmas_of(longer) - {w.lower() for w in _words(shorter)}
-                          - set().union(*(self.lemmas(w) for w in _words(shorter)))) & NOT_MONOTONE)
+        flipped = sorted((lemmas_of(longer) - {w.lower() for w in split_words(shorter)}
+                          - set().union(*(self.lemmas(w) for w in split_words(shorter)))) & NOT_MONOTONE)
         if flipped:
             problems.append(f"{verb} {', '.join(repr(w) for w in flipped[:4])}: turns the entailment round")
         return problems

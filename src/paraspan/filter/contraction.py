@@ -44,6 +44,7 @@ from typing import Any, Literal
 
 from paraspan.corpus.schema import Sentence
 from paraspan.filter.base import FilterDecision
+from paraspan.filter.content import SPACED_INITIALS, function_words
 from paraspan.text.constraints import WORD_RE
 
 #: spaCy coarse parts of speech whose heads are compared
@@ -102,8 +103,6 @@ def moved_words(longer: Any, shorter: Any) -> list[tuple[str, str]]:
     def matches(t: Any) -> list[Any]:
         return [m for key in _keys(t) for m in by_key.get(key, ())]
 
-    from paraspan.filter.content import function_words
-
     function = function_words()
     moved = []
     for t in shorter:
@@ -143,21 +142,19 @@ def _swapped(token: Any, head: Any, match: Any, heads_there: set[int]) -> bool:
 
 #: lower-case words inside a name ("Department of the Interior")
 _NAME_JOINERS = frozenset({"of", "the", "for", "de"})
-#: a detokenizer's "U. S." is "U.S."
-_SPACED_INITIALS = re.compile(r"\b([A-Z])\. (?=[A-Z]\.)")
 #: a quotation: ``…'' (PTB), "…" or “…”
 _QUOTATION = re.compile(r"``(.+?)''|\"(.+?)\"|“(.+?)”")
 
 
 def _tokens(text: str) -> list[str]:
-    return WORD_RE.findall(_SPACED_INITIALS.sub(r"\1.", text).replace(".", ""))
+    return WORD_RE.findall(SPACED_INITIALS.sub(r"\1.", text).replace(".", ""))
 
 
 def _names(text: str) -> list[list[str]]:
     """Runs of two or more capitalised words (with "of", "the" inside), not across punctuation."""
     runs: list[list[str]] = []
     current: list[str] = []
-    for piece in re.findall(r"[^\W_]+|[^\w\s]", _SPACED_INITIALS.sub(r"\1.", text).replace(".", "")):
+    for piece in re.findall(r"[^\W_]+|[^\w\s]", SPACED_INITIALS.sub(r"\1.", text).replace(".", "")):
         if piece[:1].isupper() or (current and piece.lower() in _NAME_JOINERS):
             current.append(piece)
             continue
@@ -194,7 +191,7 @@ def cut_units(longer: str, shorter: str) -> list[str]:
         quoted = _tokens(next(g for g in match.groups() if g))
         n = len(quoted)
         if n >= 2 and not any(long_tokens[i:i + n] == quoted for i in range(len(long_tokens) - n + 1)):
-            problems.append(f"the quotation {' '.join(quoted)!r} is not the " + "words of the longer sentence")
+            problems.append(f"the quotation {' '.join(quoted)!r} is not the other sentence's words in order")
     return problems
 
 
