@@ -56,15 +56,15 @@ class Calibration:
         return asdict(self)
 
 
-def split_words(text: str) -> list[str]:
+def _words(text: str) -> list[str]:
     return [w.lower() for w in tokenize(text).words]
 
 
 def is_copy_free(record: Mapping[str, Any]) -> bool:
     """Whether the words of the source span do not occur, in order, in the target."""
     s, e = record["source_span"]
-    span = split_words(record["source"][s:e])
-    target = split_words(record["target"])
+    span = _words(record["source"][s:e])
+    target = _words(record["target"])
     n = len(span)
     return not any(target[i:i + n] == span for i in range(len(target) - n + 1)) if n else True
 
