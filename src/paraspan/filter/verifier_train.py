@@ -105,13 +105,13 @@ def document_split(sentences: Iterable[Sentence]) -> dict[str, list[Sentence]]:
     return parts
 
 
-def split_words(text: str) -> list[tuple[int, int]]:
+def _words(text: str) -> list[tuple[int, int]]:
     return [(m.start(), m.end()) for m in _WORD.finditer(text)]
 
 
 def shifted(text: str, span: tuple[int, int]) -> list[tuple[int, int]]:
     """The span with one word more or less on either side (the ones that stay non-empty)."""
-    words = split_words(text)
+    words = _words(text)
     inside = [i for i, (a, b) in enumerate(words) if a >= span[0] and b <= span[1]]
     if not inside:
         return []
@@ -141,7 +141,7 @@ def _random_span(words: list[tuple[int, int]], taken: set[tuple[int, int]], avoi
 def negatives(sentence: Sentence, recipe: VerifierRecipe, seed: int) -> list[SpanInstance]:
     """NOT_LABEL spans of a sentence: shifted gold spans and random word spans, per kind and context."""
     rng = np.random.default_rng([seed, _stable(sentence.id)])
-    words = split_words(sentence.text)
+    words = _words(sentence.text)
     gold = list(spans_of(sentence))
     taken: dict[tuple[str, int], set[tuple[int, int]]] = defaultdict(set)
     for k, _, inst in gold:
