@@ -28,9 +28,6 @@ from paraspan.corpus.schema import Sentence
 from paraspan.filter.base import BaseFilter, FilterDecision
 from paraspan.text.constraints import NUMBER_WORDS
 
-#: the verbs of NOT_MONOTONE: an equivalent sentence may say "stated" for "said"
-_VERBS = frozenset("""say tell report claim allege believe think expect plan hope want try attempt seek intend
-suggest deny doubt fear predict estimate accord propose consider""".split())
 #: approximations, one class
 _APPROXIMATELY = frozenset({"about", "around", "approximately", "roughly", "some"})
 #: a number after "about"/"around"
@@ -42,14 +39,14 @@ _COMMENTARY = re.compile(r"\b(paraphras\w*|rephras\w*|rewritten|rewrit\w*|the (o
 
 def deciding_words(text: str, lemmas: Callable[[str], frozenset[str]]) -> set[str]:
     """The lemmas of ``text`` that decide whether its claim holds (see the module docstring)."""
-    from paraspan.filter.content import NOT_MONOTONE, split_words
+    from paraspan.filter.content import NOT_ASSERTING, NOT_MONOTONE, split_words
 
     words = split_words(text)
     out: set[str] = set()
     for i, word in enumerate(words):
         if i and word[:1].isupper():  # a name ("May"), not a modal
             continue
-        found = lemmas(word) & (NOT_MONOTONE - _VERBS)
+        found = lemmas(word) & (NOT_MONOTONE - NOT_ASSERTING)  # "said" → "stated" is fine
         if not found:
             continue
         if found & _APPROXIMATELY:

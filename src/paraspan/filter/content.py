@@ -101,6 +101,11 @@ _CLEFT = re.compile(r"\b[Ii]t\s+(is|was|were|has been|had been|will be|would be|
 #: what the output may be to its source: the same, more general (forward entailment: words
 #: dropped) or more specific (reverse entailment: words added), the labelled spans unchanged
 RELATIONS = ("equivalence", "forward", "reverse")
+#: Verbs whose clause is not asserted: "police said the ship sank" does not entail that it sank.
+NOT_ASSERTING = frozenset("""
+say tell report claim allege believe think expect plan hope want try attempt seek intend
+suggest deny doubt fear predict estimate accord propose consider
+""".split())
 #: Lemmas whose loss (forward) or arrival (reverse) can turn an entailment round: negation,
 #: downward quantifiers, modality, hedges and approximations, disjunction and conditions,
 #: privative adjectives (a former president is not a president), frequency hedges ("normally X"
@@ -114,9 +119,7 @@ or either whether if
 part partly partially nearly almost about around approximately roughly some
 reportedly allegedly apparently possibly probably likely unlikely perhaps maybe
 normally usually typically generally often sometimes mostly largely mainly
-say tell report claim allege believe think expect plan hope want try attempt seek intend
-suggest deny doubt fear predict estimate accord propose consider
-""".split())
+""".split()) | NOT_ASSERTING
 
 
 @functools.lru_cache(maxsize=1)
