@@ -446,10 +446,10 @@ def paraphrase_worker(*, model: str, llm_backend: str, device: str, seed: int, n
 def _relation_line(judging: Judging, totals: dict[str, Any]) -> str:
     candidates, in_class, words = totals["judged"], totals["in_class"], totals["word_rejected"]
     share = f" ({100 * in_class / candidates:.0f}%)" if candidates else ""
-    checked = f"{words} rejected by the word check, " if judging.relation != "equivalence" else ""
     line = (f"relation {judging.relation} ({judging.wanted.replace('_', ' ')}) by {', '.join(judging.judges)}"
-            f"{' (agreed only)' if judging.agree else ''}: {candidates} candidates, {checked}"
-            f"{candidates - words} judged, {in_class} in the class{share}, {totals['paraphrases']} delivered")
+            f"{' (agreed only)' if judging.agree else ''}: {candidates} candidates, "
+            f"{words} rejected by the word check, {candidates - words} judged, {in_class} in the class{share}, "
+            f"{totals['paraphrases']} delivered")
     if len(judging.judges) > 1:
         line += f"; the judges disagreed on {totals['disagreed']}"
     return line

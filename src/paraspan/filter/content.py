@@ -188,6 +188,7 @@ def _agent_of(word: str, other: str) -> bool:
     return word.endswith(_AGENT) and len(word) > len(other)
 
 
+#: a detokenizer's "U. S." (one word, "U.S.")
 SPACED_INITIALS = re.compile(r"\b([A-Z])\.\s+(?=[A-Z]\.)")
 
 
@@ -198,7 +199,7 @@ def split_words(text: str, hole: tuple[int, int] | None = None) -> list[str]:
         return split_words(text[:hole[0]]) + split_words(text[hole[1]:])
     for pattern, repl in _CONTRACTIONS:
         text = pattern.sub(repl, text)
-    text = SPACED_INITIALS.sub(r"\1.", text)  # "U. S." (a detokenizer's) is "U.S."
+    text = SPACED_INITIALS.sub(r"\1.", text)
     return [m.group() for m in WORD_RE.finditer(text.replace(".", ""))]
 
 

@@ -53,11 +53,17 @@ CONTENT_POS = frozenset({"NOUN", "PROPN", "VERB", "ADJ", "NUM", "ADV"})
 NP_INTERNAL = frozenset({"compound", "amod", "nummod", "quantmod"})
 
 
+def _first_conjunct(token: Any) -> Any:
+    """The first conjunct of the coordination ``token`` is in (``token`` when it is in none)."""
+    while token.dep_ == "conj" and token.head.i != token.i:
+        token = token.head
+    return token
+
+
 def _head(token: Any) -> Any | None:
     """``token``'s head, looking through coordination (a conjunct's head is the first
     conjunct's); None at the root."""
-    while token.dep_ == "conj" and token.head.i != token.i:
-        token = token.head
+    token = _first_conjunct(token)
     return token.head if token.head.i != token.i else None
 
 
@@ -74,8 +80,7 @@ def _heads(token: Any) -> list[Any]:
 def _role(token: Any) -> str | None:
     """``token``'s core role on its verb, the voice undone: "agent" (an active subject, a
     passive's by-phrase), "patient" (an object, a passive subject) or None."""
-    while token.dep_ == "conj" and token.head.i != token.i:
-        token = token.head
+    token = _first_conjunct(token)
     if token.dep_ in ("nsubj", "csubj") or (token.dep_ == "pobj" and token.head.dep_ == "agent"):
         return "agent"
     if token.dep_ in ("dobj", "nsubjpass"):
@@ -111,11 +116,12 @@ def moved_words(longer: Any, shorter: Any) -> list[tuple[str, str]]:
         here = matches(t)
         if not here:
             continue
-        verb = _first_content_head(t)
-        if verb is not None and verb.pos_ == "VERB" and not matches(verb) and verb.lemma_.lower() in function:
+        nearest = _first_content_head(t)
+        if (nearest is not None and nearest.pos_ == "VERB" and not matches(nearest)
+                and nearest.lemma_.lower() in function):
             # a new light verb ("had", "did") the word check cannot see, which the kept words now
             # hang on: a new predicate, not a contraction
-            moved.append((t.text, verb.text))
+            moved.append((t.text, nearest.text))
             continue
         head = next((h for h in _heads(t) if h.pos_ in CONTENT_POS and matches(h)), None)
         if head is None:
@@ -123,17 +129,16 @@ def moved_words(longer: Any, shorter: Any) -> list[tuple[str, str]]:
         there = {m.i for m in matches(head)}
         # kept under one of its heads, and when that is its verb in both, in the same role
         # ("the verdict followed the hearing" is not "the hearing followed the verdict")
-        if not any(there & {h.i for h in _heads(m)} and not _swapped(t, head, m, there) for m in here):
+        on_verb = nearest is not None and nearest.i == head.i
+        if not any(there & {h.i for h in _heads(m)} and not (on_verb and _swapped(t, m, there)) for m in here):
             moved.append((t.text, head.text))
     return moved
 
 
-def _swapped(token: Any, head: Any, match: Any, heads_there: set[int]) -> bool:
-    """Whether ``token`` and its match in the other sentence are core arguments of the same verb
-    (``head``) in different roles."""
+def _swapped(token: Any, match: Any, heads_there: set[int]) -> bool:
+    """Whether ``token`` and its match in the other sentence, whose nearest content heads are the
+    same verb (``heads_there``: that verb's matches), are its core arguments in different roles."""
     near = _first_content_head(match)
-    if _first_content_head(token) is None or _first_content_head(token).i != head.i:
-        return False
     if near is None or near.i not in heads_there:
         return False
     mine, theirs = _role(token), _role(match)
