@@ -55,8 +55,10 @@ def test_a_changed_word_fails_and_is_named(content, text, anchor, reason):
 
 
 def test_the_anchor_must_be_a_synonym_or_an_lu_of_its_frame(content):
+    sank = content.decide(_out("In 1998 the Navy sank forty old ships to them before the war.", "sank"), _source())
+    assert not sank.keep and "'sank' is neither a synonym" in sank.reason
     bought = content.decide(_out("In 1998 the Navy bought forty old ships to them before the war.", "bought"), _source())
-    assert not bought.keep and "'bought' is neither a synonym" in bought.reason
+    assert not bought.keep and "'bought' is an antonym" in bought.reason
     said = _source("The mayor said that the bridge would reopen in May.", "said", "Statement", "say.v")
     announced = _out("The mayor announced that the bridge would reopen in May.", "announced",
                      anchor_lu={"label": "announce.v"})
@@ -64,6 +66,24 @@ def test_the_anchor_must_be_a_synonym_or_an_lu_of_its_frame(content):
     assert not ContentFilter(anchor="synonym").decide(announced, said).keep
     assert ContentFilter(anchor="any").decide(_out("In 1998 the Navy bought forty old ships to them before the war.",
                                                    "bought"), _source()).keep
+
+
+def test_an_antonym_never_replaces_the_anchor_even_when_it_shares_the_frame(content):
+    admitted = _source("The clerk admitted that the ledger was wrong.", "admitted", "Statement", "admit.v")
+    denied = content.decide(_out("The clerk denied that the ledger was wrong.", "denied",
+                                 anchor_lu={"label": "deny.v"}), admitted)
+    assert not denied.keep and denied.reason == "new anchor 'denied' is an antonym of the old one"
+    assert content.decide(_out("The clerk acknowledged that the ledger was wrong.", "acknowledged",
+                               anchor_lu={"label": "acknowledge.v"}), admitted).keep
+
+
+def test_a_noun_anchor_may_move_one_wordnet_step_not_two(content):
+    boats = _source("Two boats left the harbour at dawn.", "boats", "Vehicle", "boat.n")
+    assert content.decide(_out("Two vessels left the harbour at dawn.", "vessels"), boats).keep  # its hypernym
+    leader = _source("The leader of the club resigned.", "leader", "Leadership", "leader.n")
+    assert content.decide(_out("The head of the club resigned.", "head"), leader).keep  # a synonym
+    president = content.decide(_out("The president of the club resigned.", "president"), leader)
+    assert not president.keep and "neither a synonym" in president.reason  # two steps below
 
 
 def test_banned_words_may_become_synonyms_and_spelling_does_not_count(content):

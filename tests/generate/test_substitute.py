@@ -15,22 +15,26 @@ TEXT = "Yesterday the Navy sold an old ship to Chile."
 
 
 class ScriptedBackend:
-    """Answers every prompt with the same scripted samples; records the prompts' text."""
+    """Answers every prompt with the same scripted samples, or a prompt about a word in ``back``
+    (the round trip's question about a substitute) with that word's samples; records the prompts' text."""
 
     name = "scripted"
 
-    def __init__(self, answers: Sequence[str]) -> None:
+    def __init__(self, answers: Sequence[str], back: dict[str, Sequence[str]] | None = None) -> None:
         self.answers = list(answers)
+        self.back = dict(back or {})
         self.users: list[str] = []
 
     def chat_prompt(self, system: str, user: str, *, split_at: str | None = None) -> Prompt:
         self.users.append(user)
-        return Prompt((1,), (2, 3))
+        return Prompt((1,), (len(self.users) - 1,))
 
     def sample_groups(self, prompt: Prompt, groups: Sequence[SampleGroup], *, top_k: int, max_tokens: int,
                       temperature: float = 1.0) -> list[Sample]:
+        word = self.users[prompt.suffix[0]].rsplit("Word: ", 1)[1].split(" (")[0]
+        answers = self.back.get(word, self.answers)
         return [Sample(text, [7] * (k + 1), [-0.1 * (k + 1)] * (k + 1), "stop", 0, k)
-                for k, text in enumerate(self.answers[: groups[0].n])]
+                for k, text in enumerate(list(answers)[: groups[0].n])]
 
 
 def _sentence() -> Sentence:
@@ -116,3 +120,40 @@ def test_a_verb_keeps_its_form_and_capitals_stay_capitals():
     assert not fits("had", "has", [], [], "v") and not fits("have", "has", [], [], "v")
     assert fits("possesses", "has", [], [], "v") and fits("donated", "given", [], [], "v")
     assert Substituter(ScriptedBackend([]), samples=1).clean("friend", "AMIGO") == "FRIEND"
+
+
+def test_the_round_trip_keeps_a_substitute_that_leads_back_to_the_old_word():
+    forward = ["vended"] * 8 + ["traded", "traded", "auctioned", "auctioned"]
+    back = {"vended": ["sold"] + ["peddled"] * 11,  # 8 + 1 ≥ 8 together, but 1 back vote is fewer than 2
+            "traded": ["sold", "sold", "exchanged", "Sold", "swapped", "sold", "dealt", "sold", "bartered", "sold",
+                       "sold", "x"],  # 7 of 12 lead back (any case): 2 + 7 ≥ 8
+            "auctioned": ["sold"] * 3 + ["x"] * 9}  # 2 + 3 < 8
+    backend = ScriptedBackend(forward, back)
+    assert Substituter(backend, samples=12).agreement == 0  # off by default (benchmarks/README.md)
+    substituter = Substituter(backend, samples=12, agreement=8)
+    assert substituter.min_votes == 2 and substituter.min_back_votes == 2
+    result = substituter.generate(_request())
+    assert [(c.meta["substitute"], c.meta["votes"], c.meta["back_votes"]) for c in result.candidates] == [
+        ("traded", 2, 7)]
+    assert result.stats["round_trip_dropped"] == 2 and result.stats["sampled"] == 12 + 3 * 12
+    assert "[vended]" in backend.users[1] and "Not:" not in backend.users[1]  # asked in the new sentence
+    lonely = Substituter(ScriptedBackend(forward, {"vended": ["x"] * 12, "traded": ["x"] * 12,
+                                                   "auctioned": ["x"] * 12}), samples=12,
+                         agreement=8).generate(_request())
+    assert not lonely.candidates and lonely.note == "no substitute and the old word propose each other often enough"
+    assert [c.meta["substitute"] for c in Substituter(backend, samples=12).generate(
+        _request()).candidates] == ["vended", "traded", "auctioned"]  # no round trip
+
+
+def test_a_capitalised_word_inside_the_sentence_is_part_of_a_name_and_stays():
+    text = "Work on the Manhattan Project began in 1942."
+    at = text.index("Project")
+    sentence = Sentence("s", text, [Structure("frame", "Project", Span(at, at + 7, "project.n"), [])])
+    request = GenerationRequest(id="s", text=text, sentence=sentence, structure=0)
+    result = Substituter(ScriptedBackend(["Program"]), samples=1).generate(request)
+    assert not result.candidates and result.note == "the anchor is part of a name"
+    heading = "QN : Inspections resumed in May ."
+    sentence = Sentence("q", heading, [Structure("frame", "Inspecting", Span(5, 16, "inspection.n"), [])])
+    request = GenerationRequest(id="q", text=heading, sentence=sentence, structure=0)
+    got = Substituter(ScriptedBackend(["examinations"]), samples=1, min_votes=1).generate(request).candidates
+    assert [c.text for c in got] == ["QN : Examinations resumed in May ."]  # after a heading's colon: not a name

@@ -26,9 +26,11 @@ check is lexical, cheap and independent of the models that wrote the output.
   frame ("said" → "announced" in Statement: the lexicon of the shipped ``framenet15`` verifier).
   Only a verb target may become any LU of its frame: the nouns of a frame are often sister kinds
   (months and years in Calendric_unit, bombs and missiles in Weapon), so a noun needs a synonym or
-  a noun at most two steps above or below it in WordNet (a claim for an allegation, a gadget for a
-  device), and the adjectives, adverbs and prepositions of a frame are often points of one scale
-  (lower/higher, second/third, in/on), so they need a synonym;
+  a noun one step above or below it in WordNet (a claim for an allegation, a gadget for a device;
+  two steps also joined "steps" and "moves", "leader" and "president"), and the adjectives,
+  adverbs and prepositions of a frame are often points of one scale (lower/higher, second/third,
+  in/on), so they need a synonym. A WordNet antonym of the old anchor never means what it did,
+  although it shares a frame ("admitted" → "denied" in Statement);
   ``anchor="synonym"`` asks for a synonym, ``anchor="any"`` leaves it to the span-label
   verifier.
 - ``synonyms=True`` also lets the other content words be replaced by WordNet synonyms ("tired" →
@@ -344,7 +346,7 @@ class ContentFilter(BaseFilter):
 
         return self._cached(f"{word.lower()}\x1ed", compute)
 
-    def related_nouns(self, word: str, depth: int = 2) -> frozenset[str]:
+    def related_nouns(self, word: str, depth: int = 1) -> frozenset[str]:
         """The nouns WordNet puts at most ``depth`` steps above or below one of ``word``'s noun
         senses (a claim for an allegation, a gadget for a device): a more general or more specific
         word for the same thing, not a sister kind (a week for a month)."""
@@ -359,6 +361,17 @@ class ContentFilter(BaseFilter):
                                 yield from (n.lower().replace("_", " ") for n in r.lemma_names())
 
         return self._cached(f"{word.lower()}\x1f{depth}", compute)
+
+    def antonyms(self, word: str) -> frozenset[str]:
+        """The WordNet antonyms of ``word``'s lemmas, in any sense ("deny" for "admit")."""
+        def compute(wordnet: Any) -> Iterable[str]:
+            for lemma in self.lemmas(word):
+                for synset in wordnet.synsets(lemma.replace(" ", "_")):
+                    for name in synset.lemmas():
+                        if name.name().lower() == lemma:
+                            yield from (a.name().lower().replace("_", " ") for a in name.antonyms())
+
+        return self._cached(f"{word.lower()}\x1ea", compute)
 
     def lexicon(self) -> dict[str, list[str]]:
         """LU name ("announce.v") → the frames FrameNet lists it in (the shipped FrameNet verifier's)."""
@@ -382,10 +395,14 @@ class ContentFilter(BaseFilter):
         def kept(old: str, new: str) -> bool:
             old_words = [w for w in split_words(old) if w.lower() not in function] or split_words(old)
             new_words = [w for w in split_words(new) if w.lower() not in function] or split_words(new)
+            if not new_words:
+                return True
+            if self.is_antonym(old, new):
+                return False
             allowed = set().union(*(self.lemmas(w) | self.synonyms(w) for w in old_words)) if old_words else set()
             if noun:
                 allowed |= set().union(*(self.related_nouns(w) for w in old_words)) if old_words else set()
-            if not new_words or any(self.lemmas(w) & allowed for w in new_words):
+            if any(self.lemmas(w) & allowed for w in new_words):
                 return True
             # only a verb may be any LU of its frame: the nouns of a frame are often kinds of one thing
             # (months and years in Calendric_unit, bombs and missiles in Weapon), its adjectives, adverbs
@@ -419,6 +436,17 @@ class ContentFilter(BaseFilter):
             problems.append(f"{verb} {', '.join(repr(w) for w in flipped[:4])}: turns the entailment round")
         return problems
 
+    def is_antonym(self, old: str, new: str) -> bool:
+        """Whether a word of ``new`` is a WordNet antonym of a word of ``old``."""
+        opposite = set().union(*(self.antonyms(w) for w in split_words(old)))
+        return any(self.lemmas(w) & opposite for w in split_words(new))
+
+    def _old_anchor(self, source: Sentence, output: Sentence) -> str:
+        index = (output.provenance or {}).get("structure", 0)
+        anchor = source.structures[index].anchor if isinstance(index, int) and 0 <= index < len(
+            source.structures) else None
+        return source.text[anchor.start:anchor.end] if anchor is not None else ""
+
     def decide(self, output: Sentence, source: Sentence | None = None) -> FilterDecision:
         if (output.provenance or {}).get("meaning") == "new":
             return FilterDecision(True, None, "not compared: the generator writes new content")
@@ -442,8 +470,9 @@ class ContentFilter(BaseFilter):
                 problems.append(f"{kind} " + ", ".join(repr(w) for w in words[:4]) + (" …" if len(words) > 4 else "")
                                 + (" (in a labelled span)" if kind == in_spans else ""))
         if anchor:
-            problems.append(f"new anchor {anchor[0]!r} is neither a synonym of the old one"
-                            + (" nor an LU of its frame" if self.anchor == "frame" else ""))
+            problems.append(f"new anchor {anchor[0]!r} is " + (
+                "an antonym of the old one" if self.is_antonym(self._old_anchor(source, output), anchor[0]) else
+                "neither a synonym of the old one" + (" nor an LU of its frame" if self.anchor == "frame" else "")))
         score = float(-(len(lost) + len(added) + len(anchor) + len(direction)))
         problems += direction
         if problems:
