@@ -225,7 +225,7 @@ class Substituter:
             wanted = {old.lower(), *(lemma.lower() for lemma in lemmas(old))}
             count = 0
             for sample in samples:
-                form = self.clean(sample.text, "\x00")  # the new word itself may come back: not counted
+                form = self.clean(sample.text, "\x00")  # no word to refuse here: compared with ``old`` below
                 if form is not None and ({form.lower(), *(x.lower() for x in lemmas(form))} & wanted):
                     count += 1
             out.append((count, sum(len(sample.tokens) for sample in samples)))
