@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from paraspan.corpus.schema import Sentence
+from paraspan.corpus.schema import Sentence, Structure
 
 
 @dataclass(frozen=True)
@@ -59,6 +59,13 @@ class BaseFilter:
 
     def decide_batch(self, pairs: Sequence[tuple[Sentence, Sentence | None]]) -> list[FilterDecision]:
         return [self.decide(output, source) for output, source in pairs]
+
+
+def source_structure(source: Sentence, output: Sentence) -> Structure | None:
+    """The structure of ``source`` that ``output`` was made from (``provenance["structure"]``, 0
+    when not recorded); None when the index is not one of the source's structures."""
+    index = (output.provenance or {}).get("structure", 0)
+    return source.structures[index] if isinstance(index, int) and 0 <= index < len(source.structures) else None
 
 
 def decide_all(flt: Filter, pairs: Sequence[tuple[Sentence, Sentence | None]]) -> list[FilterDecision]:

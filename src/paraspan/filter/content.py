@@ -67,7 +67,7 @@ from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
 from paraspan.corpus.schema import Sentence
-from paraspan.filter.base import BaseFilter, FilterDecision
+from paraspan.filter.base import BaseFilter, FilterDecision, source_structure
 from paraspan.text.constraints import NUMBER_WORDS, WORD_RE
 
 #: Words a stop list calls function words whose loss or change alters what a sentence says.
@@ -217,10 +217,8 @@ def content_changes(source: Sentence, output: Sentence, lemmas: Callable[[str], 
     ``anchor_synonyms``: the synonyms that may stand for a word the generator was told not to use
     (``provenance["generated"]["random_bans"]``); ``derived``: a word's derivational relatives,
     which may stand for it ("development" for "developing"; None: none)."""
-    index = (output.provenance or {}).get("structure", 0)
-    anchor = None
-    if isinstance(index, int) and 0 <= index < len(source.structures):
-        anchor = source.structures[index].anchor
+    structure = source_structure(source, output)
+    anchor = structure.anchor if structure is not None else None
     hole = (anchor.start, anchor.end) if anchor is not None else None
     new_hole = _anchor_span(output)
     function = function_words()
@@ -259,7 +257,8 @@ def content_changes(source: Sentence, output: Sentence, lemmas: Callable[[str], 
     lost = [w for w in dict.fromkeys(content(split_words(source.text, hole)))
             if not replaceable(w) & out_lemmas and not related(w) & out_lemmas and w.lower() not in heading]
     # the words of the labelled spans (an entailment may drop or add words only outside them)
-    structure = source.structures[index] if anchor is not None else None
+    if anchor is None:  # as before: a structure without an anchor restricts no span
+        structure = None
     in_args = {w.lower() for a in (structure.args if structure is not None else ())
                for w in split_words(source.text[a.start:a.end])}
     placed = [sp.get("placed") for sp in ((output.provenance or {}).get("aligner") or {}).get("spans") or ()
@@ -329,20 +328,25 @@ class ContentFilter(BaseFilter):
 
         return self._cached(word.lower(), compute)
 
+    def _own_lemmas(self, wordnet: Any, word: str) -> Iterable[tuple[str, Any]]:
+        """(lemma, WordNet Lemma) for each sense of each of ``word``'s lemmas: the word itself in
+        that sense, whose lexical relations (derivations, antonyms) are the word's."""
+        for lemma in self.lemmas(word):
+            for synset in wordnet.synsets(lemma.replace(" ", "_")):
+                for name in synset.lemmas():
+                    if name.name().lower() == lemma:
+                        yield lemma, name
+
     def derivations(self, word: str) -> frozenset[str]:
         """The WordNet derivational relatives of ``word``'s lemmas ("develop" and "development",
         "attribute" and "attribution"): the same content in another part of speech; not an agent
         noun for its act ("attacker", "employee" for "attack", "employ"), which changes who is meant."""
         def compute(wordnet: Any) -> Iterable[str]:
-            for lemma in self.lemmas(word):
-                for synset in wordnet.synsets(lemma.replace(" ", "_")):
-                    for name in synset.lemmas():
-                        if name.name().lower() != lemma:
-                            continue
-                        for d in name.derivationally_related_forms():
-                            other = d.name().lower()
-                            if not _agent_of(other, lemma) and not _agent_of(lemma, other):
-                                yield other.replace("_", " ")
+            for lemma, name in self._own_lemmas(wordnet, word):
+                for d in name.derivationally_related_forms():
+                    other = d.name().lower()
+                    if not _agent_of(other, lemma) and not _agent_of(lemma, other):
+                        yield other.replace("_", " ")
 
         return self._cached(f"{word.lower()}\x1ed", compute)
 
@@ -365,11 +369,8 @@ class ContentFilter(BaseFilter):
     def antonyms(self, word: str) -> frozenset[str]:
         """The WordNet antonyms of ``word``'s lemmas, in any sense ("deny" for "admit")."""
         def compute(wordnet: Any) -> Iterable[str]:
-            for lemma in self.lemmas(word):
-                for synset in wordnet.synsets(lemma.replace(" ", "_")):
-                    for name in synset.lemmas():
-                        if name.name().lower() == lemma:
-                            yield from (a.name().lower().replace("_", " ") for a in name.antonyms())
+            for _, name in self._own_lemmas(wordnet, word):
+                yield from (a.name().lower().replace("_", " ") for a in name.antonyms())
 
         return self._cached(f"{word.lower()}\x1ea", compute)
 
@@ -383,9 +384,7 @@ class ContentFilter(BaseFilter):
 
     def _anchor_kept(self, output: Sentence, source: Sentence) -> Callable[[str, str], bool]:
         function = function_words()
-        index = (output.provenance or {}).get("structure", 0)
-        structure = source.structures[index] if isinstance(index, int) and 0 <= index < len(source.structures) \
-            else None
+        structure = source_structure(source, output)
 
         from paraspan.text.lexical_units import lu_pos
 
@@ -442,9 +441,8 @@ class ContentFilter(BaseFilter):
         return any(self.lemmas(w) & opposite for w in split_words(new))
 
     def _old_anchor(self, source: Sentence, output: Sentence) -> str:
-        index = (output.provenance or {}).get("structure", 0)
-        anchor = source.structures[index].anchor if isinstance(index, int) and 0 <= index < len(
-            source.structures) else None
+        structure = source_structure(source, output)
+        anchor = structure.anchor if structure is not None else None
         return source.text[anchor.start:anchor.end] if anchor is not None else ""
 
     def decide(self, output: Sentence, source: Sentence | None = None) -> FilterDecision:

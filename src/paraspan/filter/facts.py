@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 
 from paraspan.corpus.schema import Sentence
-from paraspan.filter.base import BaseFilter, FilterDecision
+from paraspan.filter.base import BaseFilter, FilterDecision, source_structure
 from paraspan.text.constraints import WORD_RE, protected_words
 
 
@@ -44,10 +44,8 @@ def _expands(acronym: str, text: str) -> bool:
 def missing_facts(source: Sentence, output: Sentence) -> list[str]:
     """The source's numbers and names (outside the anchor of the structure the output was made
     from) that the output lacks, in source order."""
-    index = (output.provenance or {}).get("structure", 0)
-    anchor = None
-    if isinstance(index, int) and 0 <= index < len(source.structures):
-        anchor = source.structures[index].anchor
+    structure = source_structure(source, output)
+    anchor = structure.anchor if structure is not None else None
     text = source.text
     if anchor is not None:  # the anchor's words were banned on purpose
         text = text[:anchor.start] + " " * (anchor.end - anchor.start) + text[anchor.end:]
