@@ -169,14 +169,21 @@ def part_throughput(args: argparse.Namespace) -> dict[str, Any]:
     import _throughput
 
     out = Path(args.out)
-    section: dict[str, Any] = (json.loads(out.read_text()).get("throughput", {}) if out.exists() else {})
+    key = args.section or "throughput"  # another key: runs on other sentences, beside the same limits
+    existing = json.loads(out.read_text()) if out.exists() else {}
+    section: dict[str, Any] = existing.get(key, {})
     if isinstance(section.get("runs"), list):  # the 1-vs-2-workers part of 2026-11-22: kept under its own key
         data = json.loads(out.read_text())
         data["throughput_workers_2026_11_22"] = section
         out.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     section = section if "runs" in section and isinstance(section["runs"], dict) else {"runs": {}}
+    for name in ("limits", "limits_together"):
+        if name not in section and name in existing.get("throughput", {}):
+            section[name] = existing["throughput"][name]
     if args.step == "limits":
         section["limits"] = _throughput.limits(args.model, threads=1)
+    elif args.step == "limits-together":
+        section["limits_together"] = _throughput.limits_together(args.model, processes=2)
     elif args.step == "merge":  # runs made in parallel lanes, each into its own results file
         for path in args.merge:
             other = json.loads(Path(path).read_text()).get("throughput", {})
@@ -454,7 +461,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--judgments-out", default="",
                     help="scratch: write FrameNet-LU proxy judgments of the outputs here (JSONL)")
     ap.add_argument("--section", default="", help="the key of this part's results in --out (default: --part)")
-    ap.add_argument("--step", choices=("limits", "run", "merge", "table"), default="table",
+    ap.add_argument("--step", choices=("limits", "limits-together", "run", "merge", "table"), default="table",
                     help="throughput: what to do")
     ap.add_argument("--merge", action="append", default=[], help="throughput merge: a results file of another lane")
     ap.add_argument("--label", default="after", help="throughput run: its name (`before` is the reference)")

@@ -480,6 +480,11 @@ CATALOGUE: dict[str, ErrorSpec] = {
         "raise --n-ctx or lower the number of parallel samples",
     ),
     "E383": ErrorSpec("context_too_small", "{problem}", "shorten the sentence or raise --n-ctx"),
+    "E384": ErrorSpec(
+        "llama_batch_rejected",
+        "llama_decode rejected a batch (code {status}): its sequence positions are inconsistent",
+        "this is a bug in paraspan's batching: report it with the command that ran",
+    ),
     "E386": ErrorSpec("unknown_doctor_check", "unknown doctor check(s): {choices}", "choose from: {choices2}"),
     "E450": ErrorSpec(
         "paraphrase_input_not_object",

@@ -140,3 +140,31 @@ def test_a_batch_of_prompts_gives_each_prompt_its_own_samples(small_backend: Lla
     greedy = [SampleJob(j.prompt, (SampleGroup(1, 0),), 12) for j in jobs]
     assert [o[0].text for o in sample_batch(small_backend, greedy, top_k=1)] == \
         [small_backend.sample_groups(j.prompt, j.groups, top_k=1, max_tokens=12)[0].text for j in greedy]
+
+
+def test_waves_of_prompts_with_other_prefixes_and_long_suffixes(small_backend: LlamaBackend) -> None:
+    """Prompts with different cached prefixes, one with no prefix at all, and a suffix longer than
+    the decode batch, through 4 parallel sequences (waves of prompts of several prefixes): every
+    sample comes back in group order, and greedy answers are each prompt's own."""
+    from paraspan.llm.backend import SampleJob, sample_batch
+
+    narrow = LlamaBackend(small_backend.llm, n_ctx=1024, n_batch=32, max_parallel=4, n_threads=1)
+    try:
+        other = narrow.chat_prompt("You answer in one line.", "Say this again.\nSentence: Dogs bark at night.",
+                                   split_at="Sentence:")
+        long = _copy_prompt(narrow, "The committee, after a long and careful debate that lasted well into the "
+                                    "evening, decided to postpone the vote until the following week.")
+        assert len(long.suffix) > 32
+        plain = narrow.tokenize("The capital of France is")
+        prompts: list[Prompt | list[int]] = [_copy_prompt(narrow, "The company sold its shares."), other, long, plain]
+        jobs = [SampleJob(p if isinstance(p, Prompt) else Prompt((), tuple(p)),
+                          (SampleGroup(2, 3 + k), SampleGroup(1, 9 + k)), 10) for k, p in enumerate(prompts)]
+        together = sample_batch(narrow, jobs, top_k=10)
+        assert [[(s.group, s.index) for s in out] for out in together] == [[(0, 0), (0, 1), (1, 0)]] * 4
+        assert all(s.tokens and len(s.tokens) <= 10 for out in together for s in out)
+        greedy = [SampleJob(j.prompt, (SampleGroup(2, 0),), 8) for j in jobs]
+        alone = [narrow.sample_groups(j.prompt, j.groups, top_k=1, max_tokens=8)[0].text for j in greedy]
+        assert [out[0].text for out in sample_batch(narrow, greedy, top_k=1)] == alone
+    finally:
+        narrow.close()
+

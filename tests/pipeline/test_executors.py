@@ -39,3 +39,13 @@ def test_a_failing_model_load_in_a_worker_is_reported_as_itself():
         with pytest.raises(ParaspanError) as info:
             list(map_ordered(make_nothing, {"model": "missing.gguf"}, range(3), workers))
         assert info.value.code == "E875" and "missing.gguf" in str(info.value)
+
+
+def test_batches_of_sentences_are_shared_evenly_among_the_workers():
+    from paraspan.pipeline.executors import group_sizes
+
+    assert group_sizes(20, 2, 4) == [4, 4, 3, 3, 3, 3]  # 10 sentences each, in 3 batches each
+    assert group_sizes(6, 2, 4) == [3, 3]
+    assert group_sizes(3, 2, 4) == [2, 1] and group_sizes(1, 2, 4) == [1]
+    assert group_sizes(9, 1, 4) == [3, 3, 3] and group_sizes(0, 2, 4) == []
+    assert set(group_sizes(1000, 2, 4)) == {4} and sum(group_sizes(1001, 2, 4)) == 1001

@@ -313,3 +313,26 @@ def test_the_structures_of_a_sentence_go_through_the_generator_together(fake_con
     assert batched.stats["calls"] == plain.stats["calls"] == sum(len(b) for b in batching.batches)
     assert batched.stats["batches"] == len(batching.batches) < plain.stats["batches"]
     assert batched.stats["generate_seconds"] >= 0 and "filter_cpu_seconds" in batched.stats
+
+
+def test_several_sentences_go_through_the_generator_together(tmp_path, corpus, fake_config):
+    """``process_many``: iteration i of every structure of every sentence is one batch, and each
+    sentence's result is what it is alone; a run in batches of sentences stores what a run of
+    one sentence at a time stores."""
+    from paraspan.pipeline import build_filters
+
+    sentences = [Sentence.from_dict(row) for row in SENTENCES]
+    config = with_(fake_config, iterations=2)
+    alone = [Augmenter(config, FakeGenerator(), FakeAligner(), {"llm": "fake"}, build_filters(config)).process(s)
+             for s in sentences]
+    batching = _BatchingGenerator()
+    together = Augmenter(config, batching, FakeAligner(), {"llm": "fake"},
+                         build_filters(config)).process_many(sentences)
+    assert len({request.split("/")[0] for request in batching.batches[0]}) > 1  # several sentences in one batch
+    for a, b in zip(alone, together, strict=True):
+        assert (a.input_id, a.status, a.note) == (b.input_id, b.status, b.note)
+        assert [(o.structure, o.iteration, o.sentence.to_dict()) for o in a.outputs] == \
+            [(o.structure, o.iteration, o.sentence.to_dict()) for o in b.outputs]
+    one_by_one = open_store(tmp_path / "single.db", with_(fake_config, sentences_per_batch=1), resume=False)
+    run_augment(corpus, one_by_one, with_(fake_config, sentences_per_batch=1))
+    assert _outputs(one_by_one) == _local_outputs(tmp_path, corpus, fake_config)

@@ -390,8 +390,9 @@ class Paraphraser:
         """The results of several requests, their samples decoded together and their backward
         scores computed in one pass (:func:`paraspan.llm.backend.sample_batch`).
 
-        The pipeline sends the structures of one sentence as one batch, so a wave holds
-        ``structures × samples × constraint sets`` sequences instead of one request's. Each
+        The pipeline sends the structures of several sentences as one batch, so a decode wave
+        holds up to ``batch`` of their ``structures × samples × constraint sets`` sequences
+        instead of one request's. Each
         request's constraint sets and seeds are its own (from its text and attempt); only
         rounding differs with the batch's shape. Time is shared out by sampled tokens.
         """
@@ -453,9 +454,13 @@ class Paraphraser:
 
         cfg = self.config
         started, cpu_started = time.perf_counter(), time.process_time()
+        counters = getattr(self.backend, "counters", {})
+        steps = counters.get("sample_steps", 0)
         batches = sample_batch(self.backend, [SampleJob(j.prompt, tuple(j.groups), j.max_tokens) for j in jobs],
                                top_k=cfg.top_k, temperature=cfg.temperature)
         seconds, cpu = time.perf_counter() - started, time.process_time() - cpu_started
+        if counters.get("sample_steps", 0) > steps:  # decode steps of the batch: counted once, on its first job
+            jobs[0].stats["sample_steps"] = counters["sample_steps"] - steps
         tokens = [sum(len(s.tokens) for s in samples) for samples in batches]
         for job, samples, n_tokens in zip(jobs, batches, tokens, strict=True):
             share = n_tokens / sum(tokens) if sum(tokens) else 1 / len(jobs)

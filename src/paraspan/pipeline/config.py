@@ -31,7 +31,7 @@ CONFIG_VERSION = 2
 #: when the factory has the option and the block leaves it out.
 SHARED = ("seed", "threads")
 #: Settings that do not change what a unit of work produces (a resumed run may change them).
-NOT_RESUME = ("threads", "filters")
+NOT_RESUME = ("threads", "filters", "sentences_per_batch")
 
 
 class ComponentSpec(BaseModel):
@@ -65,6 +65,9 @@ class AugmentConfig(BaseModel):
     candidates: int = Field(5, ge=1)  # candidates asked for per iteration (the paper aligned the top 20 of 30)
     seed: int = 0
     threads: int | None = 1  # CPU threads per worker (LLM and encoder)
+    #: sentences a worker augments together: their structures' requests are one generator batch,
+    #: so a CPU's decode steps stay wide (fewer when there are too few sentences for the workers)
+    sentences_per_batch: int = Field(4, ge=1)
     generator: ComponentSpec = ComponentSpec(name="paraphrase")
     aligner: ComponentSpec = ComponentSpec(name="discriminative")
     #: filters whose decisions every output records, besides the presets (paraspan.filter's specs)

@@ -14,6 +14,7 @@ import os
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
+from itertools import islice
 from typing import Any, TypeVar
 
 from paraspan.corpus.schema import Sentence
@@ -64,9 +65,31 @@ def _raise_init_error() -> None:
         raise _WORKER_STATE["error"]
 
 
-def _work(data: dict[str, Any]) -> WorkResult:
+def _work(data: list[dict[str, Any]]) -> list[WorkResult]:
     _raise_init_error()
-    return _WORKER_STATE["augmenter"].process(Sentence.from_dict(data))
+    return _WORKER_STATE["augmenter"].process_many([Sentence.from_dict(d) for d in data])
+
+
+def group_sizes(total: int, workers: int, per_batch: int) -> list[int]:
+    """How many sentences each unit of work gets: at most ``per_batch``, in a number of units that
+    the ``workers`` share evenly (20 sentences, 2 workers, 4 per batch: 4, 4, 3, 3, 3, 3, so
+    neither worker waits long for the other at the end)."""
+    workers, per_batch = max(1, workers), max(1, per_batch)
+    if total <= 0:
+        return []
+    units = workers * -(-total // (workers * per_batch))
+    units = min(units, total)
+    return [total // units + (1 if i < total % units else 0) for i in range(units)]
+
+
+def _groups(pending: Iterator[Sentence], sizes: list[int]) -> Iterator[list[Sentence]]:
+    """``pending`` in lists of ``sizes`` (then one at a time, should more come)."""
+    for size in sizes:
+        if not (chunk := list(islice(pending, size))):
+            return
+        yield chunk
+    while chunk := list(islice(pending, 1)):
+        yield chunk
 
 
 def _init_task_worker(factory: Callable[..., Callable[[Any], Any]], options: dict[str, Any],
@@ -124,17 +147,21 @@ class _RayActor:
     def __init__(self, config_dict: dict[str, Any]) -> None:
         _init_worker(config_dict)
 
-    def work(self, data: dict[str, Any]) -> WorkResult:
+    def work(self, data: list[dict[str, Any]]) -> list[WorkResult]:
         return _work(data)
 
 
 def run_local(pending: Iterator[Sentence], config: AugmentConfig, workers: int,
-              commit: Callable[[WorkResult], None], augmenter: Augmenter | None = None) -> None:
-    """In this process (``workers`` ≤ 1; ``augmenter``: models already loaded) or in a pool."""
+              commit: Callable[[WorkResult], None], augmenter: Augmenter | None = None, *,
+              sizes: list[int] | None = None) -> None:
+    """In this process (``workers`` ≤ 1; ``augmenter``: models already loaded) or in a pool;
+    the units of work are ``sizes`` sentences each (:func:`group_sizes`; by default one), each
+    augmented together (:meth:`Augmenter.process_many`)."""
     if workers <= 1:
         aug = augmenter or Augmenter.build(config, worker="main")
-        for sentence in pending:
-            commit(aug.process(sentence))
+        for chunk in _groups(pending, sizes or []):
+            for result in aug.process_many(chunk):
+                commit(result)
         return
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -144,18 +171,20 @@ def run_local(pending: Iterator[Sentence], config: AugmentConfig, workers: int,
     with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker,
                              initargs=(config.to_dict(), os.getpid())) as pool:
         futures: set[Any] = set()
-        for sentence in pending:
-            futures.add(pool.submit(_work, sentence.to_dict()))
+        for chunk in _groups(pending, sizes or []):
+            futures.add(pool.submit(_work, [s.to_dict() for s in chunk]))
             if len(futures) >= window:
                 done, futures = wait(futures, return_when=FIRST_COMPLETED)
                 for f in done:
-                    commit(f.result())
+                    for result in f.result():
+                        commit(result)
         for f in futures:
-            commit(f.result())
+            for result in f.result():
+                commit(result)
 
 
 def run_ray(pending: Iterator[Sentence], config: AugmentConfig, workers: int, address: str | None,
-            commit: Callable[[WorkResult], None]) -> None:
+            commit: Callable[[WorkResult], None], *, sizes: list[int] | None = None) -> None:
     """On ``workers`` Ray actors (a local Ray started for the run, or the cluster at ``address``)."""
     try:
         import ray
@@ -174,9 +203,11 @@ def run_ray(pending: Iterator[Sentence], config: AugmentConfig, workers: int, ad
         actors = [actor.remote(config.to_dict()) for _ in range(max(1, workers))]
         pool = ActorPool(actors)
         # ray's annotation says list; any iterable is taken
-        for result in pool.map_unordered(lambda a, d: a.work.remote(d),
-                                         (s.to_dict() for s in pending)):  # type: ignore[arg-type]
-            commit(result)
+        for results in pool.map_unordered(lambda a, d: a.work.remote(d),
+                                          ([s.to_dict() for s in chunk]
+                                           for chunk in _groups(pending, sizes or []))):  # type: ignore[arg-type]
+            for result in results:
+                commit(result)
     finally:
         if started and not address:
             ray.shutdown()

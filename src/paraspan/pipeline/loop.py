@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -115,29 +115,51 @@ class Augmenter:
                    chooser=build_chooser(config, filters))
 
     def process(self, sentence: Sentence) -> WorkResult:
-        eligible = [i for i, s in enumerate(sentence.structures)
-                    if s.kind in self.config.kinds and s.anchor is not None]
-        if not eligible:
-            return WorkResult(sentence.id, "skipped", "no structure with an anchor to augment", worker=self.worker)
-        result = WorkResult(sentence.id, "done", worker=self.worker)
-        chains = [self._chain(sentence, index) for index in eligible]
-        # The chains advance in step: iteration i of every structure is one generator batch (a
-        # generator with ``generate_batch`` decodes them together); each chain's requests, seeds
-        # and bans are what they would be alone.
-        while active := [chain for chain in chains if chain.note is None and not chain.finished]:
-            requests = [self._request(sentence, chain) for chain in active]
-            with _Clock(result.stats, "generate"):
-                batch = getattr(self.generator, "generate_batch", None)
+        return self.process_many([sentence])[0]
+
+    def process_many(self, sentences: Sequence[Sentence]) -> list[WorkResult]:
+        """One :class:`WorkResult` per sentence, their structures' chains advancing together.
+
+        Iteration i of every structure of every sentence is one generator batch (a generator
+        with ``generate_batch`` decodes them together, so a worker's decode steps stay wide);
+        each chain's requests, seeds and bans are what they would be alone, so a sentence's
+        result does not depend on the sentences beside it (only llama.cpp's rounding does).
+        """
+        results: list[WorkResult] = []
+        chains: list[tuple[int, _Chain]] = []  # (sentence, chain)
+        for k, sentence in enumerate(sentences):
+            eligible = [i for i, s in enumerate(sentence.structures)
+                        if s.kind in self.config.kinds and s.anchor is not None]
+            if not eligible:
+                results.append(WorkResult(sentence.id, "skipped", "no structure with an anchor to augment",
+                                          worker=self.worker))
+                continue
+            results.append(WorkResult(sentence.id, "done", worker=self.worker))
+            chains.extend((k, self._chain(sentence, index)) for index in eligible)
+        while active := [(k, chain) for k, chain in chains if chain.note is None and not chain.finished]:
+            requests = [self._request(sentences[k], chain) for k, chain in active]
+            batch = getattr(self.generator, "generate_batch", None)
+            clock: dict[str, float] = {}
+            with _Clock(clock, "generate"):
                 generated = batch(requests) if callable(batch) else [self.generator.generate(r) for r in requests]
-            add_stats(result.stats, {"batches": 1 if callable(batch) else len(requests)})
-            for chain, request, one in zip(active, requests, generated, strict=True):
-                self._step(sentence, chain, request, one, result)
-        # structure by structure, iteration by iteration, as a chain at a time would have written them
-        result.outputs.sort(key=lambda o: (o.structure, o.iteration))
-        result.candidates.sort(key=lambda c: (c.structure, c.iteration, c.candidate))
-        notes = [f"structure {chain.index}: {chain.note}" for chain in chains if chain.note]
-        result.note = "; ".join(notes) or None
-        return result
+            # the batch's time goes to its sentences by their requests' sampled tokens (decoding
+            # is most of it), evenly where nothing was sampled
+            weights = [float(g.stats.get("sampled_tokens") or 0) for g in generated]
+            if not sum(weights):
+                weights = [1.0] * len(generated)
+            for (k, _), weight in zip(active, weights, strict=True):
+                add_stats(results[k].stats, {key: value * weight / sum(weights) for key, value in clock.items()})
+            for k in {k for k, _ in active}:
+                add_stats(results[k].stats, {"batches": 1 if callable(batch) else sum(1 for j, _ in active if j == k)})
+            for (k, chain), request, one in zip(active, requests, generated, strict=True):
+                self._step(sentences[k], chain, request, one, results[k])
+        for k, result in enumerate(results):
+            # structure by structure, iteration by iteration, as a chain at a time would have written them
+            result.outputs.sort(key=lambda o: (o.structure, o.iteration))
+            result.candidates.sort(key=lambda c: (c.structure, c.iteration, c.candidate))
+            notes = [f"structure {chain.index}: {chain.note}" for j, chain in chains if j == k and chain.note]
+            result.note = "; ".join(notes) or result.note
+        return results
 
     def _chain(self, sentence: Sentence, index: int) -> _Chain:
         cfg = self.config

@@ -17,7 +17,7 @@ from typing import Any
 from paraspan.corpus.schema import Sentence
 from paraspan.errors import ParaspanError
 from paraspan.pipeline.config import AugmentConfig, resume_differences
-from paraspan.pipeline.executors import BACKENDS, run_local, run_ray
+from paraspan.pipeline.executors import BACKENDS, group_sizes, run_local, run_ray
 from paraspan.pipeline.loop import Augmenter
 from paraspan.pipeline.store import RunStore, StoreError, WorkResult
 from paraspan.pipeline.summary import RunSummary, summarize
@@ -114,10 +114,12 @@ def run_augment(
     if progress is not None:
         progress(0, total)
     pending = store.pending()
+    # batches of sentences, as many for each worker (so that none waits long at the end)
+    sizes = group_sizes(total, workers, config.sentences_per_batch)
     if backend == "ray":
-        run_ray(pending, config, workers, ray_address, commit)
+        run_ray(pending, config, workers, ray_address, commit, sizes=sizes)
     else:
-        run_local(pending, config, workers, commit, augmenter)
+        run_local(pending, config, workers, commit, augmenter, sizes=sizes)
     return summarize(store, time.perf_counter() - started, processed, notes)
 
 
