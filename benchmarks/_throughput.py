@@ -103,6 +103,48 @@ def limits_together(model: str = "default", processes: int = 2) -> dict[str, Any
             "decode_64_tokens_per_s_per_process": round(sum(wide) / len(wide), 1)}
 
 
+def sampling(inputs: Path, label: str, model: str = "default") -> dict[str, Any]:
+    """One ``generate_batch`` of the paraphrase generator (the pipeline's defaults, one thread) on
+    every frame structure of ``inputs``, in this process: how wide the decode steps are, what a step
+    costs, and the sampled tokens per second. Run it with another checkout's ``src`` first on
+    ``PYTHONPATH`` to compare that code's sampling on the same requests."""
+    import cProfile
+    import pstats
+
+    from paraspan.corpus.jsonl import read_jsonl
+    from paraspan.generate.base import GenerationRequest
+    from paraspan.generate.paraphrase import make_paraphraser
+
+    paraphraser = make_paraphraser(model, threads=1, batch=64)
+    requests = [GenerationRequest(id=f"{s.id}/{k}", text=s.text, ban=((st.anchor.start, st.anchor.end),), n=4,
+                                  sentence=s, structure=k)
+                for s in read_jsonl(inputs) for k, st in enumerate(s.structures) if st.anchor is not None]
+    paraphraser.generate_batch(requests[:1])  # warm-up: the prefix cached, the vocabulary read
+    before = dict(paraphraser.backend.counters)
+    profile = cProfile.Profile()
+    start = time.perf_counter()
+    profile.enable()
+    paraphraser.generate_batch(requests)
+    profile.disable()
+    seconds = time.perf_counter() - start
+    counters = {k: v - before.get(k, 0) for k, v in paraphraser.backend.counters.items()}
+    by_name: dict[str, float] = {}
+    steps = 0  # one token choice per decode step (older code counts no steps: its _choose calls do)
+    for (_, _, name), row in pstats.Stats(profile).stats.items():  # type: ignore[attr-defined]
+        if name in ("_decode", "_choose"):
+            by_name[name] = by_name.get(name, 0.0) + row[3]  # cumulative seconds
+        if name == "_choose":
+            steps += row[1]
+    sampled = counters.get("sampled_tokens", 0)
+    return {"label": label, "requests": len(requests), "seconds": round(seconds, 1), "sampled_tokens": sampled,
+            "prompt_tokens": counters.get("prompt_tokens", 0), "decode_calls": counters["decode_calls"],
+            "steps": steps, "samples_per_step": round(sampled / steps, 1) if steps else None,
+            "decode_seconds": round(by_name.get("_decode", 0.0), 1),
+            "choose_seconds": round(by_name.get("_choose", 0.0), 1),
+            "seconds_per_step": round(by_name.get("_decode", 0.0) / steps, 2) if steps else None,
+            "sampled_tokens_per_s": round(sampled / seconds, 1), "load_average_end": load_average()}
+
+
 def select_dev(framenet: Path, splits: Path, n: int, max_structures: int, out: Path, min_words: int = 8) -> int:
     """The first ``n`` FrameNet 1.5 dev sentences with 1..``max_structures`` frame structures,
     ``min_words`` words or more (the dev documents open with headers such as "Currently.") and
@@ -199,4 +241,16 @@ def table(section: dict[str, Any]) -> str:
                     f"{r['written_per_minute']:.2f} | {ratio} | {r['written_per_cpu_second'] or 0:.4f} | "
                     f"{ratio_cpu} | {rate or '–'} | {r.get('samples_per_step') or '–'} | {share} | {share2} | "
                     f"{r['peak_rss_mb_largest_process']:,.0f} |")
+    return "\n".join(rows)
+
+
+def sampling_table(section: dict[str, Any]) -> str:
+    """The README table of ``--step sampling`` runs: step width, step cost, tokens per second."""
+    rows = ["| code | structures | sampled tokens | decode steps | samples per step | s per step | decode s | "
+            "choosing tokens s | total s | sampled tok/s |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for label, r in section.get("sampling", {}).items():
+        rows.append(f"| {label} | {r['requests']} | {r['sampled_tokens']:,} | {r['steps']} | {r['samples_per_step']} | "
+                    f"{r['seconds_per_step']} | {r['decode_seconds']} | {r['choose_seconds']} | {r['seconds']} | "
+                    f"{r['sampled_tokens_per_s']} |")
     return "\n".join(rows)

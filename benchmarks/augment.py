@@ -182,6 +182,13 @@ def part_throughput(args: argparse.Namespace) -> dict[str, Any]:
             section[name] = existing["throughput"][name]
     if args.step == "limits":
         section["limits"] = _throughput.limits(args.model, threads=1)
+    elif args.step == "sampling":  # one generate_batch on the selected sentences' structures, in this process
+        work = Path(args.work)
+        work.mkdir(parents=True, exist_ok=True)
+        inputs = work / f"throughput-dev-{args.sentences}x{args.max_structures}.jsonl"
+        _throughput.select_dev(Path(args.framenet), Path(args.splits), args.sentences, args.max_structures, inputs)
+        section.setdefault("sampling", {})[args.label] = _throughput.sampling(inputs, args.label, args.model)
+        print(json.dumps(section["sampling"][args.label], indent=1))
     elif args.step == "limits-together":
         section["limits_together"] = _throughput.limits_together(args.model, processes=2)
     elif args.step == "merge":  # runs made in parallel lanes, each into its own results file
@@ -201,6 +208,8 @@ def part_throughput(args: argparse.Namespace) -> dict[str, Any]:
                                 f"frame structures, >= 8 words and < 160 characters ({structures} structures)")
         section["runs"][args.label] = _throughput.run(args.label, inputs, work, args.augment_args)
     print(_throughput.table(section))
+    if section.get("sampling"):
+        print(_throughput.sampling_table(section))
     return section
 
 def _seed_corpus(args: argparse.Namespace) -> tuple[list[Any], set[tuple[str, str]], set[tuple[str, str]], dict]:
@@ -461,7 +470,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--judgments-out", default="",
                     help="scratch: write FrameNet-LU proxy judgments of the outputs here (JSONL)")
     ap.add_argument("--section", default="", help="the key of this part's results in --out (default: --part)")
-    ap.add_argument("--step", choices=("limits", "limits-together", "run", "merge", "table"), default="table",
+    ap.add_argument("--step", choices=("limits", "limits-together", "sampling", "run", "merge", "table"),
+                    default="table",
                     help="throughput: what to do")
     ap.add_argument("--merge", action="append", default=[], help="throughput merge: a results file of another lane")
     ap.add_argument("--label", default="after", help="throughput run: its name (`before` is the reference)")

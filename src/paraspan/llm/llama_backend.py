@@ -6,12 +6,11 @@ sequence at a time, and in llama-cpp-python 0.3.36 silently drops both ``logit_b
 on the already-loaded model weights (no second copy in memory) with several sequences and a
 unified KV cache, and then
 
-* keeps the shared prompt prefix (system prompt + instruction) in sequence 0, evaluated once,
-  and copies it to every sample's sequence (a KV-cache copy is just metadata);
-* decodes one token for up to ``max_parallel`` samples per ``llama_decode`` call — on a CPU
-  several times the throughput of one sequence, because the weights are read once per step —
-  and batches continuously: as samples finish, queued ones start in the same call, their
-  prompt's suffix decoded once into all their sequences beside the running samples' tokens;
+* keeps the shared prompt prefix (system prompt + instruction) in sequence 0, evaluated once;
+* evaluates each request's suffix once, into sequence 1;
+* forks sequence 1 into up to ``max_parallel`` sequences (a KV-cache copy is just metadata)
+  and decodes one token for every live sequence per ``llama_decode`` call — on a CPU this is
+  several times the throughput of one sequence, because the weights are read once per step;
 * samples in numpy: banned token ids → −inf, top-k, the :class:`WordGuard` check on the
   candidates, temperature, a seeded draw; the log-probability of the drawn token under the
   full distribution is recorded as it goes (the forward score costs nothing extra);
@@ -24,7 +23,6 @@ from __future__ import annotations
 import ctypes
 import functools
 import weakref
-from collections import defaultdict, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,12 +36,8 @@ from paraspan.text.constraints import BanSet, VocabIndex, WordGuard, trailing_wo
 #: Candidates examined beyond k at each step, so that a few rejected by the guard still
 #: leave k to sample from without a second partition.
 _SPARE = 16
-#: Tokens beyond those that each distinct logits row ranks once per step (:meth:`LlamaBackend._choose`):
-#: room for a sample's bans among its best tokens before it must rank its whole row.
-_POOL = 48
 
-#: Sequence ids: 0 holds the cached prefix, samples and scored items use 2 on (1 is spare: the
-#: decoder-limits benchmark, ``benchmarks/_throughput.py``, decodes into it).
+#: Sequence ids: 0 holds the cached prefix, 1 the current request's prompt, the rest samples.
 _PREFIX_SEQ = 0
 _PROMPT_SEQ = 1
 _FIRST_WORK_SEQ = 2
@@ -83,7 +77,6 @@ class _Seq:
     job: int = 0  # the prompt it answers (a batch of several prompts)
     n_past: int = 0  # that prompt's length: the position of the sample's first token
     max_tokens: int = 0
-    admission: int = -1  # the admission that started it (its prompt's cells: :class:`_Cells`)
 
     def advance(self, token: int, piece: bytes, end_of_turn: bool, max_tokens: int, *, stop: bool = True) -> None:
         """Append ``token`` (``piece``: its bytes) and set ``finish``: at the end of turn or a line
@@ -104,60 +97,6 @@ class _Seq:
             self.keep = [k for k in self.keep if not any(form in self.text for form in k.forms)]
         if len(self.tokens) >= max_tokens:
             self.finish = "length"
-
-
-@dataclass
-class _Cells:
-    """The KV cells the running samples may need: their prompts' prefixes and suffixes, and
-    ``max_tokens`` for each sample (an upper bound: a token shared by several samples takes one
-    cell). Continuous batching admits a sample only where its cells fit beside them."""
-
-    answers: int = 0
-    serial: int = 0  # the next admission's id
-    prefixes: dict[tuple[int, ...], int] = field(default_factory=dict)  # prefix → admissions on it
-    admissions: dict[int, list[Any]] = field(default_factory=dict)  # id → [suffix cells, holders, prefix]
-
-    def used(self, cached: tuple[int, ...] | None) -> int:
-        held = sum(len(p) for p in self.prefixes if p != cached)
-        return len(cached or ()) + held + sum(a[0] + 1 for a in self.admissions.values()) + self.answers
-
-    def holds(self, prefix: tuple[int, ...]) -> bool:
-        return prefix in self.prefixes
-
-    def start(self, prefix: tuple[int, ...], suffix: int, *, holder: bool) -> int:
-        """A prompt evaluated for some samples (and sequence 1, with ``holder``): its id."""
-        key, self.serial = self.serial, self.serial + 1
-        self.admissions[key] = [suffix, int(holder), prefix]
-        self.prefixes[prefix] = self.prefixes.get(prefix, 0) + 1
-        return key
-
-    def join(self, key: int, answers: Sequence[int]) -> None:
-        self.admissions[key][1] += len(answers)
-        self.answers += sum(answers)
-
-    def leave(self, key: int, answer: int) -> None:
-        """A sample (or, with ``answer`` 0, sequence 1) lets go of admission ``key``'s cells."""
-        self.answers -= answer
-        admission = self.admissions[key]
-        admission[1] -= 1
-        if admission[1] == 0:
-            del self.admissions[key]
-            self.prefixes[admission[2]] -= 1
-            if self.prefixes[admission[2]] == 0:
-                del self.prefixes[admission[2]]
-
-
-@dataclass
-class _Admitting:
-    """Continuous batching's state between steps: the cells in use, and the prompt held in sequence 1."""
-
-    cells: _Cells = field(default_factory=_Cells)
-    held: int | None = None  # the job whose prompt sequence 1 holds (some of its samples wait)
-    admission: int = -1  # that prompt's admission (:class:`_Cells`)
-    held_logits: np.ndarray | None = None  # its first-token logits
-    capture: int | None = None  # this step's logits row to keep as ``held_logits``
-    rows: int = 0  # logits rows this step's decode call gives
-    stored: list[np.ndarray] = field(default_factory=list)  # kept rows this step reads after those
 
 
 @dataclass
@@ -245,7 +184,6 @@ class LlamaBackend:
         self._pipe_ids = np.zeros(0, dtype=np.int64)  # set with the vocabulary
         self._end_ids = np.zeros(0, dtype=np.int64)
         self._control: np.ndarray | None = None
-        self._control_mask: np.ndarray | None = None  # the same, as a mask over the vocabulary
         self._ban_cache = BanIdCache()
         self.counters = {"prompt_tokens": 0, "cached_prefix_tokens": 0, "sampled_tokens": 0,
                          "scored_tokens": 0, "decode_calls": 0, "shared_tokens": 0}
@@ -289,7 +227,6 @@ class LlamaBackend:
         self._end_ids = np.array([i for i, p in enumerate(pieces) if eog[i] or b"\n" in p], dtype=np.int64)
         # Control tokens that do not end the turn (<|im_start|>, FIM markers, …) are never sampled.
         self._control = np.flatnonzero(control & ~eog)
-        self._control_mask = control & ~eog
         self._vocab = VocabIndex.from_pieces([p.decode("utf-8", "ignore") for p in pieces])
 
     @property
@@ -391,6 +328,32 @@ class LlamaBackend:
         self.counters["prompt_tokens"] += len(prefix)
         self._cached_prefix = prefix
 
+    def _eval_prompt(self, prompt: Prompt) -> np.ndarray:
+        """Evaluate ``prompt`` into sequence 1; return the next-token logits (a copy)."""
+        prefix, suffix = prompt.prefix, prompt.suffix
+        if not suffix:  # the last token's logits are needed: it cannot come from the cache
+            prefix, suffix = prefix[:-1], prefix[-1:]
+        if len(prefix) + len(suffix) >= self._n_ctx:
+            raise ContextTooSmall.from_code("E383",
+                                            problem=f"the prompt has {len(prompt)} tokens; the context holds "
+                                                    f"{self._n_ctx}")
+        self._seq_rm(_PROMPT_SEQ)
+        if prefix:
+            self._ensure_prefix(prefix)
+            self._lib.llama_memory_seq_cp(self._mem, _PREFIX_SEQ, _PROMPT_SEQ, -1, -1)
+        base = len(prefix)
+        last = None
+        for start in range(0, len(suffix), self.n_batch):
+            chunk = suffix[start:start + self.n_batch]
+            final = start + len(chunk) == len(suffix)
+            self._decode([(t, base + start + i, _PROMPT_SEQ, final and i == len(chunk) - 1)
+                          for i, t in enumerate(chunk)])
+            if final:
+                last = self._logits(1)[0].copy()
+        self.counters["prompt_tokens"] += len(suffix)
+        assert last is not None
+        return last
+
     # ------------------------------------------------------------------ sampling
 
     def sample(self, prompt: Prompt | Sequence[int], n: int, *, top_k: int = 10, seed: int = 0,
@@ -410,178 +373,112 @@ class LlamaBackend:
 
     def sample_batch(self, jobs: Sequence[SampleJob], *, top_k: int = 10,
                      temperature: float = 1.0) -> list[list[Sample]]:
-        """The samples of several prompts, decoded together (one list per job, in group order).
+        """The samples of several prompts, decoded together (one list per job).
 
-        Continuous batching: up to ``max_parallel`` samples decode together, and whenever
-        samples finish, the next ones (in job order) take their places in the same step, their
-        prompt's suffix decoded in the same ``llama_decode`` call as the running samples' next
-        tokens. A step therefore stays near ``max_parallel`` wide until the queue runs dry,
-        instead of thinning as a fixed wave's samples end (on a CPU 64 sequences decode about 4×
-        the tokens per second of one: ``benchmarks/augment.py --part throughput``). A sample's
-        draws depend only on its group's seed and its index; the batch's shape changes only
-        llama.cpp's rounding.
+        The samples of all jobs go through the same decode waves, each as wide as the context
+        and ``max_parallel`` allow: on a CPU a wave of 64 sequences decodes about 4× the tokens
+        per second of a single one (``benchmarks/augment.py --part throughput``). Each prompt is
+        evaluated once per wave it has samples in (the shared prefix is cached).
         """
         if self._vocab is None:
             self._load_vocab()
-        for job in jobs:  # each prompt must fit alone, with one answer
-            if len(job.prompt) + job.max_tokens + 2 > self._n_ctx:
-                raise ContextTooSmall.from_code(
-                    "E383", problem=f"the prompt ({len(job.prompt)} tokens) and an answer of up to "
-                                    f"{job.max_tokens} tokens do not fit in the context ({self._n_ctx} tokens)")
-        queue = deque((j, g, i) for j, job in enumerate(jobs) for g, group in enumerate(job.groups)
-                      for i in range(group.n))
-        slots = {(j, g, i): k for j, job in enumerate(jobs)
-                 for k, (g, i) in enumerate((g, i) for g, group in enumerate(job.groups) for i in range(group.n))}
-        out: list[list[Sample | None]] = [[None] * sum(g.n for g in job.groups) for job in jobs]
+        flat: list[tuple[int, int, int]] = [(j, g, i) for j, job in enumerate(jobs)
+                                            for g, group in enumerate(job.groups) for i in range(group.n)]
+        out: list[list[Sample]] = [[] for _ in jobs]
         try:
-            self._decode_continuously(jobs, queue, top_k=top_k, temperature=temperature,
-                                      done=lambda s: out[s.job].__setitem__(slots[(s.job, s.group, s.index)], Sample(
-                                          text=s.text, tokens=s.tokens, logprobs=s.logprobs,
-                                          finish=s.finish or "stop", group=s.group, index=s.index)))
+            for wave in self._waves(jobs, flat):
+                for sample, (j, _, _) in zip(self._sample_wave(jobs, wave, top_k=top_k, temperature=temperature),
+                                             wave, strict=True):
+                    out[j].append(sample)
         finally:
             for seq in range(_PROMPT_SEQ, _FIRST_WORK_SEQ + self.max_parallel):
                 self._seq_rm(seq)
-        assert all(s is not None for samples in out for s in samples)
-        return out  # type: ignore[return-value]
+        return out
 
-    def _decode_continuously(self, jobs: Sequence[SampleJob], queue: deque[tuple[int, int, int]], *, top_k: int,
-                             temperature: float, done: Callable[[_Seq], None]) -> None:
-        """Decode every queued sample; ``done`` gets each as it finishes.
+    def _waves(self, jobs: Sequence[SampleJob], flat: list[tuple[int, int, int]]) -> list[list[tuple[int, int, int]]]:
+        """``flat`` cut into waves that fit: at most ``max_parallel`` samples, and KV cells for the
+        shared prefix, each prompt's suffix and every sample's ``max_tokens``."""
+        waves: list[list[tuple[int, int, int]]] = []
+        wave: list[tuple[int, int, int]] = []
+        cells = 0
+        prefixes: set[tuple[int, ...]] = set()  # the prefixes whose cells the wave's samples hold
+        for item in flat:
+            job = jobs[item[0]]
+            prefix = job.prompt.prefix if job.prompt.suffix else job.prompt.tokens[:-1]
+            alone = len(job.prompt) + 1 + job.max_tokens  # this prompt's cells and one answer
+            if alone + 1 > self._n_ctx:
+                raise ContextTooSmall.from_code(
+                    "E383", problem=f"the prompt ({len(job.prompt)} tokens) and an answer of up to "
+                                    f"{job.max_tokens} tokens do not fit in the context ({self._n_ctx} tokens)")
+            need = job.max_tokens
+            if not wave or wave[-1][0] != item[0]:  # a new prompt: its suffix (and prefix, if new)
+                need += len(job.prompt) - len(prefix) + 1 + (len(prefix) if prefix not in prefixes else 0)
+            if wave and (len(wave) >= self.max_parallel or cells + need + 1 > self._n_ctx):
+                waves.append(wave)
+                wave, cells, prefixes = [], 0, set()
+                need = alone
+            wave.append(item)
+            prefixes.add(prefix)
+            cells += need
+        if wave:
+            waves.append(wave)
+        return waves
+
+    def _sample_wave(self, jobs: Sequence[SampleJob], wave: Sequence[tuple[int, int, int]], *, top_k: int,
+                     temperature: float) -> list[Sample]:
+        """Decode one wave of samples (of one or several prompts) together.
 
         Samples whose tokens so far are identical (all samples of a prompt at the start,
         duplicates later) share one batch entry: its KV cell carries all their sequence ids and
         its logits serve them all, so a token is computed once however many samples agree on
         the history.
         """
-        free = list(range(_FIRST_WORK_SEQ + self.max_parallel - 1, _FIRST_WORK_SEQ - 1, -1))  # pop(): lowest
-        state = _Admitting()
-        nodes: dict[tuple[int, int], list[_Seq]] = {}  # (logits row, token) → the samples that drew it
-        while nodes or queue:
-            # the running samples' next tokens, then the suffixes of newly admitted prompts
-            entries: list[tuple[int, int, int | Sequence[int], bool]] = []
-            live: list[_Seq] = []
-            rows: list[int] = []
-            for r, ((_, token), members) in enumerate(nodes.items()):
-                # members share a row, hence a prompt and a history: one position
-                entries.append((token, members[0].n_past + len(members[0].tokens) - 1,
-                                [m.seq_id for m in members], True))
-                live.extend(members)
-                rows.extend([r] * len(members))
-            if nodes:
-                self.counters["shared_tokens"] = self.counters.get("shared_tokens", 0) + len(live) - len(entries)
-            state.rows = len(entries)
-            state.stored = []
-            while queue and free:
-                admitted, row = self._admit(jobs, queue, free, state, entries)
-                if not admitted:
-                    break
-                live.extend(admitted)
-                rows.extend([row] * len(admitted))
-            if not entries and not state.stored:  # nothing fits: cannot happen after the E383 check
-                raise ContextTooSmall.from_code("E382", status=1)
-            # kept rows (marked -1, -2, …) come after the rows of this step's decode call
-            rows = [r if r >= 0 else state.rows - r - 1 for r in rows]
-            if entries:
-                self._decode(entries)
-                logits = self._logits(state.rows)
-            else:
-                logits = np.zeros((0, self._n_vocab), dtype=np.float32)
-            if state.capture is not None:  # the held prompt's first-token logits, for its later samples
-                state.held_logits, state.capture = logits[state.capture].copy(), None
-            if state.stored:
-                logits = np.concatenate([logits, np.stack(state.stored)])
+        seqs: list[_Seq] = []
+        firsts: list[np.ndarray] = []
+        first_row: dict[int, int] = {}
+        for slot, (j, g, i) in enumerate(wave):
+            job = jobs[j]
+            if j not in first_row:  # the prompt into sequence 1, then forked to its samples
+                first_row[j] = len(firsts)
+                firsts.append(self._eval_prompt(job.prompt))
+            group = job.groups[g]
+            seq_id = _FIRST_WORK_SEQ + slot
+            self._lib.llama_memory_seq_cp(self._mem, _PROMPT_SEQ, seq_id, -1, -1)
+            seqs.append(_Seq(seq_id, g, i, np.random.default_rng([group.seed & 0xFFFFFFFF, i]),
+                             WordGuard(group.bans), self.banned_ids(group.bans),
+                             keep=self._keeps(group), fields=group.fields, job=j, n_past=len(job.prompt),
+                             max_tokens=job.max_tokens))
+        self._seq_rm(_PROMPT_SEQ)
+        live = list(seqs)
+        logits = np.stack(firsts)
+        rows = [first_row[s.job] for s in live]  # row of `logits` that each live sample reads
+        step = 0
+        while live:
             chosen = self._choose(live, logits, rows, top_k=top_k, temperature=temperature)
             self.counters["sample_steps"] = self.counters.get("sample_steps", 0) + 1
-            nodes = {}
+            nodes: dict[tuple[int, int], list[_Seq]] = {}
             for seq, row, token in zip(live, rows, chosen, strict=True):
                 self._advance(seq, token, seq.max_tokens)
                 if seq.finish is None:
                     nodes.setdefault((row, token), []).append(seq)
-                else:  # free its cells and its sequence id now
-                    self._seq_rm(seq.seq_id)
-                    free.append(seq.seq_id)
-                    state.cells.leave(seq.admission, seq.max_tokens)
-                    self.counters["sampled_tokens"] += len(seq.tokens)
-                    done(seq)
-
-    def _admit(self, jobs: Sequence[SampleJob], queue: deque[tuple[int, int, int]], free: list[int],
-               state: _Admitting, entries: list[tuple[int, int, int | Sequence[int], bool]]) -> tuple[list[_Seq], int]:
-        """Start the next queued samples of one prompt, as many as have free sequence ids and KV
-        cells; return them and the logits row of their first token ([] when none fits now).
-
-        A prompt's suffix joins ``entries`` (this step's decode call). When some of its samples
-        must wait, sequence 1 holds the prompt's cells and its first-token logits are kept, so
-        the waiting samples start later from a copy, without evaluating the prompt again.
-        """
-        j = queue[0][0]
-        job = jobs[j]
-        prefix, suffix = job.prompt.prefix, job.prompt.suffix
-        if not suffix:  # the last token's logits are needed: it cannot come from the cache
-            prefix, suffix = prefix[:-1], prefix[-1:]
-        waiting = 0
-        while waiting < len(queue) and queue[waiting][0] == j:
-            waiting += 1
-        cells = state.cells
-        held = state.held == j
-        if held and state.held_logits is None:  # its logits come with this step's decode: next step
-            return [], 0
-        room = self._n_ctx - 1 - cells.used(self._cached_prefix)
-        if not held:
-            room -= len(suffix) + 1 + (len(prefix) if prefix != self._cached_prefix and not cells.holds(prefix)
-                                       else 0)
-        take = min(waiting, len(free), max(0, room) // max(1, job.max_tokens))
-        if take == 0 or (not held and len(entries) + 1 > self.n_batch):
-            return [], 0
-        ids = [free.pop() for _ in range(take)]
-        keep = take < waiting  # samples of this prompt will wait: hold its cells in sequence 1
-        if held:
-            for seq_id in ids:
-                self._lib.llama_memory_seq_cp(self._mem, _PROMPT_SEQ, seq_id, -1, -1)
-            assert state.held_logits is not None
-            state.stored.append(state.held_logits)
-            row = -len(state.stored)  # after the decode call's rows, whose number is not known yet
-            admission = state.admission
-        else:
-            if state.held is not None:  # the previous held prompt's samples all started
-                self._seq_rm(_PROMPT_SEQ)
-                cells.leave(state.admission, 0)
-                state.held = None
-            if prefix:
-                self._ensure_prefix(prefix)  # a new prefix: the old one's cells stay with the samples on it
-            targets = ids + [_PROMPT_SEQ] * keep
-            for seq_id in targets:
-                if prefix:
-                    self._lib.llama_memory_seq_cp(self._mem, _PREFIX_SEQ, seq_id, -1, -1)
-            # the suffix goes into this step's decode call; a part that does not fit beside the
-            # running samples' tokens is decoded first, on its own
-            ahead = max(0, len(suffix) - (self.n_batch - len(entries)))
-            for start in range(0, ahead, self.n_batch):
-                chunk = suffix[start:min(ahead, start + self.n_batch)]
-                # one output row per decode (llama.cpp expects at least one); its logits are unused
-                self._decode([(t, len(prefix) + start + i, targets, i == len(chunk) - 1)
-                              for i, t in enumerate(chunk)])
-            entries.extend((t, len(prefix) + k, targets, k == len(suffix) - 1)
-                           for k, t in enumerate(suffix) if k >= ahead)
-            self.counters["prompt_tokens"] += len(suffix)
-            row = state.rows
-            state.rows += 1
-            admission = cells.start(prefix, len(suffix), holder=keep)
-            if keep:
-                state.held, state.admission, state.held_logits, state.capture = j, admission, None, row
-        seqs = []
-        for seq_id in ids:
-            _, g, i = queue.popleft()
-            group = job.groups[g]
-            seqs.append(_Seq(seq_id, g, i, np.random.default_rng([group.seed & 0xFFFFFFFF, i]),
-                             WordGuard(group.bans), self.banned_ids(group.bans),
-                             keep=self._keeps(group), fields=group.fields, job=j, n_past=len(job.prompt),
-                             max_tokens=job.max_tokens, admission=admission))
-        cells.join(admission, [s.max_tokens for s in seqs])
-        if held and not keep:  # the last of its waiting samples: sequence 1 lets go of the prompt
-            self._seq_rm(_PROMPT_SEQ)
-            cells.leave(admission, 0)
-            state.held, state.held_logits = None, None
-        return seqs, row
+                else:
+                    self._seq_rm(seq.seq_id)  # free its cells now
+            step += 1
+            if not nodes:
+                break
+            entries = []
+            live, rows = [], []
+            for r, ((_, token), members) in enumerate(nodes.items()):
+                # members share a row, hence a prompt and a history: one position
+                entries.append((token, members[0].n_past + step - 1, [m.seq_id for m in members], True))
+                live.extend(members)
+                rows.extend([r] * len(members))
+            self._decode(entries)
+            self.counters["shared_tokens"] = self.counters.get("shared_tokens", 0) + len(live) - len(entries)
+            logits = self._logits(len(entries))
+        self.counters["sampled_tokens"] += sum(len(s.tokens) for s in seqs)
+        return [Sample(text=s.text, tokens=s.tokens, logprobs=s.logprobs, finish=s.finish or "stop",
+                       group=s.group, index=s.index) for s in seqs]
 
     def _keeps(self, group: SampleGroup) -> list[_Keep]:
         return keeps_for(group, self.tokenize)
@@ -607,122 +504,65 @@ class LlamaBackend:
 
     def _choose(self, live: list[_Seq], logits: np.ndarray, rows: list[int], *, top_k: int,
                 temperature: float) -> list[int]:
-        """One token per live sample.
-
-        Each distinct row's best ``width + _POOL`` tokens are found once; a sample's candidates
-        are those less the tokens it may not write (control tokens, its bans, the ``fields``
-        constraint), plus the tokens its kept phrases boost, best first, down to the pool's
-        lowest logit: a prefix of its whole masked ranking, so the draw is the one the whole row
-        would give. Only a sample left with fewer than ``width`` candidates, or whose guard
-        rejects too many of them, masks and ranks its whole row.
-        """
         assert self._pieces_bytes is not None and self._eog is not None and self._control is not None
         # Log-normaliser of the raw distribution, for the forward score (once per distinct row).
         peak = logits.max(axis=1, keepdims=True)
         lse = (peak[:, 0] + np.log(np.exp(logits - peak).sum(axis=1))).astype(np.float64)
+        masked = logits[rows]  # a copy per sample: bans differ between samples of one row
+        for i, seq in enumerate(live):
+            if seq.keep:
+                self._boost_keeps(seq, masked[i])
+        masked[:, self._control] = -np.inf
+        for i, seq in enumerate(live):
+            if seq.banned.size:
+                masked[i, seq.banned] = -np.inf
+            if seq.fields > 0:  # exactly `fields` "|"-separated fields: no early end, no extra "|"
+                masked[i, self._end_ids if seq.text.count("|") < seq.fields - 1 else self._pipe_ids] = -np.inf
         width = min(self._n_vocab, top_k + _SPARE)
-        pool = min(self._n_vocab, width + _POOL)
-        distinct = sorted(set(rows))
-        best = np.argpartition(logits[distinct], -pool, axis=1)[:, -pool:]
-        pools: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-        for k, r in enumerate(distinct):
-            order = np.argsort(-logits[r, best[k]], kind="stable")
-            ids = best[k][order]
-            pools[r] = ids, logits[r, ids].astype(np.float64)
+        top = np.argpartition(masked, -width, axis=1)[:, -width:]
         chosen: list[int] = []
         for i, seq in enumerate(live):
-            row = logits[rows[i]]
-            ids, values = self._candidates(seq, row, *pools[rows[i]])
-            allowed: list[int] = []
-            picked_values: list[float] = []
-            if len(ids) >= width or pool == self._n_vocab:
-                tail = trailing_word(seq.text)
-                rejected: list[int] = []
-                for token, value in zip(ids.tolist(), values.tolist(), strict=True):
-                    if self._passes(seq, tail, token):
-                        allowed.append(token)
-                        picked_values.append(value)
-                        if len(allowed) == top_k:
-                            break
-                    else:
-                        rejected.append(token)
-                if len(allowed) < top_k and pool < self._n_vocab:  # the guard rejected many: the whole row
-                    allowed, picked_values = self._allowed_in_row(seq, row, rejected, top_k)
-            else:  # bans took most of the pool: the whole row (rare)
-                allowed, picked_values = self._allowed_in_row(seq, row, [], top_k)
+            allowed = self._allowed(seq, masked[i], top[i], top_k)
             if not allowed:  # everything plausible is banned: end here, the caller rejects it
                 seq.finish = "blocked"
                 chosen.append(-1)
                 continue
-            scaled = np.array(picked_values, dtype=np.float64) / max(temperature, 1e-6)
-            probs = np.exp(scaled - scaled.max())
+            values = np.array([masked[i, t] for t in allowed], dtype=np.float64) / max(temperature, 1e-6)
+            probs = np.exp(values - values.max())
             probs /= probs.sum()
             where = int(np.searchsorted(np.cumsum(probs), seq.rng.random()))
             pick = allowed[min(where, len(allowed) - 1)]
             # the model's own log-probability: boosts for kept phrases do not count
-            seq.logprobs.append(float(row[pick]) - float(lse[rows[i]]))
+            seq.logprobs.append(float(logits[rows[i], pick]) - float(lse[rows[i]]))
             chosen.append(int(pick))
         return chosen
 
-    def _candidates(self, seq: _Seq, row: np.ndarray, ids: np.ndarray,
-                    values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The pool's tokens (``ids``, best first, their logits ``values``) that ``seq`` may write,
-        with its kept-phrase boosts, best first, down to the pool's lowest logit."""
-        floor = values[-1]
-        keep = ~self._forbidden(seq, ids)
-        ids, values = ids[keep], values[keep]
-        if seq.keep:
-            boosts: defaultdict[int, float] = defaultdict(float)
-            self._boost_keeps(seq, boosts)  # type: ignore[arg-type]  # writes boosts[token] += boost
-            values = values.copy()
-            where = {int(t): k for k, t in enumerate(ids)}
-            for token, boost in boosts.items():
-                if token in where:
-                    values[where[token]] += boost
-            outside = np.array([t for t in boosts if t not in where], dtype=ids.dtype)
-            outside = outside[~self._forbidden(seq, outside)]
-            if outside.size:
-                ids = np.concatenate([ids, outside])
-                values = np.concatenate([values, row[outside].astype(np.float64) + [boosts[int(t)] for t in outside]])
-            order = np.argsort(-values, kind="stable")
-            ids, values = ids[order], values[order]
-            above = values >= floor  # below the pool, tokens outside it may rank higher: not a prefix
-            ids, values = ids[above], values[above]
-        return ids, values
-
-    def _forbidden(self, seq: _Seq, ids: np.ndarray) -> np.ndarray:
-        """Which of ``ids`` ``seq`` may not write: control tokens, its bans, the ``fields`` constraint."""
-        assert self._control_mask is not None
-        bad = self._control_mask[ids]
-        if seq.banned.size:
-            bad |= np.isin(ids, seq.banned)
-        if seq.fields > 0:  # exactly `fields` "|"-separated fields: no early end, no extra "|"
-            bad |= np.isin(ids, self._end_ids if seq.text.count("|") < seq.fields - 1 else self._pipe_ids)
-        return bad
-
-    def _allowed_in_row(self, seq: _Seq, row: np.ndarray, rejected: list[int],
-                        top_k: int) -> tuple[list[int], list[float]]:
-        """The best ``top_k`` tokens of the whole masked ``row`` that pass the guard, and their values."""
-        assert self._control is not None
-        masked = row.astype(np.float64)
-        if seq.keep:
-            self._boost_keeps(seq, masked)
-        masked[self._control] = -np.inf
-        if seq.banned.size:
-            masked[seq.banned] = -np.inf
-        if seq.fields > 0:
-            masked[self._end_ids if seq.text.count("|") < seq.fields - 1 else self._pipe_ids] = -np.inf
-        masked[rejected] = -np.inf
+    def _allowed(self, seq: _Seq, row: np.ndarray, top: np.ndarray, top_k: int) -> list[int]:
+        """The best ``top_k`` tokens that pass the guard, best first (rejects → −inf in ``row``)."""
         tail = trailing_word(seq.text)
         allowed: list[int] = []
-        for token in np.argsort(-masked, kind="stable").tolist():
-            if not np.isfinite(masked[token]):
+        order = top[np.argsort(-row[top], kind="stable")]
+        for token in order:
+            if not np.isfinite(row[token]):
+                return allowed
+            if self._passes(seq, tail, int(token)):
+                allowed.append(int(token))
+                if len(allowed) == top_k:
+                    return allowed
+            else:
+                row[token] = -np.inf
+        # The guard rejected many of the best tokens: go on down the full ranking (rare).
+        seen = set(allowed)
+        for token in np.argsort(-row, kind="stable"):
+            if not np.isfinite(row[token]):
                 break
-            if self._passes(seq, tail, token):
-                allowed.append(token)
+            if int(token) in seen:
+                continue
+            if self._passes(seq, tail, int(token)):
+                allowed.append(int(token))
                 if len(allowed) == top_k:
                     break
-        return allowed, [float(masked[t]) for t in allowed]
+        return allowed
 
     def _passes(self, seq: _Seq, tail: str, token: int) -> bool:
         assert self._eog is not None
