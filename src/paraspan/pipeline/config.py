@@ -66,7 +66,7 @@ class AugmentConfig(BaseModel):
     seed: int = 0
     threads: int | None = 1  # CPU threads per worker (LLM and encoder)
     #: sentences a worker augments together: their structures' requests are one generator batch,
-    #: so a CPU's decode steps stay wide (fewer when there are too few sentences for the workers)
+    #: so a decode wave starts full (fewer when there are too few sentences for the workers)
     sentences_per_batch: int = Field(4, ge=1)
     generator: ComponentSpec = ComponentSpec(name="paraphrase")
     aligner: ComponentSpec = ComponentSpec(name="discriminative")
