@@ -132,6 +132,10 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
                                                              "--set", "generator.agreement=8"]),
     "fn-substitute-v6b": ("fn-dev-rest.jsonl", "substitute", ["--iterations", "3", "--choose-by", "verified",
                                                               "--set", "generator.agreement=8"]),
+    # the cascade (rule rewrite, then contextual substitutes in the same chain; round trip off), with
+    # augment's default checks, on frames no run has used (fn-dev-rest after the 162 v6b took)
+    "fn-cascade": ("fn-dev-rest-b.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
+    "fn-cascade-b": ("fn-dev-rest-c.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
 }
 
 
@@ -197,7 +201,9 @@ def subset(work: Path, seed: int) -> None:
                             ("fn-dev-d.jsonl", fn[80:]), ("fn-dev-e.jsonl", fn[92:]),
                             ("fn-dev-f.jsonl", fn[152:]), ("fn-dev-other.jsonl", fn_other),
                             ("fn-dev-third.jsonl", fn_third), ("fn-dev-fourth.jsonl", fn_fourth),
-                            ("fn-dev-fifth.jsonl", fn_fifth), ("fn-dev-rest.jsonl", fn_rest)):
+                            ("fn-dev-fifth.jsonl", fn_fifth), ("fn-dev-rest.jsonl", fn_rest),
+                            ("fn-dev-rest-b.jsonl", fn_rest[162:]),  # what fn-substitute-v6b left
+                            ("fn-dev-rest-c.jsonl", fn_rest[312:])):  # what fn-cascade left
         write_corpus(iter(sentences), work / name, "jsonl")
         print(f"{work / name}: {len(sentences)} sentences")
 

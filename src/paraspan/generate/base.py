@@ -74,6 +74,7 @@ class GenerationRequest:
     sentence: Sentence | None = field(default=None, compare=False)
     structure: int | None = None
     attempt: int = 0
+    iteration: int = 1
     meta: dict[str, Any] = field(default_factory=dict, compare=False)
 
     def span_text(self, span: CharSpan) -> str:
@@ -120,7 +121,8 @@ class Candidate:
     paraphraser uses ``forward``, ``backward`` and ``score``). ``structures``: the source's
     structures placed in ``text`` by the generator (same order; None where one was lost), or
     None. ``mapping``: see :class:`TokenMapping`. ``meta`` holds anything else (cluster,
-    constraint set, rules …).
+    constraint set, rules …); ``meta["keeps_anchor"]``: the candidate keeps the anchor's words
+    on purpose (a structural rewrite in a cascade), so its chain goes on with the same bans.
     """
 
     text: str
@@ -171,3 +173,5 @@ generators.register("sister_lu", "paraspan.generate.baselines:make_sister_lu",
                     "sister-LU replacement of a FrameNet target, no infilling (Pancholy et al. 2021)")
 generators.register("substitute", "paraspan.generate.substitute:make_substituter",
                     "the LLM's contextual substitutes of the anchor, the rest of the sentence kept")
+generators.register("cascade", "paraspan.generate.cascade:make_cascade",
+                    "several generators in one chain, in order (default: rewrite, then substitute)")

@@ -186,7 +186,8 @@ class Augmenter:
             id=f"{sentence.id}/s{chain.index}/i{chain.iteration}" + (f"/r{chain.attempt}" if chain.attempt else ""),
             text=sentence.text, ban=chain.ban_spans, keep=chain.keep,
             protect=tuple((a.start, a.end) for a in chain.args), n=self.config.candidates,
-            ban_texts=tuple(chain.banned[1:]), sentence=sentence, structure=chain.index, attempt=chain.attempt)
+            ban_texts=tuple(chain.banned[1:]), sentence=sentence, structure=chain.index, attempt=chain.attempt,
+            iteration=chain.iteration)
 
     def _step(self, sentence: Sentence, chain: _Chain, request: GenerationRequest, generated: GenerationResult,
               result: WorkResult) -> None:
@@ -206,6 +207,11 @@ class Augmenter:
             return
         result.outputs.append(out)
         new_text = out.anchor_text or ""
+        kept = bool(out.sentence.provenance.get("generated", {}).get("keeps_anchor"))
+        if kept and caps.honours_ban:  # a cascade's rewrite kept the anchor on purpose: same bans, next iteration
+            chain.iteration, chain.attempt, chain.rows = chain.iteration + 1, 0, 0
+            chain.finished = chain.iteration > chain.iterations
+            return
         if not new_text.strip() or new_text.strip().lower() in {b.strip().lower() for b in chain.banned}:
             if caps.honours_ban:
                 chain.note = f"iteration {chain.iteration}: the aligned anchor was banned already ({new_text!r})"

@@ -1,0 +1,85 @@
+"""The cascade: members asked in order, a rewrite that keeps the anchor then substitutes in the same chain."""
+
+from __future__ import annotations
+
+import pytest
+
+from paraspan.corpus.schema import Sentence
+from paraspan.errors import ParaspanError
+from paraspan.generate.base import Candidate, Capabilities, GenerationRequest, GenerationResult, generators
+from paraspan.generate.cascade import Cascade, Member, make_cascade
+from paraspan.pipeline import AugmentConfig, Augmenter, build_filters
+from tests.pipeline.conftest import SENTENCES
+from tests.pipeline.fakes import FakeAligner, FakeGenerator
+
+
+class Keeper:
+    """Keeps every word (a rule rewriter's kind of generator) and counts its calls."""
+
+    capabilities = Capabilities(deterministic=True)
+
+    def __init__(self, text: str | None = "Indeed the farmer sold his tractor to a neighbour.") -> None:
+        self.text, self.asked = text, []
+
+    def generate(self, request: GenerationRequest) -> GenerationResult:
+        self.asked.append((request.iteration, request.attempt))
+        if self.text is None:
+            return GenerationResult(request, [], note="no rule applies")
+        return GenerationResult(request, [Candidate(self.text, meta={"rules": ["front"]})])
+
+
+def _request(iteration: int = 1, attempt: int = 0) -> GenerationRequest:
+    sentence = Sentence.from_dict(SENTENCES[0])
+    return GenerationRequest("a/s0", sentence.text, ban=((11, 15),), sentence=sentence, structure=0,
+                             iteration=iteration, attempt=attempt)
+
+
+def test_members_are_asked_in_order_and_named():
+    keeper = Keeper()
+    cascade = Cascade([Member("keeper", keeper), Member("fake", FakeGenerator())])
+    assert cascade.capabilities == Capabilities(honours_ban=True, deterministic=False)
+    result = cascade.generate(_request())
+    assert [c.meta["member"] for c in result.candidates] == ["keeper", "fake", "fake"]
+    assert result.candidates[0].meta["keeps_anchor"] is True
+    assert all("keeps_anchor" not in c.meta for c in result.candidates[1:])
+    assert result.candidates[1].text == "The farmer traded his tractor to a neighbour."
+    # a member that keeps the banned words: first iteration, first attempt (it is deterministic) only
+    assert [c.meta["member"] for c in cascade.generate(_request(iteration=2)).candidates] == ["fake", "fake"]
+    assert [c.meta["member"] for c in cascade.generate(_request(attempt=1)).candidates] == ["fake", "fake"]
+    assert keeper.asked == [(1, 0)]
+
+
+def test_no_candidate_says_why_per_member():
+    cascade = Cascade([Member("keeper", Keeper(None)), Member("other", Keeper(None))])
+    result = cascade.generate(_request())
+    assert result.candidates == [] and result.note == "keeper: no rule applies; other: no rule applies"
+
+
+def test_a_kept_anchor_does_not_end_the_chain():
+    """Iteration 1 is the rewrite (anchor kept), iterations 2 and 3 are substitutes with growing bans."""
+    config = AugmentConfig(iterations=3)
+    cascade = Cascade([Member("keeper", Keeper()), Member("fake", FakeGenerator())])
+    result = Augmenter(config, cascade, FakeAligner(), {}, build_filters(config)).process(
+        Sentence.from_dict(SENTENCES[0]))
+    texts = [(o.iteration, o.sentence.text, o.anchor_text) for o in result.outputs]
+    assert texts == [(1, "Indeed the farmer sold his tractor to a neighbour.", "sold"),
+                     (2, "The farmer traded his tractor to a neighbour.", "traded"),
+                     (3, "The farmer handed over his tractor to a neighbour.", "handed over")]
+    assert [o.sentence.provenance["generated"]["member"] for o in result.outputs] == ["keeper", "fake", "fake"]
+    assert result.outputs[1].sentence.provenance["banned"] == ["sold"]
+    assert result.note is None
+
+
+def test_the_factory_builds_registered_members_and_refuses_bad_blocks():
+    cascade = generators.build("cascade", {"members": [{"name": "rewrite"}, {"name": "synonym_replace", "p": 0.5}]},
+                               {"seed": 3})
+    assert [m.name for m in cascade.members] == ["rewrite", "synonym_replace"]
+    assert cascade.members[1].generator.seed == 3  # the run's seed reaches the members that take one
+    assert cascade.info["members"] == ["rewrite", "synonym_replace"]
+    for bad in ([], [{"p": 0.5}], [{"name": "cascade"}]):
+        with pytest.raises(ParaspanError) as err:
+            make_cascade(bad)
+        assert err.value.code == "E880"
+    with pytest.raises(ParaspanError) as err:
+        make_cascade([{"name": "no-such-generator"}])
+    assert err.value.code == "E001"
