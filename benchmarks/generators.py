@@ -136,6 +136,9 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
     # augment's default checks, on frames no run has used (fn-dev-rest after the 162 v6b took)
     "fn-cascade": ("fn-dev-rest-b.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
     "fn-cascade-b": ("fn-dev-rest-c.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
+    # v2, from the fn-cascade judgments and the pooled substitute judgments: substitutes of verbs only
+    # (generator.pos), no split after a closing quote, no passive with the agent "by it"
+    "fn-cascade-v2": ("fn-dev-rest-d.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
 }
 
 
@@ -203,7 +206,8 @@ def subset(work: Path, seed: int) -> None:
                             ("fn-dev-third.jsonl", fn_third), ("fn-dev-fourth.jsonl", fn_fourth),
                             ("fn-dev-fifth.jsonl", fn_fifth), ("fn-dev-rest.jsonl", fn_rest),
                             ("fn-dev-rest-b.jsonl", fn_rest[162:]),  # what fn-substitute-v6b left
-                            ("fn-dev-rest-c.jsonl", fn_rest[312:])):  # what fn-cascade left
+                            ("fn-dev-rest-c.jsonl", fn_rest[312:]),  # what fn-cascade left
+                            ("fn-dev-rest-d.jsonl", fn_rest[612:])):  # what fn-cascade-b left
         write_corpus(iter(sentences), work / name, "jsonl")
         print(f"{work / name}: {len(sentences)} sentences")
 

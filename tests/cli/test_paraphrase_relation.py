@@ -148,8 +148,8 @@ def test_augment_checks_the_generators_direction_with_the_default_filter(tmp_pat
     from paraspan.cli.augment import run_config
     from paraspan.pipeline.components import build_chooser, build_filters
 
-    config = run_config(overrides=["generator.relation=reverse"], settings={"choose_by": "verified"},
-                        output_filter="verified")
+    config = run_config(generator="paraphrase", overrides=["generator.relation=reverse"],
+                        settings={"choose_by": "verified"}, output_filter="verified")
     assert config.generator.relation == "reverse"  # type: ignore[attr-defined]
     assert _verified_specs(config.filters) == [{"name": "verified", "relation": "reverse"}]
     filters = build_filters(config)
@@ -162,12 +162,13 @@ def test_augment_checks_the_generators_direction_with_the_default_filter(tmp_pat
 
     # the default generator and other filters: as before
     assert _verified_specs(run_config(output_filter="verified").filters) == ["verified"]
-    assert _verified_specs(run_config(overrides=["generator.relation=forward"], output_filter="lax").filters) == []
+    assert _verified_specs(run_config(generator="paraphrase", overrides=["generator.relation=forward"],
+                                      output_filter="lax").filters) == []
     # a verified filter with the user's own options stays theirs
     own = {"name": "verified", "meaning": ["equivalence", "forward_entailment"]}
     (tmp_path / "run.json").write_text(json.dumps({"filters": [own]}), encoding="utf-8")
-    config = run_config(config_file=tmp_path / "run.json", overrides=["generator.relation=forward"],
-                        output_filter="verified")
+    config = run_config(config_file=tmp_path / "run.json", generator="paraphrase",
+                        overrides=["generator.relation=forward"], output_filter="verified")
     assert _verified_specs(config.filters) == [own]
 
 
@@ -176,7 +177,7 @@ def test_augment_rejects_an_unknown_relation_listing_the_three() -> None:
     from paraspan.errors import ParaspanError
 
     with pytest.raises(ParaspanError) as info:
-        run_config(overrides=["generator.relation=sideways"], output_filter="verified")
+        run_config(generator="paraphrase", overrides=["generator.relation=sideways"], output_filter="verified")
     assert "generator 'paraphrase'" in str(info.value)
     assert "'equivalence', 'forward' or 'reverse'" in str(info.value)
 

@@ -27,7 +27,7 @@ def test_blocks_are_completed_with_their_factory_defaults():
                                           "max_lexical": 1, "families": "equivalence"}
     assert config.aligner.name == "ibm2" and "iterations" in config.aligner.options
     # the run's seed and threads reach the factories that take them
-    para = check(AugmentConfig(seed=3, threads=2)).generator.options
+    para = check(AugmentConfig(seed=3, threads=2, generator="paraphrase")).generator.options
     assert para["seed"] == 3 and para["threads"] == 2 and para["model"] == "default"
 
 
@@ -49,7 +49,7 @@ def test_unknown_components_and_options_name_the_valid_ones():
 def test_set_overrides_reach_nested_blocks():
     data = apply_overrides(AugmentConfig().to_dict(), ["generator.frames=/data/fn", "iterations=2",
                                                        "generator.strict=false", 'filters=["lax"]'])
-    assert data["generator"] == {"name": "paraphrase", "frames": "/data/fn", "strict": False}
+    assert data["generator"] == {"name": "cascade", "frames": "/data/fn", "strict": False}
     assert data["iterations"] == 2 and data["filters"] == ["lax"]
     assert apply_overrides({"generator": "rewrite"}, ["generator.max_lexical=0"])["generator"] == {
         "name": "rewrite", "max_lexical": 0}
@@ -94,3 +94,10 @@ def test_resume_reads_a_version_1_store_and_refuses_a_newer_one(tmp_path):
     with pytest.raises(StoreError, match="different settings"):
         open_store(tmp_path / "run2.db", config, resume=False).close()
         open_store(tmp_path / "run2.db", check(AugmentConfig(iterations=3, **FAKE)), resume=True)
+
+
+def test_the_default_generator_is_the_cascade():
+    """The generator whose outputs pass the checks on FrameNet dev (benchmarks/README.md)."""
+    config = check(AugmentConfig(seed=3))
+    assert config.generator.name == "cascade"
+    assert config.generator.options["seed"] == 3 and config.generator.options["members"] is None

@@ -62,7 +62,7 @@ def run_config(*, config_file: Path | None = None, overrides: list[str] | None =
         block = dict(block) if isinstance(block, dict) else ({"name": block} if isinstance(block, str) else {})
         if name is not None and block.get("name") != name:
             block = {"name": name}  # another component: the file's options were for the old one
-        block.setdefault("name", "paraphrase" if which == "generator" else "discriminative")
+        block.setdefault("name", AugmentConfig.model_fields[which].default.name)
         data[which] = block
     data["generator"].update({k: v for k, v in (generator_options or {}).items() if v is not None})
     merged: list[Any] = []  # each spec once, in order (a dict spec is unhashable: compare, not hash)
@@ -142,9 +142,10 @@ def augment_cmd(
                                                       "(generator.model).")] = None,
     device: Annotated[str | None, _Opt("--device", help="The generator's device: auto, cpu or cuda; a GPU runs the "
                                                         "model through transformers (generator.device).")] = None,
-    generator: Annotated[str | None, _Opt("--generator", help="A registered generator (paraphrase, rewrite, "
-                                                              "infill, or a plugin's) or module:factory "
-                                                              "[paraphrase].")] = None,
+    generator: Annotated[str | None, _Opt("--generator", help="A registered generator (cascade: rule rewrites, "
+                                                              "then contextual substitutes of verbs; paraphrase, "
+                                                              "rewrite, substitute, infill, the baselines, or a "
+                                                              "plugin's) or module:factory [cascade].")] = None,
     aligner: Annotated[str | None, _Opt("--aligner", help="Aligner name (discriminative, ibm2, argmax) or "
                                                           "module:factory [discriminative].")] = None,
     candidates: Annotated[int | None, _Opt("--candidates", min=1,
@@ -173,10 +174,13 @@ def augment_cmd(
     summary_path: Annotated[Path | None, _Opt("--summary", help="Summary JSON (default: OUT.summary.json).")] = None,
     progress: Progress = True,
 ) -> None:
-    """Iterative paraphrastic augmentation (Culkin et al. 2021): paraphrase each structure's sentence
-    with its anchor banned, place anchor and arguments in the best candidate, ban the new anchor,
-    repeat K times. Every output carries source_id and provenance (scores, models, filter decisions).
-    --set generator.relation=forward (or reverse) asks the paraphraser for more general (more specific)
+    """Iterative augmentation (Culkin et al. 2021): rewrite each structure's sentence with its anchor
+    banned, place anchor and arguments in the best candidate that passes the checks, ban the new
+    anchor, repeat K times. The default generator (cascade) gives a rule rewrite where one applies
+    and then the LLM's contextual substitutes of a verb anchor; --generator paraphrase is the
+    paper's sentence paraphraser (on FrameNet dev its candidates nearly all fail the checks). Every
+    output carries source_id and provenance (scores, models, filter decisions). With --generator
+    paraphrase, --set generator.relation=forward (or reverse) asks for more general (more specific)
     sentences, and the default verified check for that direction."""
     from paraspan.pipeline import export_outputs, open_store, run_augment
 

@@ -24,6 +24,14 @@ structures those runs did not include: 18 of 31 written outputs right (58%) agai
 without it, with a third as many structures getting an output and 2.5 times the decoding
 (``fn-substitute-v5``, ``-v6``, ``-v6b`` in ``benchmarks/README.md``). So it is off by default.
 
+Only anchors of the parts of speech in ``pos`` are replaced, verbs by default (``pos="v"``;
+``"v,n,a"`` or ``"all"`` for more). Over the 257 judged substitutes of the FrameNet dev runs
+(``fn-substitute`` … ``fn-cascade`` in ``benchmarks/README.md``) 53 of 72 verb substitutes were right
+(74%), 46 of 100 nouns (a narrower or sister noun names something else: "legislators" → "senators",
+"military" → "air force"; WordNet synonyms, hypernyms and hyponyms were each right about half the
+time, so no WordNet rule separates them), 6 of 21 adjectives and none of 7 adverbs and prepositions.
+An anchor whose label has no part of speech (a PropBank predicate, an entity) is not held back.
+
 An anchor capitalised inside the sentence is part of a name ("the Manhattan Project") and is not
 replaced. Whether a substitute means what the anchor meant is also for the ``verified`` check
 (``content``: a WordNet synonym, a noun one step above or below, or a verb LU of the same frame,
@@ -143,7 +151,8 @@ class Substituter:
 
     def __init__(self, backend: Backend, samples: int = 12, n: int = 5, top_k: int = 20, temperature: float = 1.0,
                  max_words: int = 3, seed: int = 0, min_votes: int = 2, agreement: int = 0,
-                 min_back_votes: int | None = None) -> None:
+                 min_back_votes: int | None = None, pos: frozenset[str] | None = frozenset({"v"})) -> None:
+        self.pos = pos  # the anchors' parts of speech replaced (None: all)
         if min_back_votes is None:
             min_back_votes = min_votes
         if samples < 1 or n < 1 or max_words < 1 or min_votes < 1 or agreement < 0 or min_back_votes < 0:
@@ -281,9 +290,17 @@ class Substituter:
             job.note = "the request's text is not its sentence's"
         elif _name_part(sentence.text, sentence.structures[request.structure].anchor):  # type: ignore[arg-type]
             job.note = "the anchor is part of a name"
+        elif not self._pos_allowed(sentence.structures[request.structure].anchor.label):  # type: ignore[union-attr]
+            job.note = f"the anchor is not a {'/'.join(sorted(self.pos or ()))} (generator.pos)"
         else:
             job.structure = request.structure
         return job
+
+    def _pos_allowed(self, label: str | None) -> bool:
+        from paraspan.text.lexical_units import lu_pos
+
+        pos = lu_pos(label)
+        return self.pos is None or pos is None or pos in self.pos
 
     def _result(self, job: _Job) -> GenerationResult:
         if job.note is not None:
@@ -371,22 +388,30 @@ class Substituter:
 def make_substituter(model: str = "default", samples: int = 12, n: int = 5, top_k: int = 20,
                      temperature: float = 1.0, max_words: int = 3, seed: int = 0, threads: int | None = 1,
                      backend: str = "auto", device: str = "auto", batch: int = 64, min_votes: int = 2,
-                     agreement: int = 0, min_back_votes: int | None = None) -> Substituter:
+                     agreement: int = 0, min_back_votes: int | None = None, pos: str = "v") -> Substituter:
     """The registered ``substitute`` generator: ``samples`` answers of the LLM (``model``) per
     anchor, the ``n`` most proposed substitutes of at most ``max_words`` words become candidates;
     ``batch``: sequences decoded together (several structures' samples share a wave); ``min_votes``:
     how many samples must propose a substitute; ``agreement``: how many of the substitute's votes
     and its back votes together it needs with the round trip on (0, the default: no round trip; 8 with
     12 samples is the measured setting); ``min_back_votes``: how many back votes it needs (default:
-    ``min_votes``)."""
+    ``min_votes``); ``pos``: the anchors' parts of speech replaced, FrameNet LU suffixes
+    comma-separated (``v``, the default: verbs; ``v,n,a``; ``all``)."""
     from paraspan.generate.paraphrase import context_size
+    from paraspan.text.lexical_units import UPOS_TO_FN
+
+    allowed = (None if pos.strip().lower() == "all"
+               else frozenset(p.strip().lower() for p in pos.split(",") if p.strip()))
+    if allowed is not None and (not allowed or not allowed <= set(UPOS_TO_FN.values())):
+        raise ParaspanError.from_code("E880", option="generator.pos", rule="FrameNet LU suffixes (v, n, a, adv, "
+                                      "prep …) comma-separated, or all", value=pos, fix="e.g. --set generator.pos=v,n")
     from paraspan.llm.hf_backend import load_backend
 
     width = max(8, samples, batch)
     runtime = load_backend(model, backend=backend, device=device, seed=seed, n_ctx=context_size(1024, width),
                            n_threads=threads, parallel=width)
     substituter = Substituter(runtime, samples, n, top_k, temperature, max_words, seed, min_votes, agreement,
-                              min_back_votes)
+                              min_back_votes, allowed)
     resolved = getattr(getattr(runtime, "llm", None), "resolved", None)
     substituter.info = {"llm": getattr(resolved, "name", None) or getattr(runtime, "model_name", model),
                         "llm_package": getattr(resolved, "source_package", None)

@@ -134,3 +134,13 @@ def test_v4_keeps_sense_and_attachment(nlp):
     # an article that starts a name's phrase is lowered when the phrase moves into the sentence
     out = _texts(nlp, "active-to-passive", "The Royal Society predicts a further rise.")
     assert out == ["A further rise is predicted by the Royal Society."]
+
+
+def test_splits_and_passives_from_the_cascade_judgments(nlp):
+    # a split after a closing quote left ", ''." before the new sentence
+    quoted = "The law `` bans the sale of guns , '' and sets a fine for sellers."
+    assert _texts(nlp, "split-conjoined-vp", quoted) == []
+    assert _texts(nlp, "split-conjoined-clauses", "She said `` no , '' and he left the room.") == []
+    # no agent "by it" ("It follows growing concern" → "… is followed by it")
+    assert _texts(nlp, "active-to-passive", "It follows a long debate about the budget.") == []
+    assert _texts(nlp, "active-to-passive", "The dog ate the cake.") == ["The cake was eaten by the dog."]
