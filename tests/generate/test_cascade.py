@@ -83,3 +83,14 @@ def test_the_factory_builds_registered_members_and_refuses_bad_blocks():
     with pytest.raises(ParaspanError) as err:
         make_cascade([{"name": "no-such-generator"}])
     assert err.value.code == "E001"
+
+
+def test_a_bad_member_option_fails_when_the_config_is_checked():
+    from paraspan.pipeline.components import check
+
+    with pytest.raises(ParaspanError) as err:
+        check(AugmentConfig(generator={"name": "cascade", "members": [{"name": "rewrite", "bogus": 1}]}))
+    assert err.value.code == "E003" and "bogus" in str(err.value)
+    with pytest.raises(ParaspanError) as err:
+        check(AugmentConfig(generator={"name": "cascade", "members": [{"name": "nope"}]}))
+    assert err.value.code == "E001"

@@ -98,25 +98,44 @@ def make_cascade(members: list[dict[str, Any]] | None = None, model: str | None 
     ``model`` (``--model``), ``device``, ``seed`` and ``threads`` go to the members that take them
     and leave them out."""
     from paraspan.generate.base import generators
-    from paraspan.registry import factory_options
 
-    blocks = [dict(b) for b in (DEFAULT_MEMBERS if members is None else members)]
-    if not blocks or not all(isinstance(b, dict) and isinstance(b.get("name"), str) for b in blocks):
-        raise ParaspanError.from_code("E880", option="generator.members", rule="a list of generator blocks with a name",
-                                      value=members, fix='e.g. --set \'generator.members=[{"name": "rewrite"}, '
-                                                         '{"name": "substitute"}]\'')
     built: list[Member] = []
     info: dict[str, Any] = {"members": []}
-    for block in blocks:
-        name = block.pop("name")
-        if name == "cascade":
-            raise ParaspanError.from_code("E880", option="generator.members", rule="generators other than cascade",
-                                          value=name, fix="list the generators themselves")
-        run_level = {k: v for k, v in (("seed", seed), ("threads", threads), ("model", model), ("device", device))
-                     if v is not None and k in factory_options(generators.get(name))}
+    for name, block, run_level in _member_blocks(members, model=model, device=device, seed=seed, threads=threads):
         generator = generators.build(name, block, run_level)
         built.append(Member(name, generator))
         info["members"].append(name)
         for key, value in (getattr(generator, "info", None) or {}).items():
             info.setdefault(key, value)
     return Cascade(built, info=info)
+
+
+def _member_blocks(members: list[dict[str, Any]] | None,
+                   **run: Any) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
+    """``(name, options, run-level values it takes)`` per member, each block's options validated."""
+    from paraspan.generate.base import generators
+    from paraspan.registry import factory_options
+
+    blocks = [dict(b) if isinstance(b, dict) else b for b in (DEFAULT_MEMBERS if members is None else members)]
+    if not blocks or not all(isinstance(b, dict) and isinstance(b.get("name"), str) for b in blocks):
+        raise ParaspanError.from_code("E880", option="generator.members", rule="a list of generator blocks with a name",
+                                      value=members, fix='e.g. --set \'generator.members=[{"name": "rewrite"}, '
+                                                         '{"name": "substitute"}]\'')
+    out = []
+    for block in blocks:
+        name = block.pop("name")
+        if name == "cascade":
+            raise ParaspanError.from_code("E880", option="generator.members", rule="generators other than cascade",
+                                          value=name, fix="list the generators themselves")
+        run_level = {k: v for k, v in run.items() if v is not None and k in factory_options(generators.get(name))}
+        generators.validate(name, block, run_level)
+        out.append((name, block, run_level))
+    return out
+
+
+def _check_options(values: dict[str, Any]) -> None:
+    """Every member block checked when the run's config is (before any model loads)."""
+    _member_blocks(values.get("members"), model=values.get("model"), device=values.get("device"))
+
+
+make_cascade.check_options = _check_options  # type: ignore[attr-defined]

@@ -25,7 +25,7 @@ without it, with a third as many structures getting an output and 2.5 times the 
 (``fn-substitute-v5``, ``-v6``, ``-v6b`` in ``benchmarks/README.md``). So it is off by default.
 
 Only anchors of the parts of speech in ``pos`` are replaced, verbs by default (``pos="v"``;
-``"v,n,a"`` or ``"all"`` for more). Over the 257 judged substitutes of the FrameNet dev runs
+``"v,n,a"`` or ``"all"`` for more). Over the 201 judged substitutes of the FrameNet dev runs
 (``fn-substitute`` … ``fn-cascade`` in ``benchmarks/README.md``) 53 of 72 verb substitutes were right
 (74%), 46 of 100 nouns (a narrower or sister noun names something else: "legislators" → "senators",
 "military" → "air force"; WordNet synonyms, hypernyms and hyponyms were each right about half the

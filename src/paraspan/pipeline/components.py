@@ -51,6 +51,9 @@ def resolved_options(config: AugmentConfig, which: str) -> dict[str, Any]:
     name, options, defaults = config.component(which)
     factory = _factory(which, name)
     values = validate_options(factory, options, defaults, where=f"{which} {name!r}")
+    nested = getattr(factory, "check_options", None)  # blocks inside the block (a cascade's members)
+    if callable(nested):
+        nested(values)
     out: dict[str, Any] = {}
     for key, opt in factory_options(factory).items():
         if key in values:
