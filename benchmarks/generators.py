@@ -16,6 +16,10 @@ Three steps, each resumable:
 ``learned``
     trains the learned filter on each run's judgments (and on all rewrite runs pooled) with
     source-grouped 5-fold cross-validation, against the ``verified`` rule on the same folds.
+``recheck``
+    which judged written outputs of the named runs the current code would still write (rules and
+    the substituter only decline more since those runs, and the fluency check's word-edit
+    threshold reads the recorded score): their judged precision, after the fact.
 ``score``
     reads each run's store: outputs per structure (all, verified), the judgments recorded by
     the review app (``paraspan review STORE``; or ``paraspan judgments``), split into written
@@ -139,6 +143,10 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
     # v2, from the fn-cascade judgments and the pooled substitute judgments: substitutes of verbs only
     # (generator.pos), no split after a closing quote, no passive with the agent "by it"
     "fn-cascade-v2": ("fn-dev-rest-d.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
+    # v3 (every FrameNet dev frame is used now): from the v2 and b judgments, rewrite rules that decline
+    # more (passives of objects with an apposition or a "with" phrase, genitives inside compounds or of
+    # an indefinite noun) and the fluency check's word-edit threshold; on EWT sentences no run has used
+    "ewt-cascade-v3": ("ewt-dev-part-b.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
 }
 
 
@@ -207,7 +215,8 @@ def subset(work: Path, seed: int) -> None:
                             ("fn-dev-fifth.jsonl", fn_fifth), ("fn-dev-rest.jsonl", fn_rest),
                             ("fn-dev-rest-b.jsonl", fn_rest[162:]),  # what fn-substitute-v6b left
                             ("fn-dev-rest-c.jsonl", fn_rest[312:]),  # what fn-cascade left
-                            ("fn-dev-rest-d.jsonl", fn_rest[612:])):  # what fn-cascade-b left
+                            ("fn-dev-rest-d.jsonl", fn_rest[612:]),  # what fn-cascade-b left
+                            ("ewt-dev-part-b.jsonl", parts["dev"][92:])):  # what ewt-rewrite-final left
         write_corpus(iter(sentences), work / name, "jsonl")
         print(f"{work / name}: {len(sentences)} sentences")
 
@@ -297,6 +306,80 @@ def score(work: Path, names: list[str]) -> dict[str, Any]:
     return results
 
 
+def recheck(work: Path, names: list[str]) -> dict[str, Any]:
+    """Which judged written outputs the current code would still write: a rewrite whose rule still
+    produces its text (the rules only decline more since the run), a substitute whose anchor's part
+    of speech the substituter still replaces and whose recorded fluency passes the word-edit
+    threshold. After the fact and one-sided: an output the changes would write instead is not seen."""
+    from paraspan.corpus.schema import Sentence
+    from paraspan.filter.fluency import WORD_EDIT_THRESHOLD, is_word_edit
+    from paraspan.generate.base import GenerationRequest
+    from paraspan.generate.rewrite import Rewriter
+    from paraspan.generate.substitute import make_substituter
+    from paraspan.pipeline.store import RunStore
+    from paraspan.text.lexical_units import lu_pos
+
+    pos_default = factory_default(make_substituter, "pos")
+    allowed = {p.strip() for p in pos_default.split(",")}
+    rewriter = Rewriter()
+    results: dict[str, Any] = {}
+    for name in names:
+        db = work / f"{name}.db"
+        out = work / f"{name}.out.jsonl"
+        if not db.is_file() or not out.is_file():
+            continue
+        written = {json.loads(line)["id"] for line in out.read_text(encoding="utf-8").splitlines()}
+        store = RunStore.open(db, readonly=True)
+        inputs = {row[0]: Sentence.from_dict(json.loads(row[1]))
+                  for row in store.conn.execute("SELECT id, json FROM inputs")}
+        by_output: dict[str, list[Any]] = {}
+        for j in store.judgments():
+            by_output.setdefault(j.output_id, []).append(j)
+        counts: Counter[str] = Counter()
+        for o in store.iter_outputs():
+            if o.id not in written or o.id not in by_output:
+                continue
+            right = sum(j.score for j in by_output[o.id]) / len(by_output[o.id]) >= 50
+            source = inputs[o.input_id]
+            generated = o.sentence.provenance.get("generated") or {}
+            member = generated.get("member") or ("substitute" if "substitute" in generated else "rewrite")
+            if member == "rewrite":
+                request = GenerationRequest(o.id, source.text, sentence=source, structure=o.structure)
+                keep = o.sentence.text in {c.text for c in rewriter.generate(request).candidates}
+            else:
+                anchor = source.structures[o.structure].anchor
+                pos = lu_pos(anchor.label if anchor is not None else None)
+                score_ = ((o.sentence.provenance.get("checks") or {}).get("fluency") or {}).get("score")
+                keep = (pos is None or pos in allowed) and not (
+                    is_word_edit(source.text, o.sentence.text) and score_ is not None and score_ < WORD_EDIT_THRESHOLD)
+            counts[f"{member}_{'kept' if keep else 'dropped'}_{'right' if right else 'wrong'}"] += 1
+        kept_right = counts["rewrite_kept_right"] + counts["substitute_kept_right"]
+        kept = kept_right + counts["rewrite_kept_wrong"] + counts["substitute_kept_wrong"]
+        results[name] = {**dict(sorted(counts.items())), "kept": kept, "kept_right": kept_right,
+                         "precision": round(kept_right / kept, 4) if kept else None,
+                         "precision_ci95": wilson(kept_right, kept)}
+    return results
+
+
+def factory_default(factory: Any, option: str) -> Any:
+    import inspect
+
+    return inspect.signature(factory).parameters[option].default
+
+
+def recheck_markdown(results: dict[str, Any]) -> str:
+    rows = ["| run | written and judged | still written by the current code: judged correct (95% CI) | "
+            "dropped: right / wrong |", "|---|---:|---|---|"]
+    for name, r in results.items():
+        total = sum(v for k, v in r.items() if k.startswith(("rewrite_", "substitute_")))
+        dropped_right = r.get("rewrite_dropped_right", 0) + r.get("substitute_dropped_right", 0)
+        dropped_wrong = r.get("rewrite_dropped_wrong", 0) + r.get("substitute_dropped_wrong", 0)
+        lo, hi = (max(0.0, v) for v in r["precision_ci95"])
+        precision = f"{r['kept_right']}/{r['kept']} = {r['precision']:.0%} ({lo:.0%}–{hi:.0%})" if r["kept"] else "–"
+        rows.append(f"| {name} | {total} | {precision} | {dropped_right} / {dropped_wrong} |")
+    return "\n".join(rows)
+
+
 def markdown(results: dict[str, Any]) -> str:
     """The table for benchmarks/README.md, from the results (no figure typed by hand)."""
     def pct(part: dict[str, Any]) -> str:
@@ -370,7 +453,7 @@ def learned_markdown(results: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("step", choices=("subset", "run", "score", "learned"))
+    ap.add_argument("step", choices=("subset", "run", "score", "learned", "recheck"))
     ap.add_argument("names", nargs="*", help="runs (for run: one; for score: default all)")
     ap.add_argument("--work", type=Path, required=True, help="folder for inputs, stores and outputs (not the repo)")
     ap.add_argument("--seed", type=int, default=0)
@@ -388,6 +471,11 @@ def main(argv: list[str] | None = None) -> int:
         return run(args.names[0], args.work, args.limit, extra)
     path = RESULTS / "generators.json"
     old = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    if args.step == "recheck":
+        old["_recheck"] = recheck(args.work, args.names or list(RUNS))
+        path.write_text(json.dumps(old, indent=1) + "\n", encoding="utf-8")
+        print(recheck_markdown(old["_recheck"]))
+        return 0
     if args.step == "learned":
         old["_learned_filter"] = learned(args.work, args.names or list(RUNS))
         path.write_text(json.dumps(old, indent=1) + "\n", encoding="utf-8")

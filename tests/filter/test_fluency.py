@@ -264,3 +264,29 @@ def test_new_content_must_also_keep_the_mean_log_prob(backend: LlamaBackend) -> 
 
     assert build_filter({"name": "fluency", "model": "small"}).new_content_threshold == calibrated_threshold(
         "small", "mean")
+
+
+def test_a_word_edit_must_also_pass_the_word_edit_threshold() -> None:
+    """A one-word substitute whose neighbour became 4 nats more surprising: within the calibrated τ
+    (−7), not within the word-edit threshold (−3); a rewritten sentence with the same drop passes."""
+    from paraspan.filter.fluency import is_word_edit
+
+    src_text, edit_text, reworded = "He was able to obtain it .", "He was capable to obtain it .", "It was obtained by him ."
+    table = {src_text: ([1, 2, 3, 4, 5, 6, 7], [-1.0] * 7), edit_text: ([1, 2, 8, 4, 5, 6, 7], [-1.0, -1.0, -2.0, -5.0,
+                                                                                                 -1.0, -1.0, -1.0]),
+             reworded: ([2, 9, 9, 7], [-5.0, -1.0, -1.0, -1.0])}
+
+    def scorer(texts):  # type: ignore[no-untyped-def]
+        return [table[t] for t in texts]
+
+    assert is_word_edit(src_text, edit_text) and not is_word_edit(src_text, reworded)
+    assert is_word_edit("a b c", "a x y z c") and not is_word_edit("a b c d e", "x b c d y")
+    strict = FluencyFilter(-7.0, scorer, statistic="shared-drop", word_edit_threshold=-3.0)
+    source = sent("s", src_text)
+    edit, other = strict.decide_batch([(sent("e", edit_text, "s"), source), (sent("r", reworded, "s"), source)])
+    assert not edit.keep and "a word edit" in edit.reason and edit.details["word_edit"] is True
+    assert edit.details["threshold"] == -3.0
+    assert other.keep and other.score == pytest.approx(-4.0) and other.details["threshold"] == -7.0
+    lax = FluencyFilter(-7.0, scorer, statistic="shared-drop")  # no word-edit threshold: τ alone
+    assert lax.decide(sent("e", edit_text, "s"), source).keep
+    assert fluency_filter("small").word_edit_threshold == -3.0  # the registered filter's default

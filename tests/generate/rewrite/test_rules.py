@@ -144,3 +144,16 @@ def test_splits_and_passives_from_the_cascade_judgments(nlp):
     # no agent "by it" ("It follows growing concern" → "… is followed by it")
     assert _texts(nlp, "active-to-passive", "It follows a long debate about the budget.") == []
     assert _texts(nlp, "active-to-passive", "The dog ate the cake.") == ["The cake was eaten by the dog."]
+    # the object's apposition would stand between the new subject and its verb
+    assert _texts(nlp, "active-to-passive", "Voters pick their agents -- a red party and a blue party .") == []
+    # a verb whose past is its base form: "If they put …" → "was put" or "is put"?
+    assert _texts(nlp, "active-to-passive", "If they put a friend into office , they will gain little .") == []
+    # the possessed noun inside a compound (misparsed: "plutonium" as the subject of "reprocessing")
+    assert _texts(nlp, "genitive-to-pp", "Analysts doubt Pyongyang 's reported plutonium reprocessing .") == []
+    assert _texts(nlp, "genitive-to-pp", "They saw the city 's water supply system .") == [
+        "They saw the water supply system of the city."]
+    assert _texts(nlp, "genitive-to-pp", "The train's arrival was unexpected.") == ["The arrival of the train was unexpected."]
+    # "provide X with Y": spaCy hangs the "with" phrase on the object, the passive moved it along
+    assert _texts(nlp, "active-to-passive", "This status provides firms with tax benefits .") == []
+    # an indefinite possessor: "at the center of a storm" → "at a storm's center"
+    assert _texts(nlp, "pp-to-genitive", "The town stood at the center of a storm .") == []
