@@ -147,6 +147,9 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
     # more (passives of objects with an apposition or a "with" phrase, genitives inside compounds or of
     # an indefinite noun) and the fluency check's word-edit threshold; on EWT sentences no run has used
     "ewt-cascade-v3": ("ewt-dev-part-b.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
+    # v4 (from v3's judgments: 16 of 43 SRL substitutes right): an SRL anchor's part of speech from a
+    # parse (verbs only, the verb-form check), no auxiliaries or copulas, no other form of the anchor
+    "ewt-cascade-v4": ("ewt-dev-part-c.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
 }
 
 
@@ -216,7 +219,8 @@ def subset(work: Path, seed: int) -> None:
                             ("fn-dev-rest-b.jsonl", fn_rest[162:]),  # what fn-substitute-v6b left
                             ("fn-dev-rest-c.jsonl", fn_rest[312:]),  # what fn-cascade left
                             ("fn-dev-rest-d.jsonl", fn_rest[612:]),  # what fn-cascade-b left
-                            ("ewt-dev-part-b.jsonl", parts["dev"][92:])):  # what ewt-rewrite-final left
+                            ("ewt-dev-part-b.jsonl", parts["dev"][92:]),  # what ewt-rewrite-final left
+                            ("ewt-dev-part-c.jsonl", parts["dev"][192:])):  # what ewt-cascade-v3 left
         write_corpus(iter(sentences), work / name, "jsonl")
         print(f"{work / name}: {len(sentences)} sentences")
 

@@ -181,3 +181,31 @@ def test_a_bad_pos_option_is_refused():
     with pytest.raises(ParaspanError) as err:
         make_substituter(model="small", pos="verbs")
     assert err.value.code == "E880"
+
+
+def test_another_form_of_the_anchor_is_no_substitute():
+    text = "Every other legislator did likewise ."
+    at = text.index("other")
+    sentence = Sentence("o", text, [Structure("frame", "Increment", Span(at, at + 5, "other.a"), [])])
+    request = GenerationRequest(id="o", text=text, sentence=sentence, structure=0)
+    got = Substituter(ScriptedBackend(["others", "others", "additional", "additional"]), samples=4,
+                      pos=None).generate(request).candidates
+    assert [c.meta["substitute"] for c in got] == ["additional"]
+
+
+def test_srl_anchors_take_their_part_of_speech_from_a_parse_and_auxiliaries_stay():
+    """PropBank rolesets say no part of speech: the parse does, so the verb rules apply (EWT dev)."""
+    text = "I was trying to read the paper while it is quiet ."
+    trying, is_ = text.index("trying"), text.index("is quiet")
+    sentence = Sentence("e", text, [Structure("srl", "try.01", Span(trying, trying + 6, "try.01"), []),
+                                    Structure("srl", "be.01", Span(is_, is_ + 2, "be.01"), [])])
+    backend = ScriptedBackend(["attempts", "attempts", "attempting", "attempting"])
+    substituter = Substituter(backend, samples=4)
+    verb = substituter.generate(GenerationRequest(id="e0", text=text, sentence=sentence, structure=0))
+    assert [c.meta["substitute"] for c in verb.candidates] == ["attempting"]  # the form of "trying" kept
+    copula = substituter.generate(GenerationRequest(id="e1", text=text, sentence=sentence, structure=1))
+    assert copula.candidates == [] and "auxiliary or copula" in (copula.note or "")
+    noun = Sentence("n", text, [Structure("srl", "paper.01", Span(text.index("paper"), text.index("paper") + 5,
+                                                                    "paper.01"), [])])
+    assert "not a v" in (substituter.generate(GenerationRequest(id="n", text=text, sentence=noun,
+                                                               structure=0)).note or "")

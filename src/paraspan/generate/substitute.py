@@ -30,7 +30,11 @@ Only anchors of the parts of speech in ``pos`` are replaced, verbs by default (`
 (74%), 46 of 100 nouns (a narrower or sister noun names something else: "legislators" → "senators",
 "military" → "air force"; WordNet synonyms, hypernyms and hyponyms were each right about half the
 time, so no WordNet rule separates them), 6 of 21 adjectives and none of 7 adverbs and prepositions.
-An anchor whose label has no part of speech (a PropBank predicate, an entity) is not held back.
+An anchor whose label has no part of speech (a PropBank roleset, an entity type) gets the part
+of speech of its first word in a spaCy parse, so the rule and the verb-form check apply to SRL
+predicates too (on EWT dev, before this, 16 of 43 SRL substitutes were right: "it is" → "it are",
+"was trying" → "was attempts"). Auxiliaries and copulas (be, have, do) are not replaced, and a
+proposal that is another form of the anchor itself ("is" → "was") does not count.
 
 An anchor capitalised inside the sentence is part of a name ("the Manhattan Project") and is not
 replaced. Whether a substitute means what the anchor meant is also for the ``verified`` check
@@ -86,9 +90,25 @@ class _Job:
     prompt: Prompt | None = None
     bans: Any = None
     samples: list[Any] = field(default_factory=list)
+    pos: str | None = None  # the anchor's FrameNet-style part of speech (its label's, else the parse's)
 
 
 _WORDS = re.compile(r"[^\W_]+")
+#: verbs that are mostly auxiliaries or copulas: their "substitutes" were other forms of themselves or
+#: broke agreement ("it is" → "it are", "I am" → "I be"; EWT dev, ewt-cascade-v3)
+LIGHT_VERBS = frozenset({"be", "have", "do", "'s", "'re", "'m", "'ve", "'d", "'ll"})
+
+
+def _word_lemmas(text: str) -> set[str]:
+    """Every verb, noun and adjective lemma of the words of ``text`` (and the words themselves)."""
+    from paraspan.models.inflect import lemmas
+
+    out: set[str] = set()
+    for word in text.lower().split():
+        out.add(word)
+        for upos in ("VERB", "NOUN", "ADJ"):
+            out.update(lemmas(word, upos))
+    return out
 
 
 def _singular(word: str) -> bool | None:
@@ -153,6 +173,8 @@ class Substituter:
                  max_words: int = 3, seed: int = 0, min_votes: int = 2, agreement: int = 0,
                  min_back_votes: int | None = None, pos: frozenset[str] | None = frozenset({"v"})) -> None:
         self.pos = pos  # the anchors' parts of speech replaced (None: all)
+        self._nlp: Any = None  # spaCy, loaded for the first anchor whose label has no part of speech
+        self._parsed: dict[tuple[str, int, int], str | None] = {}
         if min_back_votes is None:
             min_back_votes = min_votes
         if samples < 1 or n < 1 or max_words < 1 or min_votes < 1 or agreement < 0 or min_back_votes < 0:
@@ -290,17 +312,37 @@ class Substituter:
             job.note = "the request's text is not its sentence's"
         elif _name_part(sentence.text, sentence.structures[request.structure].anchor):  # type: ignore[arg-type]
             job.note = "the anchor is part of a name"
-        elif not self._pos_allowed(sentence.structures[request.structure].anchor.label):  # type: ignore[union-attr]
-            job.note = f"the anchor is not a {'/'.join(sorted(self.pos or ()))} (generator.pos)"
         else:
-            job.structure = request.structure
+            anchor = sentence.structures[request.structure].anchor
+            assert anchor is not None
+            job.pos = self._anchor_pos(sentence.text, anchor)
+            word = sentence.text[anchor.start:anchor.end].lower()
+            if self.pos is not None and job.pos not in self.pos:
+                job.note = f"the anchor is not a {'/'.join(sorted(self.pos))} (generator.pos)"
+            elif job.pos == "v" and (word in LIGHT_VERBS or _word_lemmas(word) & {"be", "have", "do"}):
+                job.note = "the anchor is an auxiliary or copula (be, have, do)"
+            else:
+                job.structure = request.structure
         return job
 
-    def _pos_allowed(self, label: str | None) -> bool:
-        from paraspan.text.lexical_units import lu_pos
+    def _anchor_pos(self, text: str, anchor: Span) -> str | None:
+        """The anchor's part of speech: its label's LU suffix, else (a PropBank roleset, an entity
+        type) the UPOS of its first word in a spaCy parse of the sentence, as a FrameNet suffix."""
+        from paraspan.text.lexical_units import UPOS_TO_FN, lu_pos
 
-        pos = lu_pos(label)
-        return self.pos is None or pos is None or pos in self.pos
+        pos = lu_pos(anchor.label)
+        if pos is not None:
+            return pos
+        key = (text, anchor.start, anchor.end)
+        if key not in self._parsed:
+            if self._nlp is None:
+                from paraspan.models import load_spacy
+
+                self._nlp = load_spacy(exclude=("ner", "lemmatizer"))  # the tagger is what is read
+            doc = self._nlp(text)
+            words = [t for t in doc if t.idx < anchor.end and t.idx + len(t.text) > anchor.start and not t.is_punct]
+            self._parsed[key] = UPOS_TO_FN.get(words[0].pos_) if words else None
+        return self._parsed[key]
 
     def _result(self, job: _Job) -> GenerationResult:
         if job.note is not None:
@@ -309,17 +351,18 @@ class Substituter:
         assert sentence is not None
         anchor = sentence.structures[job.structure].anchor
         assert anchor is not None
-        from paraspan.text.lexical_units import lu_pos
-
         old = sentence.text[anchor.start:anchor.end]
         votes: dict[str, list[float]] = defaultdict(list)
         rejected = 0
         before = _WORDS.findall(sentence.text[:anchor.start])
         after = _WORDS.findall(sentence.text[anchor.end:])
-        pos = lu_pos(anchor.label)
+        pos = job.pos
+        own = _word_lemmas(old)
         for sample in job.samples:
             form = self.clean(sample.text, old)
-            if form is None or job.bans.find_leaks(form) or not fits(form, old, before[-1:], after[:1], pos):
+            # another form of the anchor itself is no substitute ("is" → "are", "was" → "were")
+            if form is None or job.bans.find_leaks(form) or _word_lemmas(form) & own or not fits(
+                    form, old, before[-1:], after[:1], pos):
                 rejected += 1
                 continue
             votes[form].append(sum(sample.logprobs) / max(1, len(sample.logprobs)))
