@@ -19,7 +19,11 @@ Three steps, each resumable:
 ``recheck``
     which judged written outputs of the named runs the current code would still write (rules and
     the substituter only decline more since those runs, and the fluency check's word-edit
-    threshold reads the recorded score): their judged precision, after the fact.
+    threshold reads the recorded score; a substitute is kept when the substituter's default kinds
+    and parts of speech still take its anchor): their judged precision, after the fact.
+``substitutes``
+    the judged substitutes of the named runs pooled: right and wrong by the anchor's part of speech,
+    and what fluency word-edit thresholds would remove of them.
 ``score``
     reads each run's store: outputs per structure (all, verified), the judgments recorded by
     the review app (``paraspan review STORE``; or ``paraspan judgments``), split into written
@@ -323,8 +327,8 @@ def recheck(work: Path, names: list[str]) -> dict[str, Any]:
     from paraspan.pipeline.store import RunStore
     from paraspan.text.lexical_units import lu_pos
 
-    pos_default = factory_default(make_substituter, "pos")
-    allowed = {p.strip() for p in pos_default.split(",")}
+    allowed = {p.strip() for p in factory_default(make_substituter, "pos").split(",")}
+    kinds = {k.strip() for k in factory_default(make_substituter, "kinds").split(",")}
     rewriter = Rewriter()
     results: dict[str, Any] = {}
     for name in names:
@@ -354,7 +358,7 @@ def recheck(work: Path, names: list[str]) -> dict[str, Any]:
                 anchor = source.structures[o.structure].anchor
                 pos = lu_pos(anchor.label if anchor is not None else None)
                 score_ = ((o.sentence.provenance.get("checks") or {}).get("fluency") or {}).get("score")
-                keep = (pos is None or pos in allowed) and not (
+                keep = source.structures[o.structure].kind in kinds and (pos is None or pos in allowed) and not (
                     is_word_edit(source.text, o.sentence.text) and score_ is not None and score_ < WORD_EDIT_THRESHOLD)
             counts[f"{member}_{'kept' if keep else 'dropped'}_{'right' if right else 'wrong'}"] += 1
         kept_right = counts["rewrite_kept_right"] + counts["substitute_kept_right"]
@@ -363,6 +367,61 @@ def recheck(work: Path, names: list[str]) -> dict[str, Any]:
                          "precision": round(kept_right / kept, 4) if kept else None,
                          "precision_ci95": wilson(kept_right, kept)}
     return results
+
+
+def substitutes(work: Path, names: list[str]) -> dict[str, Any]:
+    """The judged substitutes of the named runs, pooled: right and wrong by the anchor's part of speech
+    (its LU suffix; SRL rolesets have none: "?"), and what fluency word-edit thresholds would remove of
+    them (their recorded ``shared-drop`` score; every one of them passed the calibrated τ). The numbers
+    behind ``generator.pos`` and the fluency check's ``word_edit_threshold``."""
+    from paraspan.filter.fluency import is_word_edit
+    from paraspan.pipeline.store import RunStore
+    from paraspan.text.lexical_units import lu_pos
+
+    by_pos: Counter[str] = Counter()
+    scored: list[tuple[bool, float, str]] = []
+    for name in names:
+        db = work / f"{name}.db"
+        if not db.is_file():
+            continue
+        store = RunStore.open(db, readonly=True)
+        inputs = {row[0]: json.loads(row[1]) for row in store.conn.execute("SELECT id, json FROM inputs")}
+        by_output: dict[str, list[Any]] = {}
+        for j in store.judgments():
+            by_output.setdefault(j.output_id, []).append(j)
+        for o in store.iter_outputs():
+            generated = o.sentence.provenance.get("generated") or {}
+            if o.id not in by_output or (generated.get("member") != "substitute" and "substitute" not in generated):
+                continue
+            right = sum(j.score for j in by_output[o.id]) / len(by_output[o.id]) >= 50
+            anchor = inputs[o.input_id]["structures"][o.structure]["anchor"]
+            pos = lu_pos(anchor.get("label")) or "?"
+            by_pos[f"{pos}_{'right' if right else 'wrong'}"] += 1
+            fluency = ((o.sentence.provenance.get("checks") or {}).get("fluency") or {}).get("score")
+            if fluency is not None and is_word_edit(inputs[o.input_id]["text"], o.sentence.text):
+                scored.append((right, float(fluency), pos))
+    thresholds = {}
+    for t in (-1.5, -2.0, -2.5, -3.0, -3.5, -4.0, -5.0):
+        gone = [r for r in scored if r[1] < t]
+        kept = [r for r in scored if r[1] >= t]
+        thresholds[str(t)] = {"removed_right": sum(1 for r in gone if r[0]),
+                              "removed_wrong": sum(1 for r in gone if not r[0]),
+                              "kept": len(kept), "kept_right": sum(1 for r in kept if r[0])}
+    return {"runs": names, "by_pos": dict(sorted(by_pos.items())), "word_edits": len(scored),
+            "word_edits_right": sum(1 for r in scored if r[0]), "by_word_edit_threshold": thresholds}
+
+
+def substitutes_markdown(result: dict[str, Any]) -> str:
+    pos = sorted({k.rsplit("_", 1)[0] for k in result["by_pos"]})
+    rows = ["| anchor's part of speech | right | wrong |", "|---|---:|---:|"]
+    rows += [f"| {p} | {result['by_pos'].get(p + '_right', 0)} | {result['by_pos'].get(p + '_wrong', 0)} |"
+             for p in pos]
+    rows += ["", f"| word-edit threshold (of {result['word_edits']} judged word edits, "
+             f"{result['word_edits_right']} right) | right removed | wrong removed | kept: right |",
+             "|---|---:|---:|---:|"]
+    for t, r in result["by_word_edit_threshold"].items():
+        rows.append(f"| {t} | {r['removed_right']} | {r['removed_wrong']} | {r['kept_right']}/{r['kept']} |")
+    return "\n".join(rows)
 
 
 def factory_default(factory: Any, option: str) -> Any:
@@ -457,7 +516,7 @@ def learned_markdown(results: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("step", choices=("subset", "run", "score", "learned", "recheck"))
+    ap.add_argument("step", choices=("subset", "run", "score", "learned", "recheck", "substitutes"))
     ap.add_argument("names", nargs="*", help="runs (for run: one; for score: default all)")
     ap.add_argument("--work", type=Path, required=True, help="folder for inputs, stores and outputs (not the repo)")
     ap.add_argument("--seed", type=int, default=0)
@@ -475,6 +534,12 @@ def main(argv: list[str] | None = None) -> int:
         return run(args.names[0], args.work, args.limit, extra)
     path = RESULTS / "generators.json"
     old = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    if args.step == "substitutes":
+        names = args.names or list(RUNS)
+        result = old.setdefault("_substitutes", {})[",".join(names)] = substitutes(args.work, names)
+        path.write_text(json.dumps(old, indent=1) + "\n", encoding="utf-8")
+        print(substitutes_markdown(result))
+        return 0
     if args.step == "recheck":
         old["_recheck"] = recheck(args.work, args.names or list(RUNS))
         path.write_text(json.dumps(old, indent=1) + "\n", encoding="utf-8")

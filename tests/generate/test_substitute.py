@@ -200,7 +200,9 @@ def test_srl_anchors_take_their_part_of_speech_from_a_parse_and_auxiliaries_stay
     sentence = Sentence("e", text, [Structure("srl", "try.01", Span(trying, trying + 6, "try.01"), []),
                                     Structure("srl", "be.01", Span(is_, is_ + 2, "be.01"), [])])
     backend = ScriptedBackend(["attempts", "attempts", "attempting", "attempting"])
-    substituter = Substituter(backend, samples=4)
+    assert "a srl structure (generator.kinds)" in (Substituter(backend, samples=4).generate(GenerationRequest(
+        id="e0", text=text, sentence=sentence, structure=0)).note or "")  # frames only, by default
+    substituter = Substituter(backend, samples=4, kinds=frozenset({"frame", "srl"}))
     verb = substituter.generate(GenerationRequest(id="e0", text=text, sentence=sentence, structure=0))
     assert [c.meta["substitute"] for c in verb.candidates] == ["attempting"]  # the form of "trying" kept
     copula = substituter.generate(GenerationRequest(id="e1", text=text, sentence=sentence, structure=1))
@@ -209,3 +211,12 @@ def test_srl_anchors_take_their_part_of_speech_from_a_parse_and_auxiliaries_stay
                                                                     "paper.01"), [])])
     assert "not a v" in (substituter.generate(GenerationRequest(id="n", text=text, sentence=noun,
                                                                structure=0)).note or "")
+
+
+def test_a_bad_kinds_option_is_refused():
+    from paraspan.errors import ParaspanError
+    from paraspan.generate.substitute import make_substituter
+
+    with pytest.raises(ParaspanError) as err:
+        make_substituter(model="small", kinds="frames")
+    assert err.value.code == "E880" and "generator.kinds" in str(err.value)

@@ -30,6 +30,12 @@ Only anchors of the parts of speech in ``pos`` are replaced, verbs by default (`
 (74%), 46 of 100 nouns (a narrower or sister noun names something else: "legislators" → "senators",
 "military" → "air force"; WordNet synonyms, hypernyms and hyponyms were each right about half the
 time, so no WordNet rule separates them), 6 of 21 adjectives and none of 7 adverbs and prepositions.
+Only frame structures' anchors are replaced by default (``kinds="frame"``): on EWT dev, SRL
+predicates' substitutes were right 23 times in 60 (``ewt-cascade-v3``, ``-v4``), the FrameNet
+verbs' 53 in 72: a FrameNet anchor's substitute must be an LU of its frame or a WordNet synonym
+(the ``content`` check), an SRL predicate's only a WordNet synonym, and WordNet's verb synsets join
+"state" and "say", "enjoy" and "love". ``kinds="frame,srl"`` asks for more.
+
 An anchor whose label has no part of speech (a PropBank roleset, an entity type) gets the part
 of speech of its first word in a spaCy parse, so the rule and the verb-form check apply to SRL
 predicates too (on EWT dev, before this, 16 of 43 SRL substitutes were right: "it is" → "it are",
@@ -171,8 +177,10 @@ class Substituter:
 
     def __init__(self, backend: Backend, samples: int = 12, n: int = 5, top_k: int = 20, temperature: float = 1.0,
                  max_words: int = 3, seed: int = 0, min_votes: int = 2, agreement: int = 0,
-                 min_back_votes: int | None = None, pos: frozenset[str] | None = frozenset({"v"})) -> None:
+                 min_back_votes: int | None = None, pos: frozenset[str] | None = frozenset({"v"}),
+                 kinds: frozenset[str] | None = frozenset({"frame"})) -> None:
         self.pos = pos  # the anchors' parts of speech replaced (None: all)
+        self.kinds = kinds  # the structure kinds whose anchors are replaced (None: all)
         self._nlp: Any = None  # spaCy, loaded for the first anchor whose label has no part of speech
         self._parsed: dict[tuple[str, int, int], str | None] = {}
         if min_back_votes is None:
@@ -312,6 +320,8 @@ class Substituter:
             job.note = "the request's text is not its sentence's"
         elif _name_part(sentence.text, sentence.structures[request.structure].anchor):  # type: ignore[arg-type]
             job.note = "the anchor is part of a name"
+        elif self.kinds is not None and sentence.structures[request.structure].kind not in self.kinds:
+            job.note = f"a {sentence.structures[request.structure].kind} structure (generator.kinds)"
         else:
             anchor = sentence.structures[request.structure].anchor
             assert anchor is not None
@@ -431,7 +441,8 @@ class Substituter:
 def make_substituter(model: str = "default", samples: int = 12, n: int = 5, top_k: int = 20,
                      temperature: float = 1.0, max_words: int = 3, seed: int = 0, threads: int | None = 1,
                      backend: str = "auto", device: str = "auto", batch: int = 64, min_votes: int = 2,
-                     agreement: int = 0, min_back_votes: int | None = None, pos: str = "v") -> Substituter:
+                     agreement: int = 0, min_back_votes: int | None = None, pos: str = "v",
+                     kinds: str = "frame") -> Substituter:
     """The registered ``substitute`` generator: ``samples`` answers of the LLM (``model``) per
     anchor, the ``n`` most proposed substitutes of at most ``max_words`` words become candidates;
     ``batch``: sequences decoded together (several structures' samples share a wave); ``min_votes``:
@@ -439,7 +450,8 @@ def make_substituter(model: str = "default", samples: int = 12, n: int = 5, top_
     and its back votes together it needs with the round trip on (0, the default: no round trip; 8 with
     12 samples is the measured setting); ``min_back_votes``: how many back votes it needs (default:
     ``min_votes``); ``pos``: the anchors' parts of speech replaced, FrameNet LU suffixes
-    comma-separated (``v``, the default: verbs; ``v,n,a``; ``all``)."""
+    comma-separated (``v``, the default: verbs; ``v,n,a``; ``all``); ``kinds``: the structure kinds
+    whose anchors it replaces (``frame``, the default; ``frame,srl``; ``all``)."""
     from paraspan.generate.paraphrase import context_size
     from paraspan.text.lexical_units import UPOS_TO_FN
 
@@ -450,11 +462,16 @@ def make_substituter(model: str = "default", samples: int = 12, n: int = 5, top_
                                       "prep …) comma-separated, or all", value=pos, fix="e.g. --set generator.pos=v,n")
     from paraspan.llm.hf_backend import load_backend
 
+    kind_set = None if kinds.strip().lower() == "all" else frozenset(k.strip() for k in kinds.split(",") if k.strip())
+    if kind_set is not None and (not kind_set or not kind_set <= {"frame", "srl", "entity", "event"}):
+        raise ParaspanError.from_code("E880", option="generator.kinds", rule="structure kinds (frame, srl, entity, "
+                                      "event) comma-separated, or all", value=kinds,
+                                      fix="e.g. --set generator.kinds=frame,srl")
     width = max(8, samples, batch)
     runtime = load_backend(model, backend=backend, device=device, seed=seed, n_ctx=context_size(1024, width),
                            n_threads=threads, parallel=width)
     substituter = Substituter(runtime, samples, n, top_k, temperature, max_words, seed, min_votes, agreement,
-                              min_back_votes, allowed)
+                              min_back_votes, allowed, kind_set)
     resolved = getattr(getattr(runtime, "llm", None), "resolved", None)
     substituter.info = {"llm": getattr(resolved, "name", None) or getattr(runtime, "model_name", model),
                         "llm_package": getattr(resolved, "source_package", None)
