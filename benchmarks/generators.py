@@ -24,6 +24,8 @@ Three steps, each resumable:
 ``substitutes``
     the judged substitutes of the named runs pooled: right and wrong by the anchor's part of speech,
     and what fluency word-edit thresholds would remove of them.
+``rules``
+    the judged rewrites of the named runs by the rule that made them.
 ``score``
     reads each run's store: outputs per structure (all, verified), the judgments recorded by
     the review app (``paraspan review STORE``; or ``paraspan judgments``), split into written
@@ -333,6 +335,7 @@ def recheck(work: Path, names: list[str]) -> dict[str, Any]:
     from paraspan.corpus.schema import Sentence
     from paraspan.filter.fluency import WORD_EDIT_THRESHOLD, is_word_edit
     from paraspan.generate.base import GenerationRequest
+    from paraspan.generate.cascade import DEFAULT_MEMBERS
     from paraspan.generate.rewrite import Rewriter
     from paraspan.generate.substitute import make_substituter
     from paraspan.pipeline.store import RunStore
@@ -340,7 +343,8 @@ def recheck(work: Path, names: list[str]) -> dict[str, Any]:
 
     allowed = {p.strip() for p in factory_default(make_substituter, "pos").split(",")}
     kinds = {k.strip() for k in factory_default(make_substituter, "kinds").split(",")}
-    rewriter = Rewriter()
+    rewriters = {"cascade": Rewriter(**{k: v for k, v in DEFAULT_MEMBERS[0].items() if k != "name"}),
+                 "rewrite": Rewriter()}
     results: dict[str, Any] = {}
     for name in names:
         db = work / f"{name}.db"
@@ -364,6 +368,7 @@ def recheck(work: Path, names: list[str]) -> dict[str, Any]:
             member = generated.get("member") or ("substitute" if "substitute" in generated else "rewrite")
             if member == "rewrite":
                 request = GenerationRequest(o.id, source.text, sentence=source, structure=o.structure)
+                rewriter = rewriters["cascade" if RUNS[name][1] == "cascade" else "rewrite"]
                 keep = o.sentence.text in {c.text for c in rewriter.generate(request).candidates}
             else:
                 anchor = source.structures[o.structure].anchor
@@ -433,6 +438,30 @@ def substitutes_markdown(result: dict[str, Any]) -> str:
     for t, r in result["by_word_edit_threshold"].items():
         rows.append(f"| {t} | {r['removed_right']} | {r['removed_wrong']} | {r['kept_right']}/{r['kept']} |")
     return "\n".join(rows)
+
+
+def rules(work: Path, names: list[str]) -> dict[str, Any]:
+    """Judged rewrites of the named runs by the rule that made them (right, judged)."""
+    from paraspan.pipeline.store import RunStore
+
+    out: dict[str, list[int]] = {}
+    for name in names:
+        db = work / f"{name}.db"
+        if not db.is_file():
+            continue
+        store = RunStore.open(db, readonly=True)
+        by_output: dict[str, list[Any]] = {}
+        for j in store.judgments():
+            by_output.setdefault(j.output_id, []).append(j)
+        for o in store.iter_outputs():
+            generated = o.sentence.provenance.get("generated") or {}
+            if o.id not in by_output or generated.get("member", "rewrite") != "rewrite" or not generated.get("rules"):
+                continue
+            right = sum(j.score for j in by_output[o.id]) / len(by_output[o.id]) >= 50
+            cell = out.setdefault(generated["rules"][0], [0, 0])
+            cell[0] += int(right)
+            cell[1] += 1
+    return {"runs": names, "right_judged": dict(sorted(out.items()))}
 
 
 def factory_default(factory: Any, option: str) -> Any:
@@ -527,7 +556,7 @@ def learned_markdown(results: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("step", choices=("subset", "run", "score", "learned", "recheck", "substitutes"))
+    ap.add_argument("step", choices=("subset", "run", "score", "learned", "recheck", "substitutes", "rules"))
     ap.add_argument("names", nargs="*", help="runs (for run: one; for score: default all)")
     ap.add_argument("--work", type=Path, required=True, help="folder for inputs, stores and outputs (not the repo)")
     ap.add_argument("--seed", type=int, default=0)
@@ -550,6 +579,13 @@ def main(argv: list[str] | None = None) -> int:
         result = old.setdefault("_substitutes", {})[",".join(names)] = substitutes(args.work, names)
         path.write_text(json.dumps(old, indent=1) + "\n", encoding="utf-8")
         print(substitutes_markdown(result))
+        return 0
+    if args.step == "rules":
+        names = args.names or list(RUNS)
+        result = old.setdefault("_rules", {})[",".join(names)] = rules(args.work, names)
+        path.write_text(json.dumps(old, indent=1) + "\n", encoding="utf-8")
+        print("| rule | right / judged |\n|---|---:|")
+        print("\n".join(f"| {r} | {a}/{b} |" for r, (a, b) in result["right_judged"].items()))
         return 0
     if args.step == "recheck":
         old["_recheck"] = recheck(args.work, args.names or list(RUNS))
