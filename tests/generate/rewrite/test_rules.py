@@ -159,3 +159,9 @@ def test_splits_and_passives_from_the_cascade_judgments(nlp):
     assert _texts(nlp, "pp-to-genitive", "The town stood at the center of a storm .") == []
     # the light verb "do": "An amazing job is done by Barb"
     assert _texts(nlp, "active-to-passive", "Barb does an amazing job .") == []
+
+
+def test_an_abbreviations_full_stop_does_not_end_the_sentence(nlp):
+    """"in 587 b.c. , when …": the comma stays and "when" keeps its case (FrameNet train, fn-cascade-train)."""
+    out = _texts(nlp, "genitive-to-pp", "The end of David 's dynasty came in 587 b.c. , when the king invaded Judah .")
+    assert out and all("b.c. , when" in t for t in out), out

@@ -112,10 +112,10 @@ def tidy(doc: Doc, pieces: list[Piece]) -> list[Piece]:
     out: list[Piece] = []
     for piece in pieces:
         is_comma = piece.text in {",", ";"}
-        prev = out[-1].text if out else None
-        if is_comma and (prev is None or prev in {",", ";"} or prev in _FINAL):
+        prev = out[-1] if out else None
+        if is_comma and (prev is None or prev.text in {",", ";"} or _ends_sentence(doc, prev)):
             continue
-        if piece.text in _FINAL and prev in {",", ";"}:
+        if piece.text in _FINAL and prev is not None and prev.text in {",", ";"}:
             out.pop()
         out.append(piece)
     start = True
@@ -124,8 +124,21 @@ def tidy(doc: Doc, pieces: list[Piece]) -> list[Piece]:
             piece.text = piece.text[:1].upper() + piece.text[1:]
         elif piece.src is not None and doc[piece.src].is_sent_start and _lowerable(doc[piece.src]):
             piece.text = piece.text[:1].lower() + piece.text[1:]
-        start = piece.text in _FINAL
+        start = _ends_sentence(doc, piece)
     return out
+
+
+def _ends_sentence(doc: Doc, piece: Piece) -> bool:
+    """A full stop, "!" or "?" — but not the stop of an abbreviation inside its sentence ("in 587
+    b.c. , when …": spaCy splits "b.c" and "."; treating it as the end dropped the comma and
+    capitalised "When" on FrameNet train, fn-cascade-train)."""
+    if piece.text not in _FINAL:
+        return False
+    i = piece.src
+    if i is None or i == 0 or i + 1 >= len(doc) or piece.text != ".":
+        return True
+    before = doc[i - 1]
+    return not (not before.whitespace_ and "." in before.text and not doc[i + 1].is_sent_start)
 
 
 _NAMES = {"PERSON", "NORP", "FAC", "ORG", "GPE", "LOC", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW", "LANGUAGE"}
