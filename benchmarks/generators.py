@@ -278,6 +278,18 @@ def _redact(note: str | None) -> str | None:
     return re.sub(r'"[^"]*"', "“…”", note) if note else note
 
 
+def _judgments_by_output(judgments: list[Any]) -> dict[str, list[Any]]:
+    by_output: dict[str, list[Any]] = {}
+    for j in judgments:
+        by_output.setdefault(j.output_id, []).append(j)
+    return by_output
+
+
+def _judged_right(judgments: list[Any]) -> bool:
+    """Fully correct: the judgments' mean score is at least 50."""
+    return sum(j.score for j in judgments) / len(judgments) >= 50
+
+
 def score(work: Path, names: list[str]) -> dict[str, Any]:
     from paraspan.pipeline.store import RunStore
 
@@ -299,9 +311,7 @@ def score(work: Path, names: list[str]) -> dict[str, Any]:
         with_output = {(o.input_id, o.structure) for o in outputs}
         with_written = {(o.input_id, o.structure) for o in outputs if o.id in written_ids}
         judgments = store.judgments()
-        by_output: dict[str, list[Any]] = {}
-        for j in judgments:
-            by_output.setdefault(j.output_id, []).append(j)
+        by_output = _judgments_by_output(judgments)
         entry: dict[str, Any] = {
             "sentences_done": done[0], "structures": done[1] or 0, "outputs": len(outputs),
             "written": len(written_ids), "structures_with_an_output": len(with_output),
@@ -311,7 +321,7 @@ def score(work: Path, names: list[str]) -> dict[str, Any]:
         for part, ids in (("written", [o.id for o in outputs if o.id in written_ids]),
                           ("rejected", [o.id for o in outputs if o.id not in written_ids])):
             judged = [i for i in ids if i in by_output]
-            correct = [i for i in judged if sum(j.score for j in by_output[i]) / len(by_output[i]) >= 50]
+            correct = [i for i in judged if _judged_right(by_output[i])]
             kinds: Counter[str] = Counter()
             for i in judged:
                 if i in correct:
@@ -357,14 +367,12 @@ def recheck(work: Path, names: list[str]) -> dict[str, Any]:
         store = RunStore.open(db, readonly=True)
         inputs = {row[0]: Sentence.from_dict(json.loads(row[1]))
                   for row in store.conn.execute("SELECT id, json FROM inputs")}
-        by_output: dict[str, list[Any]] = {}
-        for j in store.judgments():
-            by_output.setdefault(j.output_id, []).append(j)
+        by_output = _judgments_by_output(store.judgments())
         counts: Counter[str] = Counter()
         for o in store.iter_outputs():
             if o.id not in written or o.id not in by_output:
                 continue
-            right = sum(j.score for j in by_output[o.id]) / len(by_output[o.id]) >= 50
+            right = _judged_right(by_output[o.id])
             source = inputs[o.input_id]
             generated = o.sentence.provenance.get("generated") or {}
             member = generated.get("member") or ("substitute" if "substitute" in generated else "rewrite")
@@ -404,14 +412,12 @@ def substitutes(work: Path, names: list[str]) -> dict[str, Any]:
             continue
         store = RunStore.open(db, readonly=True)
         inputs = {row[0]: json.loads(row[1]) for row in store.conn.execute("SELECT id, json FROM inputs")}
-        by_output: dict[str, list[Any]] = {}
-        for j in store.judgments():
-            by_output.setdefault(j.output_id, []).append(j)
+        by_output = _judgments_by_output(store.judgments())
         for o in store.iter_outputs():
             generated = o.sentence.provenance.get("generated") or {}
             if o.id not in by_output or (generated.get("member") != "substitute" and "substitute" not in generated):
                 continue
-            right = sum(j.score for j in by_output[o.id]) / len(by_output[o.id]) >= 50
+            right = _judged_right(by_output[o.id])
             anchor = inputs[o.input_id]["structures"][o.structure]["anchor"]
             pos = lu_pos(anchor.get("label")) or "?"
             by_pos[f"{pos}_{'right' if right else 'wrong'}"] += 1
@@ -452,14 +458,12 @@ def rules(work: Path, names: list[str]) -> dict[str, Any]:
         if not db.is_file():
             continue
         store = RunStore.open(db, readonly=True)
-        by_output: dict[str, list[Any]] = {}
-        for j in store.judgments():
-            by_output.setdefault(j.output_id, []).append(j)
+        by_output = _judgments_by_output(store.judgments())
         for o in store.iter_outputs():
             generated = o.sentence.provenance.get("generated") or {}
             if o.id not in by_output or generated.get("member", "rewrite") != "rewrite" or not generated.get("rules"):
                 continue
-            right = sum(j.score for j in by_output[o.id]) / len(by_output[o.id]) >= 50
+            right = _judged_right(by_output[o.id])
             cell = out.setdefault(generated["rules"][0], [0, 0])
             cell[0] += int(right)
             cell[1] += 1

@@ -19,6 +19,7 @@ parameters are its options. Other packages register theirs under the entry point
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -153,6 +154,13 @@ class Generator(Protocol):
     capabilities: Capabilities
 
     def generate(self, request: GenerationRequest) -> GenerationResult: ...
+
+
+def add_stats(total: dict[str, Any], stats: Mapping[str, Any]) -> None:
+    """Add the numbers of ``stats`` to ``total`` (nested dicts such as rejection counts are skipped)."""
+    for key, value in stats.items():
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            total[key] = total.get(key, 0) + value
 
 
 #: Generators by name. Values are factories whose keyword parameters are their options.

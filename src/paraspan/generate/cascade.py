@@ -18,12 +18,12 @@ Each candidate names its member in ``meta["member"]``, which lands in the output
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from paraspan.errors import ParaspanError
-from paraspan.generate.base import Capabilities, GenerationRequest, GenerationResult
+from paraspan.generate.base import Capabilities, GenerationRequest, GenerationResult, add_stats
 
 #: what ``augment``'s default cascade holds, in order. The rewriter without its voice rules: judged
 #: over the cascade runs (``benchmarks/README.md``, "Verified augmentation per generator"), 26 of 71
@@ -82,17 +82,11 @@ class Cascade:
                 results[k].candidates.extend(one.candidates)
                 if one.note and not one.candidates:
                     notes[k].append(f"{member.name}: {one.note}")
-                _add(results[k].stats, one.stats)
+                add_stats(results[k].stats, one.stats)
         for result, why in zip(results, notes, strict=True):
             if not result.candidates:
                 result.note = "; ".join(why) or "no member was asked"
         return results
-
-
-def _add(total: dict[str, Any], stats: Mapping[str, Any]) -> None:
-    for key, value in stats.items():
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            total[key] = total.get(key, 0) + value
 
 
 def make_cascade(members: list[dict[str, Any]] | None = None, model: str | None = None, device: str | None = None,
@@ -106,8 +100,8 @@ def make_cascade(members: list[dict[str, Any]] | None = None, model: str | None 
 
     built: list[Member] = []
     info: dict[str, Any] = {"members": []}
-    for name, block, run_level in _member_blocks(members, model=model, device=device, seed=seed, threads=threads):
-        generator = generators.build(name, block, run_level)
+    for name, values in _member_blocks(members, model=model, device=device, seed=seed, threads=threads):
+        generator = generators.get(name)(**values)
         built.append(Member(name, generator))
         info["members"].append(name)
         for key, value in (getattr(generator, "info", None) or {}).items():
@@ -115,9 +109,9 @@ def make_cascade(members: list[dict[str, Any]] | None = None, model: str | None 
     return Cascade(built, info=info)
 
 
-def _member_blocks(members: list[dict[str, Any]] | None,
-                   **run: Any) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
-    """``(name, options, run-level values it takes)`` per member, each block's options validated."""
+def _member_blocks(members: list[dict[str, Any]] | None, **run: Any) -> list[tuple[str, dict[str, Any]]]:
+    """``(name, validated options)`` per member, with the run-level values its factory takes and
+    its block leaves out."""
     from paraspan.generate.base import generators
     from paraspan.registry import factory_options
 
@@ -133,8 +127,7 @@ def _member_blocks(members: list[dict[str, Any]] | None,
             raise ParaspanError.from_code("E880", option="generator.members", rule="generators other than cascade",
                                           value=name, fix="list the generators themselves")
         run_level = {k: v for k, v in run.items() if v is not None and k in factory_options(generators.get(name))}
-        generators.validate(name, block, run_level)
-        out.append((name, block, run_level))
+        out.append((name, generators.validate(name, block, run_level)))
     return out
 
 

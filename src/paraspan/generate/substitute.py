@@ -64,6 +64,7 @@ from paraspan.corpus.schema import Sentence, Span, Structure
 from paraspan.errors import ParaspanError
 from paraspan.generate.base import Candidate, Capabilities, GenerationRequest, GenerationResult
 from paraspan.llm.backend import Backend, Prompt
+from paraspan.text.lexical_units import AnchorTagger
 
 SYSTEM_PROMPT = "You are an expert editor who knows the exact meaning of English words."
 #: The instruction and examples (sentences written for paraspan) sit before the split mark, in the
@@ -181,7 +182,8 @@ class Substituter:
                  kinds: frozenset[str] | None = frozenset({"frame"})) -> None:
         self.pos = pos  # the anchors' parts of speech replaced (None: all)
         self.kinds = kinds  # the structure kinds whose anchors are replaced (None: all)
-        self._nlp: Any = None  # spaCy, loaded for the first anchor whose label has no part of speech
+        # spaCy (the pipeline's anchor tagger), loaded for the first anchor whose label has no part of speech
+        self._tagger = AnchorTagger()
         self._parsed: dict[tuple[str, int, int], str | None] = {}
         if min_back_votes is None:
             min_back_votes = min_votes
@@ -345,11 +347,7 @@ class Substituter:
             return pos
         key = (text, anchor.start, anchor.end)
         if key not in self._parsed:
-            if self._nlp is None:
-                from paraspan.models import load_spacy
-
-                self._nlp = load_spacy(exclude=("ner", "lemmatizer"))  # the tagger is what is read
-            doc = self._nlp(text)
+            doc = self._tagger.nlp(text)
             words = [t for t in doc if t.idx < anchor.end and t.idx + len(t.text) > anchor.start and not t.is_punct]
             self._parsed[key] = UPOS_TO_FN.get(words[0].pos_) if words else None
         return self._parsed[key]

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,7 +31,7 @@ from paraspan.corpus.schema import Sentence, Span, Structure
 from paraspan.filter.base import recorded
 from paraspan.filter.learned import LearnedFilter
 from paraspan.filter.thresholds import ThresholdFilter
-from paraspan.generate.base import Candidate, GenerationRequest, GenerationResult
+from paraspan.generate.base import Candidate, GenerationRequest, GenerationResult, add_stats
 from paraspan.generate.project import Placed, carry_entities, place
 from paraspan.pipeline.config import AugmentConfig
 from paraspan.pipeline.store import CandidateRow, OutputRow, WorkResult
@@ -47,13 +47,6 @@ _OFFSET_EXTRAS = ("anchor_rest", "more_args", "dropped", "annoset_id", "lu_id", 
 
 def _r(value: Any) -> Any:
     return round(float(value), 4) if isinstance(value, float) else value
-
-
-def add_stats(total: dict[str, float], stats: Mapping[str, Any]) -> None:
-    """Add the numbers of ``stats`` to ``total`` (nested dicts such as rejection counts are skipped)."""
-    for key, value in stats.items():
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            total[key] = total.get(key, 0) + value
 
 
 class _Clock:
@@ -207,7 +200,7 @@ class Augmenter:
             return
         result.outputs.append(out)
         new_text = out.anchor_text or ""
-        kept = bool(out.sentence.provenance.get("generated", {}).get("keeps_anchor"))
+        kept = bool((out.sentence.provenance or {}).get("generated", {}).get("keeps_anchor"))
         if kept and caps.honours_ban:  # a cascade's rewrite kept the anchor on purpose: same bans, next iteration
             chain.iteration, chain.attempt, chain.rows = chain.iteration + 1, 0, 0
             chain.finished = chain.iteration > chain.iterations
