@@ -232,6 +232,13 @@ def main() -> None:
     parser.add_argument("--augment-set", action="append", default=[], metavar="KEY=VALUE",
                         help="generator:NAME: a run-config setting as `paraspan augment --set` (e.g. "
                              "generator.model=small, iterations=1); repeatable")
+    parser.add_argument("--augment-workers", type=int, default=1,
+                        help="generator:NAME: worker processes for the pipeline (as `paraspan augment --workers`; "
+                             "the learners stay on one thread)")
+    parser.add_argument("--augment-only", action="store_true",
+                        help="generator:NAME with --store-dir or --store: augment each seed's subset into the "
+                             "store and exit (no learner): the slow part run once, e.g. in the background, and "
+                             "judged before the curves reuse it")
     parser.add_argument("--positive-weight", type=float, default=None,
                         help="loss weight of the positive classes of the frame_id/srl head (default: the learner's)")
     parser.add_argument("--choose-positive-weight", default=None, metavar="W1,W2,...",
@@ -308,6 +315,11 @@ def main() -> None:
         augmenter = get_augmenter(args.augment, filter=args.filter, store=args.store, store_dir=args.store_dir,
                                   settings={"kinds": list(TASK_KINDS[args.task])}, overrides=args.augment_set,
                                   prefix=key)
+        if hasattr(augmenter, "workers"):
+            augmenter.workers = max(1, args.augment_workers)
+    if args.augment_only:
+        augment_only(args, train, augmenter)
+        return
     pos = None
     if augmenter is not None and not args.no_lexsub:
         from paraspan.models import load_spacy
@@ -355,6 +367,23 @@ def main() -> None:
     run_curve(learner, train, evals, config, augmenter, pos, on_point=save,
               progress=lambda m: print(m, file=sys.stderr, flush=True))
     print(table(json.loads(args.output.read_text())))
+
+
+def augment_only(args: argparse.Namespace, train: list, augmenter: Any) -> None:
+    """``--augment-only``: each seed's subset at each percent, as the curve draws it, augmented into
+    the kept run store; what the augmenter reported is printed per subset."""
+    from paraspan.evaluate.downstream.data import sample_subset
+
+    if not args.augment.startswith("generator:") or (args.store_dir is None and args.store is None):
+        raise SystemExit("--augment-only needs --augment generator:NAME and --store-dir or --store (the run is kept there)")
+    seeds = [int(s) for s in args.seed_list.split(",")] if args.seed_list else list(range(args.seeds))
+    for percent in (int(p) for p in args.percents.split(",")):
+        for seed in seeds:
+            subset = sample_subset(train, percent, seed)
+            outputs = augmenter(list(subset), seed)
+            report = {k: v for k, v in augmenter.report().items() if k not in ("notes",)}
+            print(f"{percent}% seed {seed}: {len(subset)} sentences, {len(outputs)} outputs kept; "
+                  + json.dumps(report, ensure_ascii=False)[:600], flush=True)
 
 
 def choose(args: argparse.Namespace, values: list[float]) -> None:

@@ -161,6 +161,13 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
     "fn-cascade-train": ("fn-train.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
     # and the code after its judgments (no passives in the cascade) on the next train sentences
     "fn-cascade-train-b": ("fn-train-b.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
+    # what the downstream learner got (issue 19): the run store of `benchmarks/downstream.py --task frame_id
+    # --augment generator:cascade` for seed 1 (its 10% subset of FrameNet train), copied after its first 24
+    # sentences (the code of 0e58e68; the inputs written out as fn-ds-s1.inputs.jsonl, frames only); and
+    # the code after its judgments (v4: a kept anchor keeps its gold LU, "but" stays in a split, the
+    # genitive's "the"/"of" join the spans, no brackets in a copied subject) on the same sentences
+    "fn-ds-s1": ("fn-ds-s1.inputs.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
+    "fn-ds-s1-v4": ("fn-ds-s1.inputs.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
 }
 
 
@@ -213,6 +220,14 @@ def subset(work: Path, seed: int) -> None:
                 for sentence in read_corpus(FRAMENET, "framenet", split="train", splits=SPLITS)
                 if (frames := [s for s in sentence.structures if s.kind == "frame"])]
     train_rng.shuffle(fn_train)
+    # the downstream learner's 10% subsets of FrameNet train (benchmarks/downstream.py --augment-only,
+    # seeds 0 and 1), whole sentences in the store's order: what its run store holds, to be judged
+    from paraspan.evaluate.downstream.data import sample_subset
+
+    train_all = list(read_corpus(FRAMENET, "framenet", split="train", splits=SPLITS))
+    ds = {k: [s for s in sample_subset(train_all, 10, k) if any(t.kind == "frame" for t in s.structures)]
+          for k in (0, 1)}
+    seen = {s.id for s in fn_train[:400]} | {s.id for s in ds[1][:24]}  # judged in earlier runs
     verb_rng.shuffle(fn_verbs)
     other_rng.shuffle(fn_other)
     third_rng.shuffle(fn_third)
@@ -239,7 +254,10 @@ def subset(work: Path, seed: int) -> None:
                             ("fn-dev-rest-d.jsonl", fn_rest[612:]),  # what fn-cascade-b left
                             ("ewt-dev-part-b.jsonl", parts["dev"][92:]),  # what ewt-rewrite-final left
                             ("ewt-dev-part-c.jsonl", parts["dev"][192:]),  # what ewt-cascade-v3 left
-                            ("fn-train.jsonl", fn_train), ("fn-train-b.jsonl", fn_train[200:])):
+                            ("fn-train.jsonl", fn_train), ("fn-train-b.jsonl", fn_train[200:]),
+                            ("fn-ds-s1.inputs.jsonl", ds[1][:24]),
+                            # seed 0's subset without the sentences the runs above judged
+                            ("fn-ds-s0.inputs.jsonl", [s for s in ds[0] if s.id not in seen])):
         write_corpus(iter(sentences), work / name, "jsonl")
         print(f"{work / name}: {len(sentences)} sentences")
 

@@ -3,11 +3,13 @@ seed LU (issue 5: "Cogitation:crucial.n" for the adjective "crucial")."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from types import SimpleNamespace
 
 import pytest
 
 from paraspan.corpus.schema import Sentence, Span, Structure
+from paraspan.generate.base import Candidate, Capabilities, GenerationRequest, GenerationResult
 from paraspan.pipeline import Augmenter, build_filters, open_store, run_augment
 from paraspan.text.lexical_units import UPOS_TO_FN, AnchorTagger, span_head
 from tests.pipeline.conftest import with_
@@ -129,3 +131,30 @@ def test_summary_a_seed_lemma_with_a_new_pos_is_new(tmp_path, fake_config):
     store = open_store(tmp_path / "pos2.db", config, resume=False)
     summary = run_augment([Sentence.from_dict(data)], store, config, augmenter=_augmenter(config))
     assert summary.new_pairs == 1  # itch.v is not the seed's itch.a
+
+
+@dataclass
+class _KeepAnchor:
+    """A rewrite around the anchor (as the cascade's rule rewrites): the anchor's words stay."""
+
+    info: dict = field(default_factory=lambda: {"llm": "fake"})
+    capabilities = Capabilities(honours_ban=False)
+
+    def generate(self, request: GenerationRequest) -> GenerationResult:
+        return GenerationResult(request, [Candidate("Indeed, a lot of us think about the plan.", {"score": -1.0},
+                                                    meta={"keeps_anchor": True})])
+
+
+def test_an_unchanged_anchor_keeps_its_gold_lu(fake_config):
+    """The parse's guess is not asked when the anchor's words are the source's: it gave "lot.n"
+    for "a lot.n", "after.scon" for "after.prep", "fulfilly.a" for "fulfilling.a" (FrameNet train)."""
+    data = {"id": "q", "text": "A lot of us think about the plan.",
+            "structures": [{"kind": "frame", "label": "Quantity", "anchor": {"start": 0, "end": 5, "label": "a lot.n"},
+                            "args": [{"start": 6, "end": 11, "label": "Individuals"}]}]}
+    aug = Augmenter(with_(fake_config, iterations=1), _KeepAnchor(), FakeAligner(), {"llm": "fake"},
+                    build_filters(fake_config))
+    [out] = aug.process(Sentence.from_dict(data)).outputs
+    [st] = out.sentence.structures
+    assert out.sentence.text[st.anchor.start:st.anchor.end] == "a lot"
+    assert st.anchor.label == "a lot.n"
+    assert out.sentence.provenance["anchor_lu"] == {"label": "a lot.n", "pos": "n", "pos_from": "source"}

@@ -55,6 +55,24 @@ def test_active_to_passive_projection(rewriter):
     assert [(a.label, rw.text[a.start:a.end]) for a in st.args] == [("ARG0", "by the dog"), ("ARG1", "The cake")]
 
 
+def test_genitive_to_pp_spans_take_the_new_article_and_preposition(rewriter):
+    """"the" and "of" stand in for "'s": the whole possessive phrase's span holds them, the
+    possessor's span ("Maria 's") becomes "of Maria"."""
+    text = "After Maria 's coach taught her the rules , she won the race ."
+    frame = Sentence("g", text, [Structure("frame", "Education_teaching", Span(*find(text, "taught"), "teach.v"),
+                                           [Span(*find(text, "Maria 's coach"), "Teacher"),
+                                            Span(*find(text, "her"), "Student")]),
+                                 Structure("frame", "People_by_vocation", Span(*find(text, "coach"), "coach.n"),
+                                           [Span(*find(text, "Maria 's"), "Employer")])])
+    rws = [r for r in rewriter.rewrite_sentence(frame) if r.provenance["rules"] == ["genitive-to-pp"]]
+    assert rws, [r.provenance["rules"] for r in rewriter.rewrite_sentence(frame)]
+    rw = rws[0]
+    assert rw.text.startswith("After the coach of Maria taught her")
+    spans = {(a.label, rw.text[a.start:a.end]) for st in rw.structures for a in st.args}
+    assert ("Teacher", "the coach of Maria") in spans
+    assert ("Employer", "of Maria") in spans
+
+
 def test_frames_and_entities(rewriter):
     text = "The farmer sold his old tractor to a neighbour."
     frame = Sentence("f", text, [Structure("frame", "Commerce_sell", Span(*find(text, "sold"), "sell.v"),

@@ -165,3 +165,16 @@ def test_an_abbreviations_full_stop_does_not_end_the_sentence(nlp):
     """"in 587 b.c. , when …": the comma stays and "when" keeps its case (FrameNet train, fn-cascade-train)."""
     out = _texts(nlp, "genitive-to-pp", "The end of David 's dynasty came in 587 b.c. , when the king invaded Judah .")
     assert out and all("b.c. , when" in t for t in out), out
+
+
+def test_v4_brackets_and_but_from_the_downstream_judgments(nlp):
+    """A copied subject leaves its brackets out; "but" starts the second sentence (a split that
+    dropped it lost the contrast)."""
+    out = _texts(nlp, "extract-appositive", "Lyra ( Vela ) , the largest town nearby , was ruled by Corin .")
+    assert out and all("(" not in t.split(" . ")[-1] and t.count("(") == t.count(")") for t in out), out
+    out = _texts(nlp, "split-conjoined-clauses", "Anna is getting more praise at work , but it still seems to be "
+                                                 "Tom 's project .")
+    assert out and all(". But it still seems" in t or ".But it still seems" in t or "work. But it" in t
+                       for t in out), out
+    assert _texts(nlp, "split-conjoined-clauses", "He came home, and she stayed at the office.") == [
+        "He came home. She stayed at the office."]

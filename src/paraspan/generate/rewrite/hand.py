@@ -247,7 +247,23 @@ def _comma_offset(doc: Doc, ids: list[int]) -> tuple[int, int | None] | None:
 def _np_copy(doc: Doc, noun: Token, cut: set[int], attach: int | None = None) -> list[Piece]:
     """Inserted copy of the noun phrase headed by ``noun`` without the tokens in ``cut``."""
     ids = [i for i in subtree(noun) if i not in cut and i <= noun.i]
-    return [Piece(doc[i].text, None, attach) for i in ids]
+    return [Piece(doc[i].text, None, attach) for i in _without_brackets(doc, ids)]
+
+
+def _without_brackets(doc: Doc, ids: list[int]) -> list[int]:
+    """``ids`` without bracketed words: the copy of "Santorini ( Thira )" is "Santorini" (the head
+    was "Thira": the copy stopped at it and left "Santorini (Thira" open, FrameNet train, v4)."""
+    out: list[int] = []
+    depth = 0
+    for i in ids:
+        text = doc[i].text
+        if text in {"(", "[", "{", "-LRB-", "-LSB-"}:
+            depth += 1
+        elif text in {")", "]", "}", "-RRB-", "-RSB-"}:
+            depth = max(0, depth - 1)
+        elif depth == 0:
+            out.append(i)
+    return out
 
 
 def _main_past(token: Token) -> bool:
@@ -513,7 +529,10 @@ def split_conjoined_clauses(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             first = [i for i in range(sent.start, cc_i) if not (i == cc_i - 1 and doc[i].text == ",")]
             if not first or any(i > c_ids[-1] for i in range(c_ids[-1] + 1, stop)) or _ends_in_punct(doc, first):
                 continue
-            body = keep(doc, first) + [Piece(".")] + lower_first(doc, keep(doc, c_ids)) + keep(
+            # "but" stays, starting the new sentence: without it the contrast is lost ("X, but it
+            # still seems …" → "X. It still seems …" was judged a change of meaning, v4); "and" goes
+            but = keep(doc, [cc_i]) if doc[cc_i].lower_ == "but" else []
+            body = keep(doc, first) + [Piece(".")] + but + lower_first(doc, keep(doc, c_ids)) + keep(
                 doc, range(c_ids[-1] + 1, sent.end))
             out.append(tidy(doc, rest_of_doc(doc, body, v)))
     return out
@@ -612,7 +631,11 @@ def genitive_to_pp(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue
         if p.pos_ == "NOUN" and _child(p, "det", "poss") is None:
             continue  # "women's lingerie", "men's pants": a kind of thing, not a possession
-        np = [Piece("the")] + keep(doc, pre) + [Piece(n.text, n.i), Piece("of")] + lower_first(doc, keep(doc, owner))
+        # "the" and "of" stand in for the "'s" (attached to it): a span that held the whole
+        # possessive phrase holds them too ("the job coach of Maureen", not "job coach of Maureen"),
+        # one that held "Maureen 's" becomes "of Maureen" (judged on FrameNet train, v4)
+        np = ([Piece("the", attach=case.i)] + keep(doc, pre) + [Piece(n.text, n.i), Piece("of", attach=case.i)]
+              + lower_first(doc, keep(doc, owner)))
         body = keep(doc, range(n.sent.start, p_ids[0])) + np + keep(doc, range(n.i + 1, n.sent.end))
         out.append(tidy(doc, rest_of_doc(doc, body, n)))
     return out
@@ -725,8 +748,9 @@ ACTIVE_TO_PASSIVE = Rule("active-to-passive", "voice", "hand", active_to_passive
 EXTRACT_APPOSITIVE = Rule("extract-appositive", "extraction", "hand", extract_appositive,
                           description="appositive → its own copular sentence",
                           example="Rome, the capital, is old. → Rome is old. Rome is the capital.",
-                          # v2, v3 decline cases v1 got wrong on held-back EWT dev (benchmarks/generators.py)
-                          version="3")
+                          # v2, v3 decline cases v1 got wrong on held-back EWT dev (benchmarks/generators.py);
+                          # v4: the copied subject leaves out bracketed words (FrameNet train, downstream store)
+                          version="4")
 EXTRACT_RELATIVE_CLAUSE = Rule("extract-relative-clause", "extraction", "hand", extract_relative_clause,
                                description="non-restrictive who/which clause → its own sentence",
                                example="The examiner, who was kind, left. → The examiner left. The examiner was kind.")
@@ -736,8 +760,9 @@ EXTRACT_PARTICIPIAL = Rule("extract-participial", "extraction", "hand", extract_
 SPLIT_CONJOINED_CLAUSES = Rule("split-conjoined-clauses", "split", "hand", split_conjoined_clauses,
                                description="clauses joined by and/but → two sentences",
                                example="He came home, and she stayed. → He came home. She stayed.",
-                               # v2: not after a closing quote (judged on FrameNet dev, fn-cascade)
-                               version="2")
+                               # v2: not after a closing quote (judged on FrameNet dev, fn-cascade);
+                               # v3: "but" stays ("X. But Y."), FrameNet train, downstream store
+                               version="3")
 SPLIT_CONJOINED_VP = Rule("split-conjoined-vp", "split", "hand", split_conjoined_vp,
                           description="conjoined verb phrases → two sentences, subject copied",
                           example="He came and saw the city. → He came. He saw the city.",
@@ -764,8 +789,9 @@ GENITIVE_TO_PP = Rule("genitive-to-pp", "genitive", "hand", genitive_to_pp,
                       description="the M's N → the N of the M",
                       example="The train's arrival was late. → The arrival of the train was late.",
                       # v2 declines cases v1 got wrong on held-back EWT dev (benchmarks/generators.py);
-                      # v3: not when the possessed noun is part of a compound (fn-cascade-b)
-                      version="3")
+                      # v3: not when the possessed noun is part of a compound (fn-cascade-b);
+                      # v4: "the" and "of" join the spans that held "'s" (FrameNet train, downstream store)
+                      version="4")
 DELETE_APPOSITIVE = Rule("delete-appositive", "compression", "hand", delete_appositive,
                          description="delete an appositive set off by commas",
                          example="Rome, the capital, is old. → Rome is old.")
