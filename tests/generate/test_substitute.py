@@ -220,3 +220,19 @@ def test_a_bad_kinds_option_is_refused():
     with pytest.raises(ParaspanError) as err:
         make_substituter(model="small", kinds="frames")
     assert err.value.code == "E880" and "generator.kinds" in str(err.value)
+
+
+def test_a_participle_after_an_auxiliary_and_no_verb_that_repeats_the_next_noun():
+    """"was expanded" → "was grew" passed the merged past class, and "clashed at the epic battles" →
+    "battled at the epic battles" repeated the noun (both judged wrong on FrameNet train, fn-ds-s0)."""
+    from paraspan.generate.substitute import fits
+
+    assert not fits("grew", "expanded", ["the", "hall", "was"], ["to", "hold"], "v")
+    assert fits("widened", "expanded", ["the", "hall", "was"], ["to", "hold"], "v")
+    assert fits("grown", "expanded", ["it", "has"], [], "v")
+    assert not fits("began", "started", ["it", "has"], ["a", "war"], "v")
+    assert fits("revered", "admired", ["poetry", "was", "much"], [","], "v")
+    assert fits("began", "started", ["Athens"], ["a", "war"], "v")  # no auxiliary: the past tense
+    assert fits("constructing", "building", ["they", "are"], ["a", "wall"], "v")  # not a participle
+    assert not fits("battled", "clashed", ["armies", "finally"], ["at", "the", "great", "battles"], "v")
+    assert fits("fought", "clashed", ["armies", "finally"], ["at", "the", "great", "battles"], "v")

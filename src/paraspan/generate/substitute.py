@@ -136,6 +136,8 @@ def fits(form: str, old: str, before: Sequence[str], after: Sequence[str], pos: 
     words = form.lower().split()
     if (before and words[0] == before[-1].lower()) or (after and words[-1] == after[0].lower()):
         return False
+    if pos == "v" and _repeats_nearby(words[-1], after[:4]):
+        return False
     if pos == "n":
         was, now = _singular(old.split()[-1]), _singular(form.split()[-1])
         if was is not None and now is not None and was != now:
@@ -144,7 +146,45 @@ def fits(form: str, old: str, before: Sequence[str], after: Sequence[str], pos: 
         was_tags, now_tags = _verb_tags(old.split()[0]), _verb_tags(form.split()[0])
         if was_tags and now_tags and not was_tags & now_tags:
             return False
+        # after "was", "has", "been" … the word is a participle: "was expanded" → "was grew" passed
+        # the merged class above (fn-ds-s0); the new word must have a participle of its own
+        if _after_auxiliary(before) and now_tags and _participle(old.split()[0]) and not _participle(form.split()[0]):
+            return False
     return True
+
+
+#: auxiliaries a past participle follows ("was built", "has built", "been built")
+_PARTICIPLE_AUX = {"was", "were", "is", "are", "am", "be", "been", "being", "has", "have", "had", "'s", "'re",
+                   "'ve", "'d", "get", "got", "gets", "gotten"}
+
+
+def _participle(word: str) -> bool:
+    """Whether ``word`` is the past participle of one of its verb lemmas (LemmInflect's table of
+    all forms leaves out a regular verb's participle: it is asked for by tag)."""
+    from paraspan.models.inflect import inflect, lemmas
+
+    low = word.lower()
+    return any((inflect(lemma, "VBN") or "").lower() == low for lemma in lemmas(low, "VERB"))
+
+
+def _after_auxiliary(before: Sequence[str]) -> bool:
+    """Whether the word after ``before`` follows an auxiliary, with at most one adverb between
+    ("was much admired", "has recently built")."""
+    words = [w.lower() for w in before[-2:]]
+    if words and words[-1] in _PARTICIPLE_AUX:
+        return True
+    return len(words) == 2 and words[0] in _PARTICIPLE_AUX and (
+        words[1].endswith("ly") or words[1] in {"not", "never", "much", "also", "already", "just", "still", "well",
+                                                "often", "since", "long", "n't", "further", "first"})
+
+
+def _repeats_nearby(word: str, after: Sequence[str]) -> bool:
+    """Whether the new verb shares its lemma with a noun just after it: "clashed at the epic battles"
+    → "battled at the epic battles" (fn-ds-s0)."""
+    from paraspan.models.inflect import lemmas
+
+    mine = {x.lower() for x in lemmas(word.lower(), "VERB")} | {word.lower()}
+    return any(mine & {x.lower() for x in lemmas(w.lower(), "NOUN")} for w in after if w[:1].isalpha())
 
 
 def _verb_tags(word: str) -> set[str]:
@@ -370,7 +410,7 @@ class Substituter:
             form = self.clean(sample.text, old)
             # another form of the anchor itself is no substitute ("is" → "are", "was" → "were")
             if form is None or job.bans.find_leaks(form) or _word_lemmas(form) & own or not fits(
-                    form, old, before[-1:], after[:1], pos):
+                    form, old, before[-3:], after[:4], pos):
                 rejected += 1
                 continue
             votes[form].append(sum(sample.logprobs) / max(1, len(sample.logprobs)))

@@ -178,3 +178,37 @@ def test_v4_brackets_and_but_from_the_downstream_judgments(nlp):
                        for t in out), out
     assert _texts(nlp, "split-conjoined-clauses", "He came home, and she stayed at the office.") == [
         "He came home. She stayed at the office."]
+
+
+def test_v5_relative_clause_agreement_cleft_capital_from_the_downstream_judgments(nlp):
+    """A non-restrictive clause whose verb does not agree with the noun before it is about another
+    noun ("their farms, which was paid for" is the wall): no copy "Their farms was …". A cleft does
+    not move a sentence-initial capital that is no name into the sentence ("It was Disease that")."""
+    assert _texts(nlp, "extract-relative-clause", "The towns agreed to work together , and built a wall to guard "
+                                                  "their farms , which was paid for by the king .") == []
+    assert _texts(nlp, "extract-relative-clause", "He thanked the nurses , who were kind to him .") == [
+        "He thanked the nurses. The nurses were kind to him."]
+    assert _texts(nlp, "it-cleft", "Disease took a heavy toll on the army .") == []
+    assert _texts(nlp, "it-cleft", "Drought took a further toll .") == ["It was drought that took a further toll ."]
+
+
+def test_v5_an_appositive_with_its_own_finite_verb_is_a_clause(nlp):
+    """The parser can read "…, the Greeks used …" after a comparative phrase as an appositive with a
+    clause hung on it; extracting it wrote "The Romans are the Greeks used …". The parse is built
+    here as the parser made it on a FrameNet sentence of that shape."""
+    from spacy.tokens import Doc
+
+    words = "Far more careful than the Romans , the Greeks used such simple methods as terraces to protect their crops .".split()
+    heads = [1, 2, 2, 2, 5, 3, 5, 8, 5, 8, 12, 12, 9, 9, 13, 16, 9, 18, 16, 2]
+    deps = ["advmod", "advmod", "ROOT", "prep", "det", "pobj", "punct", "det", "appos", "acl", "amod", "amod", "dobj",
+            "prep", "pobj", "aux", "advcl", "poss", "dobj", "punct"]
+    tags = ["RB", "RBR", "JJ", "IN", "DT", "NNPS", "," , "DT", "NNPS", "VBD", "JJ", "JJ", "NNS", "IN", "NNS", "TO",
+            "VB", "PRP$", "NNS", "."]
+    pos = ["ADV", "ADV", "ADJ", "ADP", "DET", "PROPN", "PUNCT", "DET", "PROPN", "VERB", "ADJ", "ADJ", "NOUN", "ADP",
+           "NOUN", "PART", "VERB", "PRON", "NOUN", "PUNCT"]
+    doc = Doc(nlp.vocab, words=words, spaces=[True] * (len(words) - 1) + [False], heads=heads, deps=deps, tags=tags,
+              pos=pos)
+    rule = rewrite_rules.get("extract-appositive")
+    assert rule.apply(doc, RuleContext(frozenset(), load_wordnet, inflect)) == []
+    # the same parse without the clause's verb is an appositive, and is extracted
+    assert _texts(nlp, "extract-appositive", "Mexico City, the biggest city in the world, has many interesting sites.")
