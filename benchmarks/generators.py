@@ -168,6 +168,10 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
     # genitive's "the"/"of" join the spans, no brackets in a copied subject) on the same sentences
     "fn-ds-s1": ("fn-ds-s1.inputs.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
     "fn-ds-s1-v4": ("fn-ds-s1.inputs.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
+    # the data the downstream learner got for seed 0 (`benchmarks/downstream.py --task frame_id --percents 10
+    # --augment generator:cascade --augment-only`, the code of 8622b54, v4): its run store copied when the
+    # seed's 314 sentences were done; a random sample of its outputs judged (review --sample)
+    "fn-ds-s0": ("fn-ds-s0.inputs.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
 }
 
 
@@ -361,13 +365,14 @@ def recheck(work: Path, names: list[str]) -> dict[str, Any]:
     """Which judged written outputs the current code would still write: a rewrite whose rule still
     produces its text (the rules only decline more since the run), a substitute whose anchor's part
     of speech the substituter still replaces and whose recorded fluency passes the word-edit
-    threshold. After the fact and one-sided: an output the changes would write instead is not seen."""
+    threshold and whose word still fits its place (``substitute.fits``). After the fact and one-sided:
+    an output the changes would write instead is not seen."""
     from paraspan.corpus.schema import Sentence
     from paraspan.filter.fluency import WORD_EDIT_THRESHOLD, is_word_edit
     from paraspan.generate.base import GenerationRequest
     from paraspan.generate.cascade import DEFAULT_MEMBERS
     from paraspan.generate.rewrite import Rewriter
-    from paraspan.generate.substitute import make_substituter
+    from paraspan.generate.substitute import _WORDS, fits, make_substituter
     from paraspan.pipeline.store import RunStore
     from paraspan.text.lexical_units import lu_pos
 
@@ -404,6 +409,10 @@ def recheck(work: Path, names: list[str]) -> dict[str, Any]:
                 score_ = ((o.sentence.provenance.get("checks") or {}).get("fluency") or {}).get("score")
                 keep = source.structures[o.structure].kind in kinds and (pos is None or pos in allowed) and not (
                     is_word_edit(source.text, o.sentence.text) and score_ is not None and score_ < WORD_EDIT_THRESHOLD)
+                form = generated.get("substitute")
+                if keep and anchor is not None and form:  # the substituter's own check of the word in its place
+                    keep = fits(form, source.text[anchor.start:anchor.end], _WORDS.findall(source.text[:anchor.start])[-3:],
+                                _WORDS.findall(source.text[anchor.end:])[:4], pos)
             counts[f"{member}_{'kept' if keep else 'dropped'}_{'right' if right else 'wrong'}"] += 1
         kept_right = counts["rewrite_kept_right"] + counts["substitute_kept_right"]
         kept = kept_right + counts["rewrite_kept_wrong"] + counts["substitute_kept_wrong"]

@@ -212,3 +212,18 @@ def test_v5_an_appositive_with_its_own_finite_verb_is_a_clause(nlp):
     assert rule.apply(doc, RuleContext(frozenset(), load_wordnet, inflect)) == []
     # the same parse without the clause's verb is an appositive, and is extracted
     assert _texts(nlp, "extract-appositive", "Mexico City, the biggest city in the world, has many interesting sites.")
+
+
+def test_v5_no_comma_splice_and_no_prepositional_participle(nlp):
+    """"A, B, and C" split at "and" left "A, B." (a comma splice); "According to …" and "Given …" are
+    no description of the subject ("Peru is according to official estimates.")."""
+    assert _texts(nlp, "split-conjoined-clauses", "Peru sent a report on its labs , it has closed two plants in the "
+                                                  "presence of inspectors , and it has received many visits .") == []
+    assert _texts(nlp, "split-conjoined-clauses", "He came home, and she stayed at the office.") == [
+        "He came home. She stayed at the office."]
+    assert _texts(nlp, "extract-participial", "According to official estimates , Peru can produce 500 tons of "
+                                              "copper per year .") == []
+    assert _texts(nlp, "extract-participial", "Given enough time , the team could finish the bridge within two "
+                                              "years .") == []
+    assert _texts(nlp, "extract-participial", "The man, wearing a red hat, left the party.") == [
+        "The man left the party. The man was wearing a red hat."]

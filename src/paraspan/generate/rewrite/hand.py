@@ -387,12 +387,23 @@ def extract_relative_clause(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
     return out
 
 
+#: participles that work as prepositions or conditions, not as a description of the subject:
+#: "According to … estimates, Iran can …" became "Iran is according to … estimates." and "Given a
+#: favorable set of circumstances, Iran could …" "Iran is given …" (FrameNet train, fn-ds-s0)
+_PREPOSITION_PARTICIPLES = {"according", "given", "including", "regarding", "concerning", "following", "considering",
+                            "excluding", "provided", "providing", "assuming", "barring", "pending", "granted",
+                            "compared", "owing", "judging", "based", "notwithstanding", "counting", "starting",
+                            "beginning", "depending", "allowing", "supposing", "speaking", "taken"}
+
+
 def _participials(doc: Doc) -> list[tuple[Token, list[int], set[int]]]:
     """Participial phrases set off by commas right after the main subject, or leading the sentence
     (the parser hangs them in several places): (subject, phrase tokens, tokens to drop)."""
     found = []
     for m in doc:
         if m.tag_ not in {"VBG", "VBN"} or _child(m, "nsubj", "nsubjpass", "mark", "aux", "auxpass") is not None:
+            continue
+        if m.lower_ in _PREPOSITION_PARTICIPLES:
             continue
         ids = _strip_stop(doc, subtree(m))
         if not contiguous(ids) or ids[0] != m.i or m.dep_ in {"ROOT", "conj", "xcomp", "ccomp", "pcomp", "pobj"}:
@@ -552,6 +563,20 @@ def _ends_in_punct(doc: Doc, ids: list[int]) -> bool:
     return doc[ids[-1]].is_punct
 
 
+def _comma_joined_clause(doc: Doc, v: Token, before: int) -> bool:
+    """Whether a clause with its own subject and no subordinator is joined to ``v``'s clause by a
+    comma before ``before`` (a list of clauses "A, B, and C", the parser hangs A on B)."""
+    for x in v.children:
+        if x.i >= before or x.pos_ not in {"VERB", "AUX"} or x.dep_ not in {"ccomp", "parataxis", "conj"}:
+            continue
+        if _child(x, "nsubj", "nsubjpass", "expl") is None or _child(x, "mark") is not None:
+            continue
+        end = max(subtree(x))
+        if end + 1 < len(doc) and doc[end + 1].text in {",", ";"}:
+            return True
+    return False
+
+
 def split_conjoined_clauses(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
     """"He came home, and she stayed." → "He came home. She stayed." """
     out = []
@@ -571,6 +596,8 @@ def split_conjoined_clauses(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             first = [i for i in range(sent.start, cc_i) if not (i == cc_i - 1 and doc[i].text == ",")]
             if not first or any(i > c_ids[-1] for i in range(c_ids[-1] + 1, stop)) or _ends_in_punct(doc, first):
                 continue
+            if _comma_joined_clause(doc, v, cc_i):
+                continue  # "A, B, and C" → "A, B. C.": the first sentence is a comma splice (fn-ds-s0)
             # "but" stays, starting the new sentence: without it the contrast is lost ("X, but it
             # still seems …" → "X. It still seems …" was judged a change of meaning, v4); "and" goes
             but = keep(doc, [cc_i]) if doc[cc_i].lower_ == "but" else []
@@ -804,13 +831,16 @@ EXTRACT_RELATIVE_CLAUSE = Rule("extract-relative-clause", "extraction", "hand", 
                                version="2")
 EXTRACT_PARTICIPIAL = Rule("extract-participial", "extraction", "hand", extract_participial,
                            description="participial phrase set off by commas → its own sentence",
-                           example="The man, wearing a hat, left. → The man left. The man was wearing a hat.")
+                           example="The man, wearing a hat, left. → The man left. The man was wearing a hat.",
+                           # v2: no participle that works as a preposition ("According to …", "Given …"), fn-ds-s0
+                           version="2")
 SPLIT_CONJOINED_CLAUSES = Rule("split-conjoined-clauses", "split", "hand", split_conjoined_clauses,
                                description="clauses joined by and/but → two sentences",
                                example="He came home, and she stayed. → He came home. She stayed.",
                                # v2: not after a closing quote (judged on FrameNet dev, fn-cascade);
-                               # v3: "but" stays ("X. But Y."), FrameNet train, downstream store
-                               version="3")
+                               # v3: "but" stays ("X. But Y."), FrameNet train, downstream store;
+                               # v4: not the last of three comma-joined clauses (fn-ds-s0)
+                               version="4")
 SPLIT_CONJOINED_VP = Rule("split-conjoined-vp", "split", "hand", split_conjoined_vp,
                           description="conjoined verb phrases → two sentences, subject copied",
                           example="He came and saw the city. → He came. He saw the city.",
