@@ -365,17 +365,20 @@ def recheck(work: Path, names: list[str]) -> dict[str, Any]:
     """Which judged written outputs the current code would still write: a rewrite whose rule still
     produces its text (the rules only decline more since the run), a substitute whose anchor's part
     of speech the substituter still replaces and whose recorded fluency passes the word-edit
-    threshold and whose word still fits its place (``substitute.fits``). After the fact and one-sided:
+    threshold and whose word still fits its place (``substitute.fits``) and, by default, is a WordNet
+    synonym of the old one (``generator.anchor``). After the fact and one-sided:
     an output the changes would write instead is not seen."""
     from paraspan.corpus.schema import Sentence
     from paraspan.filter.fluency import WORD_EDIT_THRESHOLD, is_word_edit
     from paraspan.generate.base import GenerationRequest
     from paraspan.generate.cascade import DEFAULT_MEMBERS
     from paraspan.generate.rewrite import Rewriter
-    from paraspan.generate.substitute import _WORDS, fits, make_substituter
+    from paraspan.filter.content import ContentFilter
+    from paraspan.generate.substitute import _WORDS, fits, make_substituter, wordnet_synonym
     from paraspan.pipeline.store import RunStore
     from paraspan.text.lexical_units import lu_pos
 
+    synonym_rule, content = factory_default(make_substituter, "anchor"), ContentFilter(anchor="synonym")
     allowed = {p.strip() for p in factory_default(make_substituter, "pos").split(",")}
     kinds = {k.strip() for k in factory_default(make_substituter, "kinds").split(",")}
     rewriters = {"cascade": Rewriter(**{k: v for k, v in DEFAULT_MEMBERS[0].items() if k != "name"}),
@@ -410,9 +413,11 @@ def recheck(work: Path, names: list[str]) -> dict[str, Any]:
                 keep = source.structures[o.structure].kind in kinds and (pos is None or pos in allowed) and not (
                     is_word_edit(source.text, o.sentence.text) and score_ is not None and score_ < WORD_EDIT_THRESHOLD)
                 form = generated.get("substitute")
-                if keep and anchor is not None and form:  # the substituter's own check of the word in its place
-                    keep = fits(form, source.text[anchor.start:anchor.end], _WORDS.findall(source.text[:anchor.start])[-3:],
-                                _WORDS.findall(source.text[anchor.end:])[:4], pos)
+                if keep and anchor is not None and form:  # the substituter's own checks of the word in its place
+                    old_word = source.text[anchor.start:anchor.end]
+                    keep = fits(form, old_word, _WORDS.findall(source.text[:anchor.start])[-3:],
+                                _WORDS.findall(source.text[anchor.end:])[:4], pos) and (
+                        synonym_rule != "synonym" or wordnet_synonym(form, old_word, content))
             counts[f"{member}_{'kept' if keep else 'dropped'}_{'right' if right else 'wrong'}"] += 1
         kept_right = counts["rewrite_kept_right"] + counts["substitute_kept_right"]
         kept = kept_right + counts["rewrite_kept_wrong"] + counts["substitute_kept_wrong"]

@@ -7,11 +7,19 @@ from collections.abc import Sequence
 import pytest
 
 from paraspan.corpus.schema import Sentence, Span, Structure
+from paraspan.errors import ParaspanError
 from paraspan.generate.base import GenerationRequest, generators
 from paraspan.generate.substitute import Substituter
 from paraspan.llm.backend import Prompt, Sample, SampleGroup
 
 TEXT = "Yesterday the Navy sold an old ship to Chile."
+
+
+def _substituter(*args, **kw) -> Substituter:
+    """A substituter that takes any word the scripted backend proposes (``anchor="frame"``): these
+    tests are about votes, forms and spans; the WordNet synonym rule has its own test."""
+    kw.setdefault("anchor", "frame")
+    return Substituter(*args, **kw)
 
 
 class ScriptedBackend:
@@ -53,7 +61,7 @@ def _request(**kw) -> GenerationRequest:
 def test_the_most_proposed_substitutes_replace_the_anchor_and_every_span_moves():
     backend = ScriptedBackend(["Synonym: traded", "traded.", "sold", "auctioned off", "a very long answer indeed",
                                "Traded", "vended", "auctioned off", "vended", "bought"])
-    result = Substituter(backend, samples=10, n=3).generate(_request())
+    result = _substituter(backend, samples=10, n=3).generate(_request())
     texts = [c.text for c in result.candidates]
     assert texts == ["Yesterday the Navy traded an old ship to Chile.",  # 3 votes
                      "Yesterday the Navy auctioned off an old ship to Chile.",  # 2, higher log-prob than "vended"
@@ -70,7 +78,7 @@ def test_the_most_proposed_substitutes_replace_the_anchor_and_every_span_moves()
 
 def test_earlier_anchors_are_named_and_never_proposed():
     backend = ScriptedBackend(["traded", "auctioned", "trading"])
-    result = Substituter(backend, samples=3, min_votes=1).generate(_request(ban_texts=("traded",)))
+    result = _substituter(backend, samples=3, min_votes=1).generate(_request(ban_texts=("traded",)))
     assert [c.meta["substitute"] for c in result.candidates] == ["auctioned"]
     assert "Not: traded" in backend.users[0]
 
@@ -80,7 +88,7 @@ def test_an_article_follows_the_new_word():
     at = text.index("used")
     sentence = Sentence("s", text, [Structure("frame", "Used", Span(at, at + 4, "used.a"), [])])
     request = GenerationRequest(id="s", text=text, sentence=sentence, structure=0)
-    got = Substituter(ScriptedBackend(["old"]), samples=1, min_votes=1, pos=None).generate(request).candidates[0]
+    got = _substituter(ScriptedBackend(["old"]), samples=1, min_votes=1, pos=None).generate(request).candidates[0]
     assert got.text == "She bought an old car." and got.structures[0].anchor.label == "old.a"
 
 
@@ -91,15 +99,15 @@ def test_an_article_follows_the_new_word():
 def test_requests_it_cannot_serve_say_why(request_kw, note):
     sentence = _sentence()
     request = GenerationRequest(id="x", text=sentence.text, sentence=sentence, **request_kw)
-    result = Substituter(ScriptedBackend(["traded"]), samples=1).generate(request)
+    result = _substituter(ScriptedBackend(["traded"]), samples=1).generate(request)
     assert not result.candidates and note in result.note
 
 
 def test_nothing_usable_is_a_note_and_bad_options_an_error():
-    result = Substituter(ScriptedBackend(["sold", "!!!"]), samples=2).generate(_request())
+    result = _substituter(ScriptedBackend(["sold", "!!!"]), samples=2).generate(_request())
     assert not result.candidates and result.note == "no usable substitute"
     with pytest.raises(Exception, match="at least 1"):
-        Substituter(ScriptedBackend([]), samples=0)
+        _substituter(ScriptedBackend([]), samples=0)
     assert "substitute" in generators.names()
 
 
@@ -109,7 +117,7 @@ def test_a_substitute_that_repeats_its_neighbour_or_changes_a_nouns_number_does_
     sentence = Sentence("s", text, [Structure("frame", "Weapon", Span(at, at + 5, "bomb.n"), [])])
     request = GenerationRequest(id="s", text=text, sentence=sentence, structure=0)
     backend = ScriptedBackend(["nuclear weapons", "nuclear weapons", "bomb", "bomb", "warheads", "warheads"])
-    result = Substituter(backend, samples=6, pos=None).generate(request)
+    result = _substituter(backend, samples=6, pos=None).generate(request)
     assert [c.meta["substitute"] for c in result.candidates] == ["warheads"]
     assert result.stats["rejected"] == 4
 
@@ -119,7 +127,7 @@ def test_a_verb_keeps_its_form_and_capitals_stay_capitals():
 
     assert not fits("had", "has", [], [], "v") and not fits("have", "has", [], [], "v")
     assert fits("possesses", "has", [], [], "v") and fits("donated", "given", [], [], "v")
-    assert Substituter(ScriptedBackend([]), samples=1).clean("friend", "AMIGO") == "FRIEND"
+    assert _substituter(ScriptedBackend([]), samples=1).clean("friend", "AMIGO") == "FRIEND"
 
 
 def test_the_round_trip_keeps_a_substitute_that_leads_back_to_the_old_word():
@@ -129,19 +137,19 @@ def test_the_round_trip_keeps_a_substitute_that_leads_back_to_the_old_word():
                        "sold", "x"],  # 7 of 12 lead back (any case): 2 + 7 ≥ 8
             "auctioned": ["sold"] * 3 + ["x"] * 9}  # 2 + 3 < 8
     backend = ScriptedBackend(forward, back)
-    assert Substituter(backend, samples=12).agreement == 0  # off by default (benchmarks/README.md)
-    substituter = Substituter(backend, samples=12, agreement=8)
+    assert _substituter(backend, samples=12).agreement == 0  # off by default (benchmarks/README.md)
+    substituter = _substituter(backend, samples=12, agreement=8)
     assert substituter.min_votes == 2 and substituter.min_back_votes == 2
     result = substituter.generate(_request())
     assert [(c.meta["substitute"], c.meta["votes"], c.meta["back_votes"]) for c in result.candidates] == [
         ("traded", 2, 7)]
     assert result.stats["round_trip_dropped"] == 2 and result.stats["sampled"] == 12 + 3 * 12
     assert "[vended]" in backend.users[1] and "Not:" not in backend.users[1]  # asked in the new sentence
-    lonely = Substituter(ScriptedBackend(forward, {"vended": ["x"] * 12, "traded": ["x"] * 12,
+    lonely = _substituter(ScriptedBackend(forward, {"vended": ["x"] * 12, "traded": ["x"] * 12,
                                                    "auctioned": ["x"] * 12}), samples=12,
                          agreement=8).generate(_request())
     assert not lonely.candidates and lonely.note == "no substitute and the old word propose each other often enough"
-    assert [c.meta["substitute"] for c in Substituter(backend, samples=12).generate(
+    assert [c.meta["substitute"] for c in _substituter(backend, samples=12).generate(
         _request()).candidates] == ["vended", "traded", "auctioned"]  # no round trip
 
 
@@ -150,12 +158,12 @@ def test_a_capitalised_word_inside_the_sentence_is_part_of_a_name_and_stays():
     at = text.index("Project")
     sentence = Sentence("s", text, [Structure("frame", "Project", Span(at, at + 7, "project.n"), [])])
     request = GenerationRequest(id="s", text=text, sentence=sentence, structure=0)
-    result = Substituter(ScriptedBackend(["Program"]), samples=1, pos=None).generate(request)
+    result = _substituter(ScriptedBackend(["Program"]), samples=1, pos=None).generate(request)
     assert not result.candidates and result.note == "the anchor is part of a name"
     heading = "QN : Inspections resumed in May ."
     sentence = Sentence("q", heading, [Structure("frame", "Inspecting", Span(5, 16, "inspection.n"), [])])
     request = GenerationRequest(id="q", text=heading, sentence=sentence, structure=0)
-    got = Substituter(ScriptedBackend(["examinations"]), samples=1, min_votes=1, pos=None).generate(request).candidates
+    got = _substituter(ScriptedBackend(["examinations"]), samples=1, min_votes=1, pos=None).generate(request).candidates
     assert [c.text for c in got] == ["QN : Examinations resumed in May ."]  # after a heading's colon: not a name
 
 
@@ -167,15 +175,14 @@ def test_only_the_parts_of_speech_asked_for_are_replaced():
     noun = Structure("frame", "Vehicle", Span(ship, ship + 4, "ship.n"), [])
     sentence = Sentence("s1", TEXT, [sentence.structures[0], noun])
     request = GenerationRequest(id="s1/s1/i1", text=TEXT, sentence=sentence, structure=1)
-    result = Substituter(backend, samples=3, n=3).generate(request)
+    result = _substituter(backend, samples=3, n=3).generate(request)
     assert result.candidates == [] and "not a v" in (result.note or "")
     assert backend.users == []  # nothing was asked of the model
-    allowed = Substituter(backend, samples=3, n=3, pos=frozenset({"v", "n"})).generate(request)
+    allowed = _substituter(backend, samples=3, n=3, pos=frozenset({"v", "n"})).generate(request)
     assert [c.meta["substitute"] for c in allowed.candidates] == ["vessel"]
 
 
 def test_a_bad_pos_option_is_refused():
-    from paraspan.errors import ParaspanError
     from paraspan.generate.substitute import make_substituter
 
     with pytest.raises(ParaspanError) as err:
@@ -188,7 +195,7 @@ def test_another_form_of_the_anchor_is_no_substitute():
     at = text.index("other")
     sentence = Sentence("o", text, [Structure("frame", "Increment", Span(at, at + 5, "other.a"), [])])
     request = GenerationRequest(id="o", text=text, sentence=sentence, structure=0)
-    got = Substituter(ScriptedBackend(["others", "others", "additional", "additional"]), samples=4,
+    got = _substituter(ScriptedBackend(["others", "others", "additional", "additional"]), samples=4,
                       pos=None).generate(request).candidates
     assert [c.meta["substitute"] for c in got] == ["additional"]
 
@@ -200,9 +207,9 @@ def test_srl_anchors_take_their_part_of_speech_from_a_parse_and_auxiliaries_stay
     sentence = Sentence("e", text, [Structure("srl", "try.01", Span(trying, trying + 6, "try.01"), []),
                                     Structure("srl", "be.01", Span(is_, is_ + 2, "be.01"), [])])
     backend = ScriptedBackend(["attempts", "attempts", "attempting", "attempting"])
-    assert "a srl structure (generator.kinds)" in (Substituter(backend, samples=4).generate(GenerationRequest(
+    assert "a srl structure (generator.kinds)" in (_substituter(backend, samples=4).generate(GenerationRequest(
         id="e0", text=text, sentence=sentence, structure=0)).note or "")  # frames only, by default
-    substituter = Substituter(backend, samples=4, kinds=frozenset({"frame", "srl"}))
+    substituter = _substituter(backend, samples=4, kinds=frozenset({"frame", "srl"}))
     verb = substituter.generate(GenerationRequest(id="e0", text=text, sentence=sentence, structure=0))
     assert [c.meta["substitute"] for c in verb.candidates] == ["attempting"]  # the form of "trying" kept
     copula = substituter.generate(GenerationRequest(id="e1", text=text, sentence=sentence, structure=1))
@@ -214,7 +221,6 @@ def test_srl_anchors_take_their_part_of_speech_from_a_parse_and_auxiliaries_stay
 
 
 def test_a_bad_kinds_option_is_refused():
-    from paraspan.errors import ParaspanError
     from paraspan.generate.substitute import make_substituter
 
     with pytest.raises(ParaspanError) as err:
@@ -236,3 +242,18 @@ def test_a_participle_after_an_auxiliary_and_no_verb_that_repeats_the_next_noun(
     assert fits("constructing", "building", ["they", "are"], ["a", "wall"], "v")  # not a participle
     assert not fits("battled", "clashed", ["armies", "finally"], ["at", "the", "great", "battles"], "v")
     assert fits("fought", "clashed", ["armies", "finally"], ["at", "the", "great", "battles"], "v")
+
+
+def test_by_default_a_substitute_is_a_wordnet_synonym_of_the_old_word():
+    """"sold" → "traded" share a WordNet synset; "vended" and "auctioned off" do not (they name a
+    manner of selling): by default only the synonym is proposed; ``anchor="frame"`` takes all."""
+    from paraspan.generate.substitute import wordnet_synonym
+
+    backend = ScriptedBackend(["traded", "traded", "vended", "vended", "auctioned off", "auctioned off"])
+    got = Substituter(backend, samples=6, n=3).generate(_request())
+    assert [c.meta["substitute"] for c in got.candidates] == ["traded"]
+    assert len(_substituter(backend, samples=6, n=3).generate(_request()).candidates) == 3
+    assert wordnet_synonym("employed", "utilized") and wordnet_synonym("sentenced", "condemned")
+    assert not wordnet_synonym("killed", "murdered") and not wordnet_synonym("gushed", "bubbled")
+    with pytest.raises(ParaspanError):
+        Substituter(backend, samples=1, anchor="close")
