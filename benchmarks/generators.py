@@ -172,6 +172,9 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
     # --augment generator:cascade --augment-only`, the code of 8622b54, v4): its run store copied when the
     # seed's 314 sentences were done; a random sample of its outputs judged (review --sample)
     "fn-ds-s0": ("fn-ds-s0.inputs.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
+    # the code after the fn-ds-s0 judgments (rules that decline what it got wrong, substitutes that are WordNet
+    # synonyms of the old word) on FrameNet train sentences no judged run saw, one frame each
+    "fn-cascade-train-c": ("fn-train-c.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
 }
 
 
@@ -231,7 +234,6 @@ def subset(work: Path, seed: int) -> None:
     train_all = list(read_corpus(FRAMENET, "framenet", split="train", splits=SPLITS))
     ds = {k: [s for s in sample_subset(train_all, 10, k) if any(t.kind == "frame" for t in s.structures)]
           for k in (0, 1)}
-    seen = {s.id for s in fn_train[:400]} | {s.id for s in ds[1][:24]}  # judged in earlier runs
     verb_rng.shuffle(fn_verbs)
     other_rng.shuffle(fn_other)
     third_rng.shuffle(fn_third)
@@ -260,8 +262,11 @@ def subset(work: Path, seed: int) -> None:
                             ("ewt-dev-part-c.jsonl", parts["dev"][192:]),  # what ewt-cascade-v3 left
                             ("fn-train.jsonl", fn_train), ("fn-train-b.jsonl", fn_train[200:]),
                             ("fn-ds-s1.inputs.jsonl", ds[1][:24]),
-                            # seed 0's subset without the sentences the runs above judged
-                            ("fn-ds-s0.inputs.jsonl", [s for s in ds[0] if s.id not in seen])):
+                            ("fn-ds-s0.inputs.jsonl", ds[0]),
+                            # fresh FrameNet train sentences for the code after the fn-ds-s0 judgments: none
+                            # of the runs above (fn-train's first 400, the downstream subsets judged) saw them
+                            ("fn-train-c.jsonl", [s for s in fn_train[400:]
+                                                  if s.id not in {t.id for t in ds[0]} | {t.id for t in ds[1][:24]}])):
         write_corpus(iter(sentences), work / name, "jsonl")
         print(f"{work / name}: {len(sentences)} sentences")
 

@@ -227,3 +227,16 @@ def test_v5_no_comma_splice_and_no_prepositional_participle(nlp):
                                               "years .") == []
     assert _texts(nlp, "extract-participial", "The man, wearing a red hat, left the party.") == [
         "The man left the party. The man was wearing a red hat."]
+
+
+def test_v6_from_the_fresh_train_judgments(nlp):
+    """From fn-cascade-train-c: a one-letter "A" is no acronym and is lowered in a cleft; an
+    appositive of an indefinite noun ("another officer, Maria Lopez") or one opened by "especially"
+    is not extracted; a relative clause after a coordination ("from Peru and Chile, which …") is
+    about a noun before it."""
+    assert _texts(nlp, "it-cleft", "A large number of these boats currently carry heavy guns .") == [
+        "It is a large number of these boats that currently carry heavy guns ."]
+    assert _texts(nlp, "extract-appositive", "Later , another senior officer , Maria Lopez , was promoted .") == []
+    assert _texts(nlp, "extract-appositive", "He spoke about the poor harvest , especially the drought in the north .") == []
+    assert _texts(nlp, "extract-relative-clause", "They bought seeds from Peru and Chile , which could be planted "
+                                                  "in spring .") == []

@@ -145,9 +145,11 @@ _NAMES = {"PERSON", "NORP", "FAC", "ORG", "GPE", "LOC", "PRODUCT", "EVENT", "WOR
 
 
 def _lowerable(token: Token) -> bool:
-    if token.pos_ == "DET" and token.lower_ in {"the", "a", "an"} and not token.text.isupper():
+    # an acronym stays upper case, a one-letter word is no acronym: "It is A large number of …" (fn-cascade-train-c)
+    acronym = token.text.isupper() and len(token.text) > 1
+    if token.pos_ == "DET" and token.lower_ in {"the", "a", "an"} and not acronym:
         return True  # "by The Russian Ministry": an article starts a name's phrase, not the name
-    return token.pos_ != "PROPN" and token.text != "I" and not token.text.isupper() and token.ent_type_ not in _NAMES
+    return token.pos_ != "PROPN" and token.text != "I" and not acronym and token.ent_type_ not in _NAMES
 
 
 def lower_first(doc: Doc, pieces: list[Piece]) -> list[Piece]:
