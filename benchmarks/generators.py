@@ -175,6 +175,8 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
     # the code after the fn-ds-s0 judgments (rules that decline what it got wrong, substitutes that are WordNet
     # synonyms of the old word) on FrameNet train sentences no judged run saw, one frame each
     "fn-cascade-train-c": ("fn-train-c.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
+    # and the code after its judgments (v6 appositives, v3 relative clauses, a lowered "A") on the next ones
+    "fn-cascade-train-d": ("fn-train-d.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
 }
 
 
@@ -244,6 +246,7 @@ def subset(work: Path, seed: int) -> None:
     ewt = parts["test"]
     wikiann = [s for s in read_corpus(WIKIANN, "bio") if s.structures]
     rng.shuffle(wikiann)
+    fn_train_c = [s for s in fn_train[400:] if s.id not in {t.id for t in ds[0]} | {t.id for t in ds[1][:24]}]
     for name, sentences in (("fn-dev.jsonl", fn), ("fn-dev-b.jsonl", fn[60:]), ("fn-dev-verbs.jsonl", fn_verbs),
                             ("fn-dev-verbs-b.jsonl", fn_verbs[80:]), ("ewt-held.jsonl", ewt),
                             ("ewt-held-b.jsonl", ewt[150:]),
@@ -265,8 +268,7 @@ def subset(work: Path, seed: int) -> None:
                             ("fn-ds-s0.inputs.jsonl", ds[0]),
                             # fresh FrameNet train sentences for the code after the fn-ds-s0 judgments: none
                             # of the runs above (fn-train's first 400, the downstream subsets judged) saw them
-                            ("fn-train-c.jsonl", [s for s in fn_train[400:]
-                                                  if s.id not in {t.id for t in ds[0]} | {t.id for t in ds[1][:24]}])):
+                            ("fn-train-c.jsonl", fn_train_c), ("fn-train-d.jsonl", fn_train_c[150:])):
         write_corpus(iter(sentences), work / name, "jsonl")
         print(f"{work / name}: {len(sentences)} sentences")
 

@@ -240,3 +240,18 @@ def test_v6_from_the_fresh_train_judgments(nlp):
     assert _texts(nlp, "extract-appositive", "He spoke about the poor harvest , especially the drought in the north .") == []
     assert _texts(nlp, "extract-relative-clause", "They bought seeds from Peru and Chile , which could be planted "
                                                   "in spring .") == []
+
+
+def test_v4_fronting_and_genitives_from_the_train_d_judgments(nlp):
+    """"This attack was in response to …" fronted left "…, this attack was."; a date fronted from
+    "joined X in 1994 and Y in 1995" dated both; "the majority of these reports" became "these
+    reports' majority" (fn-cascade-train-d)."""
+    assert _texts(nlp, "front-trailing-adverbial", "The strike was in response to a raid on the port two days "
+                                                   "earlier .") == []
+    assert _texts(nlp, "front-trailing-adverbial", "Chile joined the first treaty in 1994 and the second treaty "
+                                                   "in 1995 .") == []
+    assert _texts(nlp, "front-trailing-adverbial", "The farmer sold his tractor in 1998.") == [
+        "In 1998, the farmer sold his tractor."]
+    assert _texts(nlp, "pp-to-genitive", "The majority of the farmers sold their land .") == []
+    assert _texts(nlp, "pp-to-genitive", "The arrival of the train was unexpected.") == [
+        "The train's arrival was unexpected."]
