@@ -377,6 +377,9 @@ def augment_only(args: argparse.Namespace, train: list, augmenter: Any) -> None:
     if not args.augment.startswith("generator:") or (args.store_dir is None and args.store is None):
         raise SystemExit("--augment-only needs --augment generator:NAME and --store-dir or --store (the run is kept there)")
     seeds = [int(s) for s in args.seed_list.split(",")] if args.seed_list else list(range(args.seeds))
+    done: list[dict[str, Any]] = []
+    # what each subset cost and gave, next to the curve's results (``<output stem>-augment-only.json``)
+    target = args.output.with_name(args.output.stem + "-augment-only.json")
     for percent in (int(p) for p in args.percents.split(",")):
         for seed in seeds:
             subset = sample_subset(train, percent, seed)
@@ -384,6 +387,11 @@ def augment_only(args: argparse.Namespace, train: list, augmenter: Any) -> None:
             report = {k: v for k, v in augmenter.report().items() if k not in ("notes",)}
             print(f"{percent}% seed {seed}: {len(subset)} sentences, {len(outputs)} outputs kept; "
                   + json.dumps(report, ensure_ascii=False)[:600], flush=True)
+            done.append({"percent": percent, "seed": seed, "sentences": len(subset), "kept": len(outputs),
+                         **{k: v for k, v in report.items() if k != "store"}})
+            target.write_text(json.dumps({"command": "python benchmarks/downstream.py " + " ".join(sys.argv[1:]),
+                                          "machine": machine(), "date": datetime.date.today().isoformat(),
+                                          "subsets": done}, indent=1) + "\n", encoding="utf-8")
 
 
 def choose(args: argparse.Namespace, values: list[float]) -> None:

@@ -633,7 +633,7 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(f"| {r} | {a}/{b} |" for r, (a, b) in result["right_judged"].items()))
         return 0
     if args.step == "recheck":
-        old["_recheck"] = recheck(args.work, args.names or list(RUNS))
+        old.setdefault("_recheck", {}).update(recheck(args.work, args.names or list(RUNS)))  # runs not in WORK stay
         path.write_text(json.dumps(old, indent=1) + "\n", encoding="utf-8")
         print(recheck_markdown(old["_recheck"]))
         return 0
