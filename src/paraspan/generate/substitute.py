@@ -153,9 +153,11 @@ def fits(form: str, old: str, before: Sequence[str], after: Sequence[str], pos: 
     return True
 
 
-#: auxiliaries a past participle follows ("was built", "has built", "been built")
-_PARTICIPLE_AUX = {"was", "were", "is", "are", "am", "be", "been", "being", "has", "have", "had", "'s", "'re",
-                   "'ve", "'d", "get", "got", "gets", "gotten"}
+def check_anchor(anchor: str) -> None:
+    """``generator.anchor`` is ``synonym`` or ``frame`` (E880 otherwise)."""
+    if anchor not in ("synonym", "frame"):
+        raise ParaspanError.from_code("E880", option="generator.anchor", rule="synonym or frame", value=anchor,
+                                      fix="e.g. --set generator.anchor=synonym")
 
 
 def wordnet_synonym(form: str, old: str, check: Any = None) -> bool:
@@ -183,6 +185,11 @@ def _participle(word: str) -> bool:
 
     low = word.lower()
     return any((inflect(lemma, "VBN") or "").lower() == low for lemma in lemmas(low, "VERB"))
+
+
+#: auxiliaries a past participle follows ("was built", "has built", "been built")
+_PARTICIPLE_AUX = {"was", "were", "is", "are", "am", "be", "been", "being", "has", "have", "had", "'s", "'re",
+                   "'ve", "'d", "get", "got", "gets", "gotten"}
 
 
 def _after_auxiliary(before: Sequence[str]) -> bool:
@@ -238,9 +245,7 @@ class Substituter:
                  max_words: int = 3, seed: int = 0, min_votes: int = 2, agreement: int = 0,
                  min_back_votes: int | None = None, pos: frozenset[str] | None = frozenset({"v"}),
                  kinds: frozenset[str] | None = frozenset({"frame"}), anchor: str = "synonym") -> None:
-        if anchor not in ("synonym", "frame"):
-            raise ParaspanError.from_code("E880", option="generator.anchor", rule="synonym or frame", value=anchor,
-                                          fix="e.g. --set generator.anchor=synonym")
+        check_anchor(anchor)
         #: ``synonym``: a proposal must share a WordNet synset with the old word; ``frame``: any word the
         #: later checks take (the content check lets a verb become any LU of its frame)
         self.anchor = anchor
@@ -535,9 +540,7 @@ def make_substituter(model: str = "default", samples: int = 12, n: int = 5, top_
     if allowed is not None and (not allowed or not allowed <= set(UPOS_TO_FN.values())):
         raise ParaspanError.from_code("E880", option="generator.pos", rule="FrameNet LU suffixes (v, n, a, adv, "
                                       "prep …) comma-separated, or all", value=pos, fix="e.g. --set generator.pos=v,n")
-    if anchor not in ("synonym", "frame"):  # before the model loads
-        raise ParaspanError.from_code("E880", option="generator.anchor", rule="synonym or frame", value=anchor,
-                                      fix="e.g. --set generator.anchor=synonym")
+    check_anchor(anchor)  # before the model loads
     from paraspan.llm.hf_backend import load_backend
 
     kind_set = None if kinds.strip().lower() == "all" else frozenset(k.strip() for k in kinds.split(",") if k.strip())
