@@ -177,6 +177,8 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
     "fn-cascade-train-c": ("fn-train-c.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
     # and the code after its judgments (v6 appositives, v3 relative clauses, a lowered "A") on the next ones
     "fn-cascade-train-d": ("fn-train-d.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
+    # and the code after its judgments (fronting v4, pp-to-genitive v4): the final code of that round
+    "fn-cascade-train-e": ("fn-train-e.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
 }
 
 
@@ -268,7 +270,8 @@ def subset(work: Path, seed: int) -> None:
                             ("fn-ds-s0.inputs.jsonl", ds[0]),
                             # fresh FrameNet train sentences for the code after the fn-ds-s0 judgments: none
                             # of the runs above (fn-train's first 400, the downstream subsets judged) saw them
-                            ("fn-train-c.jsonl", fn_train_c), ("fn-train-d.jsonl", fn_train_c[150:])):
+                            ("fn-train-c.jsonl", fn_train_c), ("fn-train-d.jsonl", fn_train_c[150:]),
+                            ("fn-train-e.jsonl", fn_train_c[300:])):
         write_corpus(iter(sentences), work / name, "jsonl")
         print(f"{work / name}: {len(sentences)} sentences")
 
@@ -304,7 +307,10 @@ def _note(note: str | None) -> str | None:
 
 def _redact(note: str | None) -> str | None:
     """The note without its quotations: corpus text (even a few words of it) stays out of the repository."""
-    return re.sub(r'"[^"]*"', "“…”", note) if note else note
+    if not note:
+        return note
+    # double quotes, and single quotes that are not apostrophes ("'was grew'", not "Iran 's")
+    return re.sub(r"(?<!\w)'(?:[^']|'(?=\w))+'(?!\w)", "‘…’", re.sub(r'"[^"]*"', "“…”", note))
 
 
 def _judgments_by_output(judgments: list[Any]) -> dict[str, list[Any]]:
