@@ -255,3 +255,14 @@ def test_v4_fronting_and_genitives_from_the_train_d_judgments(nlp):
     assert _texts(nlp, "pp-to-genitive", "The majority of the farmers sold their land .") == []
     assert _texts(nlp, "pp-to-genitive", "The arrival of the train was unexpected.") == [
         "The train's arrival was unexpected."]
+
+
+def test_v5_v7_from_the_train_e_judgments(nlp):
+    """"the top of the list" and "the arming of the rebels" keep their "of"; a copied appositive's
+    "is"/"are" agrees as the sentence's own verb does ("General Motors … is", not "are")."""
+    assert _texts(nlp, "pp-to-genitive", "The town will be near the top of the list for most visitors .") == []
+    assert _texts(nlp, "pp-to-genitive", "They tried to prevent the arming of the rebels .") == []
+    assert _texts(nlp, "extract-appositive", "General Motors , a large carmaker , is based in Detroit .") == [
+        "General Motors is based in Detroit . General Motors is a large carmaker."]
+    assert _texts(nlp, "extract-appositive", "The Beatles , a British band , were famous .") == [
+        "The Beatles were famous . The Beatles were a British band."]
