@@ -321,12 +321,12 @@ def extract_appositive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         if (m.ent_type_ in _PLACES and n.pos_ == "PROPN") or n.dep_ == "conj" or _children(n, "conj"):
             continue
         if _has_own_clause(doc, m, ids):
-            continue  # "than the Archaics, the Anasazi utilized …": the "appositive" is the main clause
+            continue  # "than the Romans, the Greeks used …": the "appositive" is the main clause
         if doc[ids[0]].pos_ in {"ADV", "ADP", "SCONJ", "CCONJ"}:
-            continue  # ", especially the malnutrition …" adds an example, it does not rename (fn-cascade-train-c)
+            continue  # ", especially the drought …" adds an example, it does not rename (fn-cascade-train-c)
         if any(c.dep_ == "det" and c.lower_ in _NOT_DEFINITE for c in n.children):
-            continue  # "another trafficker, Leonidas Vargas," → "Another trafficker was L. V." names a second one
-        number = _verb_number(n)  # the sentence's own agreement: "Equipos Nucleares … is said" is one company
+            continue  # "another officer, Maria Lopez," → "Another officer was Maria Lopez." names a second one
+        number = _verb_number(n)  # the sentence's own agreement: "General Motors … is based" is one company
         be = be_form(_main_past(n), is_plural(n) if number is None else number)
         second = _np_copy(doc, n, set(ids) | {commas[0]}) + [Piece(be)] + keep(doc, ids)
         rewrite = _extract(doc, n, ids, commas, second)
@@ -335,13 +335,11 @@ def extract_appositive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
     return out
 
 
-def _verb_number(n: Token) -> bool | None:
-    """Whether the verb ``n`` is the subject of agrees with a plural (True), a singular (False), or
-    cannot say (None: ``n`` is no subject, or the verb has no number, as "said" or "can")."""
-    if n.dep_ not in {"nsubj", "nsubjpass"}:
-        return None
-    aux = [c for c in n.head.children if c.dep_ in {"aux", "auxpass"} and c.i < n.head.i]
-    verb = aux[0] if aux else n.head
+def _clause_number(v: Token) -> bool | None:
+    """The number the finite verb of ``v``'s clause (its first auxiliary, else ``v``) agrees with:
+    True plural, False singular, None when it has none ("said", "can")."""
+    aux = [c for c in v.children if c.dep_ in {"aux", "auxpass"} and c.i < v.i]
+    verb = aux[0] if aux else v
     if verb.tag_ == "VBZ" or verb.lower_ in _SINGULAR_VERBS:
         return False
     if verb.tag_ == "VBP" or verb.lower_ in _PLURAL_VERBS:
@@ -349,11 +347,15 @@ def _verb_number(n: Token) -> bool | None:
     return None
 
 
+def _verb_number(n: Token) -> bool | None:
+    """The number of the verb ``n`` is the subject of (None: ``n`` is no subject, or the verb has none)."""
+    return _clause_number(n.head) if n.dep_ in {"nsubj", "nsubjpass"} else None
+
+
 def _has_own_clause(doc: Doc, m: Token, ids: list[int]) -> bool:
     """Whether the phrase headed by ``m`` holds a finite verb outside a relative clause: then it is a
-    clause, not an appositive noun phrase (a misparse: "Far more progressive than the Archaics, the
-    Anasazi utilized …" became "The Archaics are the Anasazi utilized …", FrameNet train, downstream
-    store fn-ds-s0)."""
+    clause, not an appositive noun phrase (a misparse: "Far more careful than the Romans, the Greeks
+    used …" became "The Romans are the Greeks used …", FrameNet train, downstream store fn-ds-s0)."""
     for i in ids:
         t = doc[i]
         if t.tag_ not in {"VBD", "VBZ", "VBP", "MD"}:
@@ -370,7 +372,7 @@ def _has_own_clause(doc: Doc, m: Token, ids: list[int]) -> bool:
 
 
 #: determiners of a noun phrase that does not name one known thing: its copy cannot be the subject
-#: of "X is Y" ("Another trafficker was Leonidas Vargas.")
+#: of "X is Y" ("Another officer was Maria Lopez.")
 _NOT_DEFINITE = {"another", "a", "an", "some", "any", "each", "every", "no", "many", "few", "several", "other"}
 
 _SINGULAR_VERBS = {"was", "is", "has", "does", "'s"}
@@ -378,17 +380,13 @@ _PLURAL_VERBS = {"were", "are", "have", "do", "'re"}
 
 
 def _agrees(n: Token, m: Token) -> bool:
-    """Whether the relative clause headed by ``m`` agrees in number with ``n``: its finite verb is the
-    first auxiliary, else ``m`` itself. "their plans, which was held on Delos" is about an earlier noun
-    (the treasury); the copy gave "Their plans was held …" (FrameNet train, downstream store fn-ds-s0)."""
-    aux = [c for c in m.children if c.dep_ in {"aux", "auxpass"} and c.i < m.i]
-    verb = aux[0] if aux else m
-    low = verb.lower_
-    singular = verb.tag_ == "VBZ" or low in _SINGULAR_VERBS
-    plural = verb.tag_ == "VBP" or low in _PLURAL_VERBS
-    if singular and is_plural(n):
+    """Whether the relative clause headed by ``m`` agrees in number with ``n``. "their farms, which
+    was paid for" is about an earlier noun (the wall); the copy gave "Their farms was paid for …"
+    (a FrameNet train sentence of that shape, downstream store fn-ds-s0)."""
+    number = _clause_number(m)
+    if number is False and is_plural(n):
         return False
-    return not (plural and not is_plural(n) and n.tag_ in {"NN", "NNP"})
+    return not (number is True and not is_plural(n) and n.tag_ in {"NN", "NNP"})
 
 
 def _nonrestrictive_relcl(m: Token) -> bool:
@@ -404,7 +402,7 @@ def extract_relative_clause(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         if not _agrees(n, m):
             continue
         if n.dep_ == "conj" or _children(n, "conj"):
-            continue  # "from Canada and the Netherlands, which could be used": about a noun before (fn-cascade-train-c)
+            continue  # "from Peru and Chile, which could be planted": about a noun before (fn-cascade-train-c)
         pron = ids[0]
         copy = _np_copy(doc, n, set(ids) | {commas[0]}, attach=pron)
         for piece in copy:
@@ -419,8 +417,8 @@ def extract_relative_clause(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
 
 
 #: participles that work as prepositions or conditions, not as a description of the subject:
-#: "According to … estimates, Iran can …" became "Iran is according to … estimates." and "Given a
-#: favorable set of circumstances, Iran could …" "Iran is given …" (FrameNet train, fn-ds-s0)
+#: "According to … estimates, X can …" became "X is according to … estimates." and "Given enough
+#: time, X could …" "X is given …" (FrameNet train, fn-ds-s0)
 _PREPOSITION_PARTICIPLES = {"according", "given", "including", "regarding", "concerning", "following", "considering",
                             "excluding", "provided", "providing", "assuming", "barring", "pending", "granted",
                             "compared", "owing", "judging", "based", "notwithstanding", "counting", "starting",
@@ -692,7 +690,7 @@ def pp_to_genitive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         if n.lemma_ in _PART_NOUNS:
             continue  # "the majority of these reports", "by the time of the Crusades": no genitive (train-d)
         if n.text.lower().endswith("ing"):
-            continue  # "the arming of Iran": "Iran's arming" loses who arms whom (train-e)
+            continue  # "the arming of the rebels": "the rebels' arming" loses who arms whom (train-e)
         if any(c.dep_ == "det" and c.lower_ in {"a", "an"} for c in o.children):
             continue  # "at the center of a media firestorm" → "at a media firestorm's center" (v3)
         o_ids = subtree(o)
@@ -792,7 +790,7 @@ def it_cleft(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue  # a subject with appositions or brackets is usually a misparsed fragment
         first = doc[s_ids[0]]
         if first.pos_ == "PROPN" and not first.ent_type_ and first.text[:1].isupper() and not first.text.isupper():
-            continue  # a capital that may only start the sentence: "It was Disease that took …" (fn-ds-s0)
+            continue  # a capital that may only start the sentence: "It was Disease that …" (fn-ds-s0)
         finite = sum(1 for t in sent if t.tag_ in {"VBD", "VBZ", "VBP", "MD"})
         gap = [i for i in range(s_ids[-1] + 1, v.i) if doc[i].dep_ not in {"advmod", "aux", "neg"}]
         if finite != 1 or gap:
@@ -863,7 +861,7 @@ EXTRACT_APPOSITIVE = Rule("extract-appositive", "extraction", "hand", extract_ap
                           # v4: the copied subject leaves out bracketed words (FrameNet train, downstream store);
                           # v5: no "appositive" holding a finite verb outside a relative clause (fn-ds-s0);
                           # v6: none opened by an adverb ("especially …") or of an indefinite noun (train-c);
-                          # v7: "is"/"are" agrees as the sentence's verb does ("… Nucleares is", train-e)
+                          # v7: "is"/"are" agrees as the sentence's verb does (a company's name, train-e)
                           version="7")
 EXTRACT_RELATIVE_CLAUSE = Rule("extract-relative-clause", "extraction", "hand", extract_relative_clause,
                                description="non-restrictive who/which clause → its own sentence",
