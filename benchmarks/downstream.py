@@ -9,6 +9,8 @@ run in pieces under the 15-minute job limit), then redraws ``benchmarks/results/
     python benchmarks/downstream.py --task srl --percents 10,25,50,100 --augment jsonl-corpus:ewt-rewrites.jsonl
     python benchmarks/downstream.py --task frame_id --percents 10 --augment generator:rewrite --filter verified \
         --store-dir /tmp/ds-stores      # any registered generator through the pipeline; the run is kept
+    python benchmarks/downstream.py --task frame_id --percents 10 --augment generator:cascade --store-dir STORES \
+        --augment-workers 2 --augment-only   # the slow part once, in the background; the curve reuses the store
     python benchmarks/downstream.py --task frame_id --choose-positive-weight 1,2,4,8 --percents 10 --seeds 3
     python benchmarks/downstream.py --table          # print the README table from the JSON
 

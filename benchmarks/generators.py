@@ -179,6 +179,8 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
     "fn-cascade-train-d": ("fn-train-d.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
     # and the code after its judgments (fronting v4, pp-to-genitive v4): the final code of that round
     "fn-cascade-train-e": ("fn-train-e.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
+    # the code after its judgments (pp-to-genitive v5, appositive v7) on the next fresh sentences
+    "fn-cascade-train-f": ("fn-train-f.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
 }
 
 
@@ -271,7 +273,7 @@ def subset(work: Path, seed: int) -> None:
                             # fresh FrameNet train sentences for the code after the fn-ds-s0 judgments: none
                             # of the runs above (fn-train's first 400, the downstream subsets judged) saw them
                             ("fn-train-c.jsonl", fn_train_c), ("fn-train-d.jsonl", fn_train_c[150:]),
-                            ("fn-train-e.jsonl", fn_train_c[300:])):
+                            ("fn-train-e.jsonl", fn_train_c[300:]), ("fn-train-f.jsonl", fn_train_c[450:])):
         write_corpus(iter(sentences), work / name, "jsonl")
         print(f"{work / name}: {len(sentences)} sentences")
 
