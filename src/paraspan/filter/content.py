@@ -382,6 +382,17 @@ class ContentFilter(BaseFilter):
             self._lexicon = Verifier.load("framenet15").lexicon
         return self._lexicon
 
+    def synonym_of(self, new: str, old: str, *, nouns: bool = False) -> bool:
+        """Whether a content word of ``new`` is a lemma of, or shares a WordNet synset with, a content
+        word of ``old`` (with ``nouns``, also a noun one WordNet step above or below it)."""
+        function = function_words()
+        old_words = [w for w in split_words(old) if w.lower() not in function] or split_words(old)
+        new_words = [w for w in split_words(new) if w.lower() not in function] or split_words(new)
+        allowed = set().union(*(self.lemmas(w) | self.synonyms(w) for w in old_words)) if old_words else set()
+        if nouns:
+            allowed |= set().union(*(self.related_nouns(w) for w in old_words)) if old_words else set()
+        return any(self.lemmas(w) & allowed for w in new_words)
+
     def _anchor_kept(self, output: Sentence, source: Sentence) -> Callable[[str, str], bool]:
         function = function_words()
         structure = source_structure(source, output)
@@ -392,16 +403,11 @@ class ContentFilter(BaseFilter):
         noun = pos == "n"
 
         def kept(old: str, new: str) -> bool:
-            old_words = [w for w in split_words(old) if w.lower() not in function] or split_words(old)
-            new_words = [w for w in split_words(new) if w.lower() not in function] or split_words(new)
-            if not new_words:
+            if not ([w for w in split_words(new) if w.lower() not in function] or split_words(new)):
                 return True
             if self.is_antonym(old, new):
                 return False
-            allowed = set().union(*(self.lemmas(w) | self.synonyms(w) for w in old_words)) if old_words else set()
-            if noun:
-                allowed |= set().union(*(self.related_nouns(w) for w in old_words)) if old_words else set()
-            if any(self.lemmas(w) & allowed for w in new_words):
+            if self.synonym_of(new, old, nouns=noun):
                 return True
             # only a verb may be any LU of its frame: the nouns of a frame are often kinds of one thing
             # (months and years in Calendric_unit, bombs and missiles in Weapon), its adjectives, adverbs

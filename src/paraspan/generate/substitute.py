@@ -168,14 +168,9 @@ def wordnet_synonym(form: str, old: str, check: Any = None) -> bool:
     are WordNet synonyms 31 ("employed" → "used", "condemned" → "sentenced"); the others changed
     the manner or the strength ("bubbled" → "gushed", "murdered" → "killed", "skyrocketed" →
     "increased", "suggest" → "assert")."""
-    from paraspan.filter.content import ContentFilter, function_words, split_words
+    from paraspan.filter.content import ContentFilter
 
-    check = check if check is not None else ContentFilter(anchor="synonym")
-    function = function_words()
-    old_words = [w for w in split_words(old) if w.lower() not in function] or split_words(old)
-    new_words = [w for w in split_words(form) if w.lower() not in function] or split_words(form)
-    allowed = set().union(*(check.lemmas(w) | check.synonyms(w) for w in old_words)) if old_words else set()
-    return any(check.lemmas(w) & allowed for w in new_words)
+    return (check if check is not None else ContentFilter(anchor="synonym")).synonym_of(form, old)
 
 
 def _participle(word: str) -> bool:

@@ -278,12 +278,11 @@ class Augmenter:
         (a_start, a_end), a_score = placed[0]  # type: ignore[misc]
         anchor_text = cand.text[a_start:a_end]
         lu: AnchorLU | None = None
-        same_words = " ".join(anchor_text.lower().split()) == " ".join(
-            sentence.text[anchor.start:anchor.end].lower().split())
-        if structure.kind == "frame" and same_words and lu_pos(anchor.label):
+        gold_pos = lu_pos(anchor.label) if structure.kind == "frame" else None
+        if gold_pos and anchor_text.lower().split() == sentence.text[anchor.start:anchor.end].lower().split():
             # the anchor's words are unchanged (a rewrite around it): its LU is the gold one. A parse's
             # guess gave "a lot.n" → "lot.n", "after.prep" → "after.scon", "fulfilling.a" → "fulfilly.a"
-            lu = AnchorLU(anchor.label.rsplit(".", 1)[0], lu_pos(anchor.label), "source")
+            lu = AnchorLU(anchor.label.rsplit(".", 1)[0], gold_pos, "source")
             lemma, label = lu.lemma, anchor.label
         elif structure.kind == "frame":  # a new LU: its POS is the new word's, read from a parse of cand.text
             lu = self.tagger.lu(cand.text, a_start, a_end, lu_pos(anchor.label), placed=cand.structures)

@@ -63,9 +63,10 @@ def _lemma_of(word: str, upos: str | None) -> str:
 class AnchorLU:
     """The lexical unit of a new anchor: lemma, FrameNet POS suffix and where the POS came from.
 
-    ``source``: ``source`` (the anchor's words are unchanged: the source's LU), ``generator``
-    (the generator placed a known LU exactly there, e.g. infill's sister LU), ``parse`` (the head word's tag in a spaCy parse of the paraphrase), ``seed`` (no
-    usable tag: the seed LU's POS) or ``none`` (no POS at all). ``upos``: the parse's tag, if any.
+    ``source``: ``source`` (the anchor's words are unchanged: the source's LU), ``generator`` (the
+    generator placed a known LU exactly there, e.g. infill's sister LU), ``parse`` (the head word's
+    tag in a spaCy parse of the paraphrase), ``seed`` (no usable tag: the seed LU's POS) or ``none``
+    (no POS at all). ``upos``: the parse's tag, if any.
     """
 
     lemma: str

@@ -13,6 +13,7 @@ refinement step (:mod:`paraspan.generate.rewrite.refine`) judges the rest.
 
 from __future__ import annotations
 
+from itertools import takewhile
 from typing import TYPE_CHECKING
 
 from paraspan.generate.rewrite.core import (
@@ -358,16 +359,10 @@ def _has_own_clause(doc: Doc, m: Token, ids: list[int]) -> bool:
     used …" became "The Romans are the Greeks used …", FrameNet train, downstream store fn-ds-s0)."""
     for i in ids:
         t = doc[i]
-        if t.tag_ not in {"VBD", "VBZ", "VBP", "MD"}:
-            continue
-        node, inside = t, False
-        while node.i != m.i and node.head.i != node.i:
-            if node.dep_ == "relcl":
-                inside = True
-                break
-            node = node.head
-        if not inside:
-            return True
+        if t.tag_ in {"VBD", "VBZ", "VBP", "MD"}:
+            path = takewhile(lambda a: a.i != m.i, [t, *t.ancestors])  # t up to, not including, m
+            if not any(a.dep_ == "relcl" for a in path):
+                return True
     return False
 
 
