@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from paraspan.corpus.schema import Sentence
@@ -105,3 +107,86 @@ def test_the_default_rewriter_member_leaves_out_the_voice_rules():
     assert block.pop("name") == "rewrite" and DEFAULT_MEMBERS[1]["name"] == "substitute"
     names = {r.name for r in Rewriter(**block).rules.rules}
     assert "active-to-passive" not in names and {"it-cleft", "split-conjoined-clauses", "pp-to-genitive"} <= names
+
+
+class Counting(FakeGenerator):
+    """The fake substituter, counting the requests it is asked (by iteration)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asked: list[int] = []
+
+    def generate(self, request: GenerationRequest) -> GenerationResult:
+        self.asked.append(request.iteration)
+        return super().generate(request)
+
+
+class Refuse:
+    """A chooser that refuses the candidates of one member."""
+
+    name = "refuse"
+
+    def __init__(self, member: str) -> None:
+        self.member = member
+
+    def decide(self, output: Sentence, source: Sentence) -> Any:
+        from paraspan.filter.base import FilterDecision
+
+        member = output.provenance.get("generated", {}).get("member")
+        return FilterDecision(member != self.member, None, f"from {member}" if member == self.member else "ok")
+
+
+def _augment(cascade: Cascade, chooser: Any = None, iterations: int = 3) -> Any:
+    config = AugmentConfig(iterations=iterations)
+    return Augmenter(config, cascade, FakeAligner(), {}, build_filters(config), chooser=chooser).process(
+        Sentence.from_dict(SENTENCES[0]))
+
+
+def _written(result: Any) -> list[tuple[int, str, str]]:
+    return [(o.iteration, o.sentence.text, o.sentence.provenance["generated"]["member"]) for o in result.outputs]
+
+
+def test_stopping_early_asks_a_later_member_only_where_no_output_was_found():
+    """The rewrite of iteration 1 is the output: the substituter is not asked then, and the
+    chain's outputs are those of asking every member."""
+    both = {}
+    for stop_early in (True, False):
+        fake = Counting()
+        result = _augment(Cascade([Member("keeper", Keeper()), Member("fake", fake)], stop_early=stop_early))
+        both[stop_early] = (_written(result), fake.asked, result.note, result.stats["calls"])
+    assert both[True][0] == both[False][0] == [
+        (1, "Indeed the farmer sold his tractor to a neighbour.", "keeper"),
+        (2, "The farmer traded his tractor to a neighbour.", "fake"),
+        (3, "The farmer handed over his tractor to a neighbour.", "fake")]
+    assert both[True][1] == [2, 3] and both[False][1] == [1, 2, 3]
+    assert both[True][2] is None and both[True][3] == both[False][3] == 3  # one call per chain attempt either way
+
+
+def test_stopping_early_goes_on_to_the_next_member_when_the_check_refuses():
+    fake = Counting()
+    result = _augment(Cascade([Member("keeper", Keeper()), Member("fake", fake)]), chooser=Refuse("keeper"),
+                      iterations=1)
+    assert _written(result) == [(1, "The farmer traded his tractor to a neighbour.", "fake")]
+    assert fake.asked == [1]
+    # the candidate rows of both members, numbered on within the attempt; the refused one says why
+    rows = [(c.candidate, c.chosen, c.meta.get("refused")) for c in result.candidates]
+    assert rows == [(0, False, "from keeper"), (1, True, None), (2, False, None)]
+
+
+def test_stopping_early_says_why_as_asking_every_member_does():
+    for chooser, expected in ((None, "no paraphrase (keeper: no rule applies; other: no rule applies)"),
+                              (Refuse("keeper"), "no placed candidate passed refuse (from keeper)")):
+        notes = []
+        for stop_early in (True, False):
+            first = Keeper(None) if chooser is None else Keeper()
+            result = _augment(Cascade([Member("keeper", first), Member("other", Keeper(None))],
+                                      stop_early=stop_early),
+                              chooser=chooser, iterations=1)
+            notes.append(result.note)
+        assert notes[0] == notes[1] == f"structure 0: iteration 1: {expected}"
+
+
+def test_stop_early_is_an_option_and_can_be_turned_off():
+    assert generators.build("cascade", {"members": [{"name": "rewrite"}]}, {}).stop_early is True
+    cascade = generators.build("cascade", {"members": [{"name": "rewrite"}], "stop_early": False}, {})
+    assert cascade.stop_early is False and cascade.stages() is None

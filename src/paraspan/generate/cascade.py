@@ -12,13 +12,22 @@ Iterations: a member that does not honour bans (a rewriter keeps the anchor's wo
 in a chain's first iteration only, and a deterministic one only at its first attempt (it would
 give the same candidates again). Its candidates carry ``meta["keeps_anchor"]``: when one becomes
 the output, the chain goes on to its next iteration with the same bans
-(:meth:`paraspan.pipeline.loop.Augmenter._step`) instead of ending as "anchor banned already".
+(:meth:`paraspan.pipeline.loop.Augmenter._advance`) instead of ending as "anchor banned already".
 Each candidate names its member in ``meta["member"]``, which lands in the output's provenance.
+
+Stopping early (``stop_early``, on by default): the pipeline asks the members one at a time
+(:meth:`Cascade.stages`) and asks a later member only for the structures whose earlier members gave
+no output (no placed candidate, or none that passed the chooser's check), so the substituter does
+not decode for a structure whose rewrite was written already. The outputs are those of asking every
+member at once (:meth:`Cascade.generate_batch`), whose ranking puts an earlier member's candidate
+first on a tie, except where a later member's candidate is placed with a higher score than an
+earlier one that passes (with the generators' own placements, as both default members give, scores
+tie); a structure's candidate rows then hold only the members that were asked.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,12 +49,23 @@ class Member:
 
 
 @dataclass
+class Stage:
+    """One member's turn in a staged round (:meth:`Cascade.stages`): the requests it is asked for
+    (``asks``) and its candidates for them, marked with the member's name (``generate_batch``)."""
+
+    name: str
+    asks: Callable[[GenerationRequest], bool]
+    generate_batch: Callable[[Sequence[GenerationRequest]], list[GenerationResult]]
+
+
+@dataclass
 class Cascade:
     """Members asked in order (see the module docstring)."""
 
     members: list[Member]
     name: str = "cascade"
     info: dict[str, Any] = field(default_factory=dict)
+    stop_early: bool = True
 
     @property
     def capabilities(self) -> Capabilities:
@@ -53,7 +73,9 @@ class Cascade:
         return Capabilities(honours_ban=any(c.honours_ban for c in caps),
                             needs_structure=any(c.needs_structure for c in caps),
                             deterministic=all(c.deterministic for c in caps),
-                            keeps_meaning=all(c.keeps_meaning for c in caps))
+                            keeps_meaning=all(c.keeps_meaning for c in caps),
+                            # a retry asks only the members that sample (a deterministic one is not asked again)
+                            retries=max((c.retries for c in caps if not c.deterministic), default=0))
 
     def _asks(self, member: Member, request: GenerationRequest) -> bool:
         caps = member.generator.capabilities
@@ -62,26 +84,41 @@ class Cascade:
         # it keeps the banned words: useful once per chain, and once per iteration when deterministic
         return request.iteration <= 1 and (request.attempt == 0 or not caps.deterministic)
 
+    def _run(self, member: Member, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
+        """``member``'s results for ``requests`` (all of which it asks), its candidates marked."""
+        batch = getattr(member.generator, "generate_batch", None)
+        got = batch(requests) if callable(batch) else [member.generator.generate(r) for r in requests]
+        keeps = not member.generator.capabilities.honours_ban
+        for one in got:
+            for cand in one.candidates:
+                cand.meta = {**cand.meta, "member": member.name, **({"keeps_anchor": True} if keeps else {})}
+            if one.note and not one.candidates:
+                one.note = f"{member.name}: {one.note}"
+        return got
+
+    def stages(self) -> list[Stage] | None:
+        """The members one at a time, for a caller that stops asking once a structure has its
+        output (the pipeline's loop); None when ``stop_early`` is off (every member is asked)."""
+        if not self.stop_early:
+            return None
+        return [Stage(m.name, lambda r, m=m: self._asks(m, r), lambda rs, m=m: self._run(m, rs))
+                for m in self.members]
+
     def generate(self, request: GenerationRequest) -> GenerationResult:
         return self.generate_batch([request])[0]
 
     def generate_batch(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
+        """Every member asked for every request it asks, the candidates together, earlier members first."""
         results = [GenerationResult(r, []) for r in requests]
         notes: list[list[str]] = [[] for _ in requests]
         for member in self.members:
             picked = [k for k, r in enumerate(requests) if self._asks(member, r)]
             if not picked:
                 continue
-            batch = getattr(member.generator, "generate_batch", None)
-            asked = [requests[k] for k in picked]
-            got = batch(asked) if callable(batch) else [member.generator.generate(r) for r in asked]
-            keeps = not member.generator.capabilities.honours_ban
-            for k, one in zip(picked, got, strict=True):
-                for cand in one.candidates:
-                    cand.meta = {**cand.meta, "member": member.name, **({"keeps_anchor": True} if keeps else {})}
+            for k, one in zip(picked, self._run(member, [requests[k] for k in picked]), strict=True):
                 results[k].candidates.extend(one.candidates)
                 if one.note and not one.candidates:
-                    notes[k].append(f"{member.name}: {one.note}")
+                    notes[k].append(one.note)
                 add_stats(results[k].stats, one.stats)
         for result, why in zip(results, notes, strict=True):
             if not result.candidates:
@@ -90,10 +127,11 @@ class Cascade:
 
 
 def make_cascade(members: list[dict[str, Any]] | None = None, model: str | None = None, device: str | None = None,
-                 seed: int = 0, threads: int | None = 1) -> Cascade:
+                 seed: int = 0, threads: int | None = 1, stop_early: bool = True) -> Cascade:
     """The registered ``cascade`` generator: ``members``, generator blocks (``{"name": …,
     options …}``) asked in order, by default the rule rewriter (without passives, see
-    :data:`DEFAULT_MEMBERS`) then the contextual substituter;
+    :data:`DEFAULT_MEMBERS`) then the contextual substituter; with ``stop_early`` a later member
+    is asked only for the structures the earlier ones gave no output (see the module docstring);
     ``model`` (``--model``), ``device``, ``seed`` and ``threads`` go to the members that take them
     and leave them out."""
     from paraspan.generate.base import generators
@@ -106,7 +144,7 @@ def make_cascade(members: list[dict[str, Any]] | None = None, model: str | None 
         info["members"].append(name)
         for key, value in (getattr(generator, "info", None) or {}).items():
             info.setdefault(key, value)
-    return Cascade(built, info=info)
+    return Cascade(built, info=info, stop_early=stop_early)
 
 
 def _member_blocks(members: list[dict[str, Any]] | None, **run: Any) -> list[tuple[str, dict[str, Any]]]:

@@ -41,6 +41,11 @@ METHOD = "iterative-paraphrase"
 #: ``provenance["meaning"]`` of an output whose generator writes new content (see Capabilities)
 NEW_CONTENT = "new"
 
+# why an attempt gave no output (chain notes, counted by reason in the summary)
+NO_CANDIDATE = "no paraphrase"
+NOT_PLACED = "no candidate with every required span placed"
+NOT_PASSED = "no placed candidate passed"
+
 # Structure keys that hold offsets into the source text: they do not carry over to a rewrite.
 _OFFSET_EXTRAS = ("anchor_rest", "more_args", "dropped", "annoset_id", "lu_id", "status")
 
@@ -131,21 +136,22 @@ class Augmenter:
             chains.extend((k, self._chain(sentence, index)) for index in eligible)
         while active := [(k, chain) for k, chain in chains if chain.note is None and not chain.finished]:
             requests = [self._request(sentences[k], chain) for k, chain in active]
+            stages = getattr(self.generator, "stages", None)
+            staged = stages() if callable(stages) else None
+            if staged:
+                self._staged(staged, sentences, active, requests, results)
+                continue
             batch = getattr(self.generator, "generate_batch", None)
-            clock: dict[str, float] = {}
-            with _Clock(clock, "generate"):
-                generated = batch(requests) if callable(batch) else [self.generator.generate(r) for r in requests]
-            # the batch's time goes to its sentences by their requests' sampled tokens (decoding
-            # is most of it), evenly where nothing was sampled
-            weights = [float(g.stats.get("sampled_tokens") or 0) for g in generated]
-            if not sum(weights):
-                weights = [1.0] * len(generated)
-            for (k, _), weight in zip(active, weights, strict=True):
-                add_stats(results[k].stats, {key: value * weight / sum(weights) for key, value in clock.items()})
-            for k in {k for k, _ in active}:
-                add_stats(results[k].stats, {"batches": 1 if callable(batch) else sum(1 for j, _ in active if j == k)})
+            if callable(batch):
+                generated = self._generate(batch, requests, [k for k, _ in active], results)
+            else:  # one call per request: each is its own batch
+                generated = [self._generate(lambda rs: [self.generator.generate(rs[0])], [r], [k], results)[0]
+                             for (k, _), r in zip(active, requests, strict=True)]
             for (k, chain), request, one in zip(active, requests, generated, strict=True):
-                self._step(sentences[k], chain, request, one, results[k])
+                before = len(results[k].candidates)
+                out, failure = self._attempt(sentences[k], chain, request, results[k], one)
+                chain.rows += len(results[k].candidates) - before
+                self._advance(chain, out, failure, results[k])
         for k, result in enumerate(results):
             # structure by structure, iteration by iteration, as a chain at a time would have written them
             result.outputs.sort(key=lambda o: (o.structure, o.iteration))
@@ -172,7 +178,7 @@ class Augmenter:
             banned=[text[anchor.start:anchor.end]],
             # without bans every iteration would give the same output; a deterministic one gives the same on retry
             iterations=cfg.iterations if caps.honours_ban else 1,
-            retries=0 if caps.deterministic else max(0, cfg.retries))
+            retries=0 if caps.deterministic else max(0, caps.retries if cfg.retries is None else cfg.retries))
 
     def _request(self, sentence: Sentence, chain: _Chain) -> GenerationRequest:
         return GenerationRequest(
@@ -182,15 +188,54 @@ class Augmenter:
             ban_texts=tuple(chain.banned[1:]), sentence=sentence, structure=chain.index, attempt=chain.attempt,
             iteration=chain.iteration)
 
-    def _step(self, sentence: Sentence, chain: _Chain, request: GenerationRequest, generated: GenerationResult,
-              result: WorkResult) -> None:
-        """One attempt of one chain's iteration: its output, a retry, or the end of the chain."""
+    def _generate(self, batch: Any, requests: list[GenerationRequest], owners: list[int],
+                  results: list[WorkResult]) -> list[GenerationResult]:
+        """``batch(requests)``, its time given to the sentences (``owners[i]`` is request i's) by
+        their requests' sampled tokens (decoding is most of it), evenly where nothing was sampled."""
+        clock: dict[str, float] = {}
+        with _Clock(clock, "generate"):
+            generated = batch(requests)
+        weights = [float(g.stats.get("sampled_tokens") or 0) for g in generated]
+        if not sum(weights):
+            weights = [1.0] * len(generated)
+        for k, weight in zip(owners, weights, strict=True):
+            add_stats(results[k].stats, {key: value * weight / sum(weights) for key, value in clock.items()})
+        for k in set(owners):
+            add_stats(results[k].stats, {"batches": 1})
+        return list(generated)
+
+    def _staged(self, stages: Sequence[Any], sentences: Sequence[Sentence], active: list[tuple[int, _Chain]],
+                requests: list[GenerationRequest], results: list[WorkResult]) -> None:
+        """One attempt of every active chain, the generator's stages (a cascade's members) asked in
+        order, each only for the chains no earlier stage gave an output (stopping early: the later
+        members' decoding is spent on the structures that still need it)."""
+        waiting = list(range(len(active)))
+        failures: dict[int, list[str]] = {i: [] for i in waiting}
+        for k, _ in active:
+            add_stats(results[k].stats, {"calls": 1})
+        for stage in stages:
+            asked = [i for i in waiting if stage.asks(requests[i])]
+            if not asked:
+                continue
+            got = self._generate(stage.generate_batch, [requests[i] for i in asked], [active[i][0] for i in asked],
+                                 results)
+            for i, one in zip(asked, got, strict=True):
+                k, chain = active[i]
+                before = len(results[k].candidates)
+                out, failure = self._attempt(sentences[k], chain, requests[i], results[k], one, call=False)
+                chain.rows += len(results[k].candidates) - before
+                if out is not None:
+                    self._advance(chain, out, "", results[k])
+                    waiting.remove(i)
+                else:
+                    failures[i].append(failure)
+        for i in waiting:
+            k, chain = active[i]
+            self._advance(chain, None, _combined(failures[i]), results[k])
+
+    def _advance(self, chain: _Chain, out: OutputRow | None, failure: str, result: WorkResult) -> None:
+        """After one attempt of ``chain``'s iteration: its output, a retry, or the end of the chain."""
         caps = self.generator.capabilities
-        before = len(result.candidates)
-        # candidate numbers go on from the earlier attempts' rows (they share the iteration)
-        out, failure = self._attempt(sentence, chain.index, chain.iteration, request, chain.args, chain.banned,
-                                     result, generated, offset=chain.rows, attempt=chain.attempt)
-        chain.rows += len(result.candidates) - before
         if out is None:
             if chain.attempt < chain.retries:
                 chain.attempt += 1
@@ -214,16 +259,18 @@ class Augmenter:
         chain.iteration, chain.attempt, chain.rows = chain.iteration + 1, 0, 0
         chain.finished = chain.iteration > chain.iterations
 
-    def _attempt(self, sentence: Sentence, index: int, iteration: int, request: GenerationRequest,
-                 args: list[Span], banned: list[str], result: WorkResult, generated: GenerationResult, *,
-                 offset: int, attempt: int) -> tuple[OutputRow | None, str]:
-        """Place the anchor (and arguments) in every generated candidate, record the candidates
-        in ``result``; the output of the best placed one, or None and why not."""
+    def _attempt(self, sentence: Sentence, chain: _Chain, request: GenerationRequest, result: WorkResult,
+                 generated: GenerationResult, *, call: bool = True) -> tuple[OutputRow | None, str]:
+        """Place the anchor (and arguments) in every generated candidate of ``chain``'s attempt,
+        record the candidates in ``result`` (numbered on from the attempt's earlier rows); the
+        output of the best placed one, or None and why not."""
         cfg = self.config
-        add_stats(result.stats, {"calls": 1, **generated.stats})
+        index, iteration, args, banned = chain.index, chain.iteration, chain.args, chain.banned
+        offset, attempt = chain.rows, chain.attempt
+        add_stats(result.stats, {**({"calls": 1} if call else {}), **generated.stats})
         candidates = generated.candidates
         if not candidates:
-            return None, f"no paraphrase ({generated.note or 'none returned'})"
+            return None, f"{NO_CANDIDATE} ({generated.note or 'none returned'})"
         with _Clock(result.stats, "place"):
             placements = place(sentence, index, args, candidates, aligner=self.aligner, keep_args=cfg.keep_args)
         ranked: list[tuple[float, int]] = []  # placed candidates, best anchor score first (ties: earlier first)
@@ -245,7 +292,7 @@ class Augmenter:
                  **({"projection": placement.via} if placement.via != "aligner" else {}),
                  **{k: v for k, v in cand.meta.items() if k in ("cluster", "constraint_set", "rules")}}))
         if not ranked:
-            return None, "no candidate with every required span placed"
+            return None, NOT_PLACED
         ranked.sort(key=lambda item: -item[0])
         refused: list[str] = []
         for _, chosen in ranked:
@@ -265,7 +312,7 @@ class Augmenter:
                     continue
             result.candidates[first_row + chosen].chosen = True
             return out, ""
-        return None, f"no placed candidate passed {self.chooser.name} ({refused[0]})"
+        return None, f"{NOT_PASSED} {self.chooser.name} ({refused[0]})"
 
     def _output(self, sentence: Sentence, index: int, iteration: int, candidates: list[Candidate], chosen: int,
                 placed: list[Placed], args: list[Span], banned: list[str], *, via: str,
@@ -357,6 +404,16 @@ class Augmenter:
                          scores.get("score"), _r(a_score), min(placed_scores) if placed_scores else None,
                          structure.label if structure.kind == "frame" else f"{structure.kind}:{structure.label}",
                          anchor_text, lemma, decisions)
+
+
+def _combined(failures: list[str]) -> str:
+    """Why a staged attempt gave no output, as asking every stage at once would say it: a refusal
+    by the check first, then a placement failure, else every stage's note."""
+    for kind in (NOT_PASSED, NOT_PLACED):
+        if hit := next((f for f in failures if f.startswith(kind)), None):
+            return hit
+    notes = [f.removeprefix(f"{NO_CANDIDATE} (").removesuffix(")") for f in failures]
+    return f"{NO_CANDIDATE} ({'; '.join(notes) or 'no member was asked'})"
 
 
 def _jsonable(meta: dict[str, Any]) -> dict[str, Any]:
