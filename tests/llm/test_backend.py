@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from paraspan.llm.backend import Backend, Prompt, SampleGroup
-from paraspan.llm.llama_backend import ContextTooSmall, LlamaBackend, _decode_partial
+from paraspan.llm.llama_backend import ContextTooSmall, LlamaBackend, _decode_partial, _Seq
 from paraspan.text.constraints import BanSet, expand_ban
 
 SYSTEM = "You are a helpful assistant."
@@ -91,6 +91,31 @@ def test_context_limits() -> None:
 def test_partial_utf8_is_held_back() -> None:
     assert _decode_partial("é".encode()) == ("é", b"")
     assert _decode_partial("aé".encode()[:2]) == ("a", b"\xc3")
+
+
+def test_a_sample_stops_past_max_words() -> None:
+    """A sample whose line holds more words than the caller can use stops there; a word is a run
+    of non-space characters with a letter or digit, so quotes and a lone colon do not count."""
+    import numpy as np
+
+    def run(pieces: list[str], max_words: int) -> tuple[str, str | None, int]:
+        seq = _Seq(2, 0, 0, np.random.default_rng(0), None, np.array([], dtype=np.int64),  # type: ignore[arg-type]
+                   max_words=max_words)  # no guard: advance() does not consult it
+        for k, piece in enumerate(pieces):
+            seq.advance(k, piece.encode(), False, 20)
+        return seq.text, seq.finish, len(seq.tokens)
+
+    answer = ["Synonym", " :", " \"", "hand", " over", "\"", ".", " It", " means", " giving"]
+    assert run(answer, 3) == ('Synonym : "hand over". It', "words", 8)  # stopped at the 4th word
+    assert run(answer, 0)[1:] == (None, 10)  # no limit: it runs on
+    assert run(["passed", "\n", "more"], 1) == ("passed", "newline", 2)  # a line break still ends it first
+
+
+def test_max_words_stops_samples_in_a_wave(small_backend: LlamaBackend) -> None:
+    prompt = _copy_prompt(small_backend, "The farmer sold his old tractor to a neighbour last spring.")
+    limited = small_backend.sample_groups(prompt, [SampleGroup(4, 5, max_words=2)], top_k=5, max_tokens=24)
+    assert len(limited) == 4 and all(s.finish == "words" for s in limited)
+    assert all(len(s.text.split()) == 3 for s in limited)  # stopped as the third word began
 
 
 def test_kept_phrases_are_boosted_and_completed(small_backend: LlamaBackend) -> None:

@@ -69,7 +69,8 @@ def test_a_version_1_store_is_migrated():
 
 def test_resume_reads_a_version_1_store_and_refuses_a_newer_one(tmp_path):
     corpus = write_corpus(tmp_path / "c.jsonl", SENTENCES)
-    config = check(AugmentConfig(iterations=2, **FAKE))
+    # retries as paraspan 0.1 always wrote them (1; today the default is the generator's own, None)
+    config = check(AugmentConfig(iterations=2, retries=1, **FAKE))
     path = tmp_path / "run.db"
     store = open_store(path, config, resume=False)
     run_augment(corpus, store, config, limit=2)
@@ -82,6 +83,8 @@ def test_resume_reads_a_version_1_store_and_refuses_a_newer_one(tmp_path):
         conn.execute("UPDATE meta SET value = ? WHERE key = 'config'", (json.dumps(old),))
     with RunStore.open(path) as again:
         assert stored_config(again).generator.name == FAKE["generator"]
+    with pytest.raises(StoreError, match=r"retries: 1 → None"):  # the generator's default may not be 1
+        open_store(path, check(AugmentConfig(iterations=2, **FAKE)), resume=True)
     resumed = open_store(path, config, resume=True)
     assert run_augment(corpus, resumed, config).processed_now == 2
     resumed.close()

@@ -93,8 +93,8 @@ def test_retry_continues_a_chain_after_a_failed_iteration(tmp_path, fake_config)
     once = Augmenter(config, _FlakyGenerator(), FakeAligner(), {}, build_filters(config)).process(sentence)
     assert len(once.outputs) == 1 and once.note == "structure 0: iteration 2: no paraphrase (all samples rejected)"
 
-    config = with_(fake_config, retries=1)  # the default
-    assert AugmentConfig().retries == 1
+    config = with_(fake_config, retries=None)  # the default: the generator's own (1 here)
+    assert AugmentConfig().retries is None and _FlakyGenerator.capabilities.retries == 1
     result = Augmenter(config, _FlakyGenerator(), FakeAligner(), {}, build_filters(config)).process(sentence)
     assert result.status == "done" and result.note is None
     assert [o.iteration for o in result.outputs] == [1, 2, 3]
@@ -107,6 +107,21 @@ def test_retry_continues_a_chain_after_a_failed_iteration(tmp_path, fake_config)
     store.commit_work(result)
     assert [o.iteration for o in store.iter_outputs()] == [1, 2, 3]
     store.close()
+
+
+def test_a_generator_says_how_many_retries_pay(fake_config):
+    """No retry for a generator whose capabilities say 0 (the substituter, the cascade), unless the run asks."""
+    from paraspan.generate.base import Capabilities
+    from paraspan.pipeline import build_filters
+
+    class Once(_FlakyGenerator):
+        capabilities = Capabilities(honours_ban=True, retries=0)
+
+    sentence = Sentence.from_dict(SENTENCES[0])
+    for retries, iterations in ((None, [1]), (1, [1, 2, 3])):
+        config = with_(fake_config, retries=retries)
+        result = Augmenter(config, Once(), FakeAligner(), {}, build_filters(config)).process(sentence)
+        assert [o.iteration for o in result.outputs] == iterations
 
 
 def test_retry_draws_other_samples():

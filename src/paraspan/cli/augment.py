@@ -106,8 +106,9 @@ def augment_cmd(
     out: Annotated[Path | None, _Opt("--output", "-o", help="Output JSONL (written atomically at the end).")] = None,
     iterations: Annotated[int | None, _Opt("--iterations", "-k", min=1, help="Iterations K per structure [3].")] = None,
     retries: Annotated[int | None, _Opt("--retries", min=0, help="Retries, with new samples, of an iteration "
-                                                                "that yields no placed candidate before its "
-                                                                "chain stops [1].")] = None,
+                                                                "that yields no output before its chain stops "
+                                                                "[the generator's: 1 for paraphrase, 0 for "
+                                                                "substitute and cascade].")] = None,
     store_path: Annotated[Path | None, _Opt("--store", help="Run store (SQLite) to keep; needed for --resume.")] = None,
     resume: Annotated[bool, _Opt("--resume", help="Continue the run in --store (same settings).")] = False,
     filter_name: Annotated[str, _Opt("--filter", help="What -o gets: verified (labels, span shape, fluency, "

@@ -43,13 +43,16 @@ class Capabilities:
     with new samples is pointless. ``keeps_meaning``: a candidate means what its source means
     (paraphrases, rewrites); a generator that writes new content into the frame (infilling)
     does not, and the meaning check does not apply to its outputs (the pipeline records
-    ``provenance["meaning"] = "new"``).
+    ``provenance["meaning"] = "new"``). ``retries``: how often an iteration with no output is
+    tried again with new samples when the run does not say (``AugmentConfig.retries``): what a
+    retry buys differs by generator (one sentence paraphrase in 12 samples is not the next 12's).
     """
 
     honours_ban: bool = False
     needs_structure: bool = False
     deterministic: bool = False
     keeps_meaning: bool = True
+    retries: int = 1
 
 
 @dataclass(frozen=True)

@@ -234,7 +234,10 @@ class Substituter:
     """Contextual substitutes of a structure's anchor (see the module docstring)."""
 
     name = "substitute"
-    capabilities = Capabilities(honours_ban=True, needs_structure=True, keeps_meaning=True)
+    # no retries unless asked: on 40 FrameNet dev sentences (91 structures) a second round of 12
+    # samples wrote 1 more verified output than none, for 38% of the run's CPU time
+    # (benchmarks/README.md, "Throughput", after-retries0)
+    capabilities = Capabilities(honours_ban=True, needs_structure=True, keeps_meaning=True, retries=0)
 
     def __init__(self, backend: Backend, samples: int = 12, n: int = 5, top_k: int = 20, temperature: float = 1.0,
                  max_words: int = 3, seed: int = 0, min_votes: int = 2, agreement: int = 0,
@@ -274,6 +277,12 @@ class Substituter:
             self._content = ContentFilter(anchor="synonym")
         return wordnet_synonym(form, old, self._content)
 
+    @property
+    def _words(self) -> int:
+        """Where a sample stops (``SampleGroup.max_words``): past ``max_words`` words and the one
+        label word ("Synonym:") that :meth:`clean` drops, no answer is usable any more."""
+        return self.max_words + 1
+
     def prompt(self, text: str, start: int, end: int, pos: str | None = None, banned: Sequence[str] = ()) -> Prompt:
         """The question for ``text[start:end]`` (bracketed in the sentence); ``pos``: an LU suffix;
         ``banned``: earlier substitutes, named so that the model does not waste samples on them."""
@@ -307,7 +316,8 @@ class Substituter:
         if todo:
             seeds = [zlib.crc32(f"{self.seed}\x1f{j.request.text}\x1f{j.structure}\x1f{j.request.attempt}".encode())
                      for j in todo]
-            sample_jobs = [SampleJob(j.prompt, (SampleGroup(self.samples, seed, j.bans),), 8 + 3 * self.max_words)
+            sample_jobs = [SampleJob(j.prompt, (SampleGroup(self.samples, seed, j.bans, max_words=self._words),),
+                                     8 + 3 * self.max_words)
                            for j, seed in zip(todo, seeds, strict=True)]  # type: ignore[arg-type]
             answers = sample_batch(self.backend, sample_jobs, top_k=self.top_k, temperature=self.temperature)
             for job, samples in zip(todo, answers, strict=True):
@@ -334,7 +344,8 @@ class Substituter:
         for text, start, end, pos, _ in questions:
             seed = zlib.crc32(f"{self.seed}\x1fback\x1f{text}\x1f{start}".encode())
             jobs.append(SampleJob(self.prompt(text, start, end, pos),
-                                  (SampleGroup(self.samples, seed, expand_bans([])),), 8 + 3 * self.max_words))
+                                  (SampleGroup(self.samples, seed, expand_bans([]), max_words=self._words),),
+                                  8 + 3 * self.max_words))
         answers = sample_batch(self.backend, jobs, top_k=self.top_k, temperature=self.temperature) if jobs else []
         out = []
         for (*_, old), samples in zip(questions, answers, strict=True):

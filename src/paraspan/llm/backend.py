@@ -49,6 +49,10 @@ class SampleGroup:
     ``fields``: when > 0, the answer must be exactly that many ``|``-separated fields on one
     line: the answer cannot end (end of turn, line break) before ``fields - 1`` separators, and
     no separator is sampled after them (a format constraint, like a grammar; callers still parse).
+
+    ``max_words``: when > 0, a sample stops (finish ``"words"``) as soon as its line holds more
+    than that many words (runs of non-space characters with a letter or digit): for a caller that
+    refuses longer answers, the rest of such a sample is decode time spent on nothing.
     """
 
     n: int
@@ -58,6 +62,7 @@ class SampleGroup:
     keep_start: float = 0.0
     keep_continue: float = 0.0
     fields: int = 0
+    max_words: int = 0
 
 
 @dataclass

@@ -600,7 +600,7 @@ class TransformersBackend:
             group = groups[g]
             seqs.append(_Seq(row, g, i, np.random.default_rng([group.seed & 0xFFFFFFFF, i]),
                              WordGuard(group.bans), self.banned_ids(group.bans),
-                             keep=self._keeps(group), fields=group.fields))
+                             keep=self._keeps(group), fields=group.fields, max_words=group.max_words))
         rows = len(seqs)
         if rows > 1:
             cache.batch_repeat_interleave(rows)

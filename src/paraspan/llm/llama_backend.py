@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+import re
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -37,7 +38,11 @@ from paraspan.text.constraints import BanSet, VocabIndex, WordGuard, trailing_wo
 #: leave k to sample from without a second partition.
 _SPARE = 16
 
-#: Sequence ids: 0 holds the cached prefix, 1 the current request's prompt, the rest samples.
+#: a word for ``SampleGroup.max_words``: a run of non-space characters with a letter or digit
+_WORDLIKE = re.compile(r"\w")
+
+#: Sequence ids: 0 holds the cached prefix, 1 is free (it held a prompt before its samples'
+#: sequences took the prompt's cells directly), the rest samples or scored items.
 _PREFIX_SEQ = 0
 _PROMPT_SEQ = 1
 _FIRST_WORK_SEQ = 2
@@ -74,6 +79,7 @@ class _Seq:
     finish: str | None = None
     keep: list[_Keep] = field(default_factory=list)  # kept phrases not yet in the text
     fields: int = 0  # required "|"-separated fields (0: any answer)
+    max_words: int = 0  # the sample stops past this many words (0: no limit; SampleGroup.max_words)
     job: int = 0  # the prompt it answers (a batch of several prompts)
     n_past: int = 0  # that prompt's length: the position of the sample's first token
     max_tokens: int = 0
@@ -95,7 +101,9 @@ class _Seq:
         self.text += text
         if self.keep:
             self.keep = [k for k in self.keep if not any(form in self.text for form in k.forms)]
-        if len(self.tokens) >= max_tokens:
+        if self.max_words and stop and sum(1 for w in self.text.split() if _WORDLIKE.search(w)) > self.max_words:
+            self.finish = "words"
+        elif len(self.tokens) >= max_tokens:
             self.finish = "length"
 
 
@@ -328,31 +336,41 @@ class LlamaBackend:
         self.counters["prompt_tokens"] += len(prefix)
         self._cached_prefix = prefix
 
-    def _eval_prompt(self, prompt: Prompt) -> np.ndarray:
-        """Evaluate ``prompt`` into sequence 1; return the next-token logits (a copy)."""
-        prefix, suffix = prompt.prefix, prompt.suffix
-        if not suffix:  # the last token's logits are needed: it cannot come from the cache
-            prefix, suffix = prefix[:-1], prefix[-1:]
-        if len(prefix) + len(suffix) >= self._n_ctx:
-            raise ContextTooSmall.from_code("E383",
-                                            problem=f"the prompt has {len(prompt)} tokens; the context holds "
-                                                    f"{self._n_ctx}")
-        self._seq_rm(_PROMPT_SEQ)
-        if prefix:
-            self._ensure_prefix(prefix)
-            self._lib.llama_memory_seq_cp(self._mem, _PREFIX_SEQ, _PROMPT_SEQ, -1, -1)
-        base = len(prefix)
-        last = None
-        for start in range(0, len(suffix), self.n_batch):
-            chunk = suffix[start:start + self.n_batch]
-            final = start + len(chunk) == len(suffix)
-            self._decode([(t, base + start + i, _PROMPT_SEQ, final and i == len(chunk) - 1)
-                          for i, t in enumerate(chunk)])
-            if final:
-                last = self._logits(1)[0].copy()
-        self.counters["prompt_tokens"] += len(suffix)
-        assert last is not None
-        return last
+    def _eval_prompts(self, prompts: Sequence[tuple[Prompt, Sequence[int]]]) -> np.ndarray:
+        """Evaluate each prompt into its samples' sequences (``(prompt, sequence ids)``): the cached
+        prefix copied to them, then the suffixes of all prompts in as few ``llama_decode`` calls as
+        the batch allows, each suffix token one entry that carries every sequence of its prompt.
+        Returns the next-token logits, one row per prompt (a copy).
+
+        One call for all suffixes instead of one per prompt: on this CPU a suffix of ~35 tokens
+        evaluated alone ran at ~17 tokens/s, a batch of several near the 42.9 of the prompt-evaluation
+        ceiling (``benchmarks/augment.py --part throughput``)."""
+        entries: list[tuple[int, int, Sequence[int], bool]] = []
+        for prompt, seqs in prompts:
+            prefix, suffix = prompt.prefix, prompt.suffix
+            if not suffix:  # the last token's logits are needed: it cannot come from the cache
+                prefix, suffix = prefix[:-1], prefix[-1:]
+            if len(prefix) + len(suffix) >= self._n_ctx:
+                raise ContextTooSmall.from_code("E383",
+                                                problem=f"the prompt has {len(prompt)} tokens; the context holds "
+                                                        f"{self._n_ctx}")
+            if prefix:
+                self._ensure_prefix(prefix)
+                for seq in seqs:
+                    self._lib.llama_memory_seq_cp(self._mem, _PREFIX_SEQ, seq, -1, -1)
+            base = len(prefix)
+            entries.extend((t, base + i, list(seqs), i == len(suffix) - 1) for i, t in enumerate(suffix))
+            self.counters["prompt_tokens"] += len(suffix)
+        rows: list[np.ndarray] = []
+        for start in range(0, len(entries), self.n_batch):
+            chunk = entries[start:start + self.n_batch]
+            wanted = [k for k, entry in enumerate(chunk) if entry[3]]
+            if not wanted:  # llama.cpp wants at least one output row; this one is not read
+                chunk[-1] = (*chunk[-1][:3], True)
+            self._decode(chunk)
+            if wanted:
+                rows.append(self._logits(len(wanted)).copy())
+        return np.concatenate(rows)
 
     # ------------------------------------------------------------------ sampling
 
@@ -434,23 +452,20 @@ class LlamaBackend:
         the history.
         """
         seqs: list[_Seq] = []
-        firsts: list[np.ndarray] = []
-        first_row: dict[int, int] = {}
+        slots: dict[int, list[int]] = {}  # prompt → its samples' sequence ids, prompts in wave order
+        for slot, (j, _, _) in enumerate(wave):
+            slots.setdefault(j, []).append(_FIRST_WORK_SEQ + slot)
+        logits = self._eval_prompts([(jobs[j].prompt, ids) for j, ids in slots.items()])
+        first_row = {j: row for row, j in enumerate(slots)}
         for slot, (j, g, i) in enumerate(wave):
             job = jobs[j]
-            if j not in first_row:  # the prompt into sequence 1, then forked to its samples
-                first_row[j] = len(firsts)
-                firsts.append(self._eval_prompt(job.prompt))
             group = job.groups[g]
-            seq_id = _FIRST_WORK_SEQ + slot
-            self._lib.llama_memory_seq_cp(self._mem, _PROMPT_SEQ, seq_id, -1, -1)
-            seqs.append(_Seq(seq_id, g, i, np.random.default_rng([group.seed & 0xFFFFFFFF, i]),
+            seqs.append(_Seq(_FIRST_WORK_SEQ + slot, g, i, np.random.default_rng([group.seed & 0xFFFFFFFF, i]),
                              WordGuard(group.bans), self.banned_ids(group.bans),
-                             keep=self._keeps(group), fields=group.fields, job=j, n_past=len(job.prompt),
+                             keep=self._keeps(group), fields=group.fields, max_words=group.max_words, job=j,
+                             n_past=len(job.prompt),
                              max_tokens=job.max_tokens))
-        self._seq_rm(_PROMPT_SEQ)
         live = list(seqs)
-        logits = np.stack(firsts)
         rows = [first_row[s.job] for s in live]  # row of `logits` that each live sample reads
         step = 0
         while live:

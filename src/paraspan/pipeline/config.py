@@ -56,9 +56,10 @@ class AugmentConfig(BaseModel):
 
     version: int = CONFIG_VERSION
     iterations: int = Field(3, ge=1)
-    # an iteration that yields no placed candidate is tried again this many times with new samples
-    # before its chain stops (the paper's beam always gave an output; sampling sometimes does not)
-    retries: int = Field(1, ge=0)
+    # an iteration that yields no output is tried again this many times with new samples before its
+    # chain stops (the paper's beam always gave an output; sampling sometimes does not); None: the
+    # generator's own default (Capabilities.retries: 1 for sentence paraphrases, 0 for substitutes)
+    retries: int | None = Field(None, ge=0)
     keep_args: bool = False  # arguments as positive constraints (verbatim) instead of aligned
     require_args: bool = True  # drop outputs where an argument cannot be placed
     kinds: tuple[str, ...] = ("frame", "srl", "entity", "event")
