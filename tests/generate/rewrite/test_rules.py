@@ -257,6 +257,13 @@ def test_v4_fronting_and_genitives_from_the_train_d_judgments(nlp):
         "The train's arrival was unexpected."]
 
 
+def test_v6_from_the_train_f_judgments(nlp):
+    """A time is no possessor ("at the turn of the century" → "at the century's turn"); a person still is."""
+    assert _texts(nlp, "pp-to-genitive", "The town grew quickly at the turn of the century .") == []
+    assert _texts(nlp, "pp-to-genitive", "They praised the courage of the soldiers .") == [
+        "They praised the soldiers' courage."]
+
+
 def test_v5_v7_from_the_train_e_judgments(nlp):
     """"the top of the list" and "the arming of the rebels" keep their "of"; a copied appositive's
     "is"/"are" agrees as the sentence's own verb does ("General Motors … is", not "are")."""

@@ -87,6 +87,15 @@ _NO_DELETE_ADV = {"not", "n't", "never", "no", "so", "as", "too", "very", "how",
                   "even", "more", "most", "less", "least", "there", "here", "then", "now", "ago", "else", "further"}
 
 
+def _first_sense(ctx: RuleContext, lemma: str, pos: str) -> str | None:
+    """The WordNet lexicographer file of ``lemma``'s most frequent sense ("noun.time" for
+    "century"), or None without WordNet or the lemma."""
+    if ctx.wordnet is None:
+        return None
+    senses = ctx.wordnet().synsets(lemma, pos)
+    return senses[0].lexname() if senses else None
+
+
 def _verb_inflect(ctx: RuleContext, lemma: str, tag: str) -> str | None:
     return ctx.inflect(lemma, tag) if ctx.inflect is not None else None
 
@@ -688,6 +697,8 @@ def pp_to_genitive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue  # "the arming of the rebels": "the rebels' arming" loses who arms whom (train-e)
         if any(c.dep_ == "det" and c.lower_ in {"a", "an"} for c in o.children):
             continue  # "at the center of a media firestorm" → "at a media firestorm's center" (v3)
+        if o.pos_ == "NOUN" and _first_sense(ctx, o.lemma_, "n") == "noun.time":
+            continue  # "at the turn of the century" → "at the century's turn": a time owns nothing (train-f)
         o_ids = subtree(o)
         n_ids = subtree(n)
         if len(o_ids) > 4 or any(t.dep_ in {"prep", "relcl", "acl", "appos", "conj", "cc"} for t in o.subtree):
@@ -899,8 +910,9 @@ PP_TO_GENITIVE = Rule("pp-to-genitive", "genitive", "hand", pp_to_genitive,
                       # v2 declines cases v1 got wrong on held-back EWT dev (benchmarks/generators.py);
                       # v3: no indefinite possessor ("a firestorm's center"; fn-cascade-v2);
                       # v4: no noun of a part, amount or time ("the majority of", "the time of"; train-d);
-                      # v5: nor of a place in something ("the top of") or an -ing noun ("the arming of"; train-e)
-                      version="5")
+                      # v5: nor of a place in something ("the top of") or an -ing noun ("the arming of"; train-e);
+                      # v6: no possessor whose first WordNet sense is a time ("the turn of the century"; train-f)
+                      version="6")
 GENITIVE_TO_PP = Rule("genitive-to-pp", "genitive", "hand", genitive_to_pp,
                       description="the M's N → the N of the M",
                       example="The train's arrival was late. → The arrival of the train was late.",
