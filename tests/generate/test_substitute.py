@@ -244,6 +244,15 @@ def test_a_participle_after_an_auxiliary_and_no_verb_that_repeats_the_next_noun(
     assert fits("fought", "clashed", ["armies", "finally"], ["at", "the", "great", "battles"], "v")
 
 
+def test_a_substitute_does_not_repeat_a_content_word_just_before_it():
+    """"tools for cutting and stabbing" → "cutting and cutting" (fn-cascade-train-g); a function word may repeat."""
+    from paraspan.generate.substitute import fits
+
+    assert not fits("cutting", "stabbing", ["tools", "for", "cutting", "and"], ["."], "v")
+    assert fits("slashing", "stabbing", ["tools", "for", "cutting", "and"], ["."], "v")
+    assert fits("possesses", "has", ["the", "firm", "that", "has", "sold", "it"], [], "v")
+
+
 def test_by_default_a_substitute_is_a_wordnet_synonym_of_the_old_word():
     """"sold" → "traded" share a WordNet synset; "vended" and "auctioned off" do not (they name a
     manner of selling): by default only the synonym is proposed; ``anchor="frame"`` takes all."""

@@ -128,14 +128,21 @@ def _singular(word: str) -> bool | None:
     return word.lower() in (g.lower() for g in got)
 
 
+#: words a substitute may repeat from just before it ("has the … has"): not content
+_FUNCTION_WORDS = {"a", "an", "the", "and", "or", "but", "of", "to", "in", "on", "at", "for", "by", "with", "from",
+                   "as", "that", "is", "are", "was", "were", "be", "been", "has", "have", "had", "it", "its"}
+
+
 def fits(form: str, old: str, before: Sequence[str], after: Sequence[str], pos: str | None) -> bool:
     """Whether ``form`` can stand where ``old`` stood: it does not repeat the word next to it
-    ("nuclear nuclear weapons" for "nuclear bombs"), a noun keeps its number ("their selected
-    representatives will" for "legislator": a plural where the sentence has one) and a verb its
-    form ("had" or "have" for "has")."""
+    ("nuclear nuclear weapons" for "nuclear bombs") or a content word of the three before it, a
+    noun keeps its number ("their selected representatives will" for "legislator": a plural where
+    the sentence has one) and a verb its form ("had" or "have" for "has")."""
     words = form.lower().split()
     if (before and words[0] == before[-1].lower()) or (after and words[-1] == after[0].lower()):
         return False
+    if any(w.lower() in words for w in before[-3:] if w[:1].isalpha() and w.lower() not in _FUNCTION_WORDS):
+        return False  # "cutting and stabbing" → "cutting and cutting" (fn-cascade-train-g)
     if pos == "v" and _repeats_nearby(words[-1], after[:4]):
         return False
     if pos == "n":

@@ -264,6 +264,24 @@ def test_v6_from_the_train_f_judgments(nlp):
         "They praised the soldiers' courage."]
 
 
+def test_from_the_train_g_judgments(nlp):
+    """Relative clauses v4: none of an indefinite noun (the copy makes a generic claim), none inside
+    an it-cleft; no rewrite of a sentence the parser broke after a title's full stop ("Dr .")."""
+    from paraspan.generate.rewrite import Rewriter
+    from paraspan.generate.rewrite.generator import false_sentence_break
+
+    assert _texts(nlp, "extract-relative-clause",
+                  "Obsidian is a hard rock , which could be made into tools .") == []
+    assert _texts(nlp, "extract-relative-clause",
+                  "It was in this tense context , which caused a crisis , that the program began .") == []
+    assert _texts(nlp, "extract-relative-clause", "The examiner , who was kind , let the student go .") == [
+        "The examiner let the student go . The examiner was kind."]
+    doc = nlp("The director Dr . Wouter Basson also set up a network of front companies overseas .")
+    if any(t.is_sent_start for t in doc[1:]):  # the parser's split, as it made it on FrameNet train
+        assert false_sentence_break(doc) and Rewriter().raw_rewrites(doc) == []
+    assert not false_sentence_break(nlp("He met Dr. Smith in Paris . They talked ."))
+
+
 def test_v5_v7_from_the_train_e_judgments(nlp):
     """"the top of the list" and "the arming of the rebels" keep their "of"; a copied appositive's
     "is"/"are" agrees as the sentence's own verb does ("General Motors … is", not "are")."""

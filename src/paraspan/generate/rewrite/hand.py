@@ -302,6 +302,15 @@ def _noun_modifiers(doc: Doc, deps: set[str], test) -> list[tuple[Token, Token, 
     return found
 
 
+def _in_cleft(n: Token) -> bool:
+    """Whether ``n`` is in the focus of an it-cleft ("It was in this context … that X began"): the
+    sentence opens with "it" and a form of "be", and a "that" follows ``n`` (the parser hangs the
+    cleft's clause in several places, one of them inside a relative clause of ``n``)."""
+    words = [t for t in n.sent if not t.is_punct]
+    return (len(words) > 2 and words[0].lower_ == "it" and words[1].lemma_ == "be"
+            and any(t.lower_ == "that" and t.i > n.i for t in n.sent))
+
+
 def _extract(doc: Doc, n: Token, ids: list[int], commas: tuple[int, int | None], second: list[Piece]) -> list[Piece]:
     drop = set(ids) | {commas[0]} | ({commas[1]} if commas[1] is not None else set())
     first = _sent_ids(n, drop)
@@ -407,6 +416,12 @@ def extract_relative_clause(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue
         if n.dep_ == "conj" or _children(n, "conj"):
             continue  # "from Peru and Chile, which could be planted": about a noun before (fn-cascade-train-c)
+        if any(c.dep_ == "det" and c.lower_ in _NOT_DEFINITE for c in n.children):
+            # "Obsidian is a hard rock, which could be fashioned …" → "A hard rock could be fashioned …":
+            # a claim about any such rock, no longer about obsidian (fn-cascade-train-g)
+            continue
+        if _in_cleft(n):
+            continue  # "It was in this context, which …, that X …": the clause sits in a cleft (train-g)
         pron = ids[0]
         copy = _np_copy(doc, n, set(ids) | {commas[0]}, attach=pron)
         for piece in copy:
@@ -873,8 +888,9 @@ EXTRACT_RELATIVE_CLAUSE = Rule("extract-relative-clause", "extraction", "hand", 
                                description="non-restrictive who/which clause → its own sentence",
                                example="The examiner, who was kind, left. → The examiner left. The examiner was kind.",
                                # v2: the clause's verb agrees in number with the noun it is copied from (fn-ds-s0);
-                               # v3: not about a noun of a coordination (fn-cascade-train-c)
-                               version="3")
+                               # v3: not about a noun of a coordination (fn-cascade-train-c);
+                               # v4: not of an indefinite noun, not inside an it-cleft (fn-cascade-train-g)
+                               version="4")
 EXTRACT_PARTICIPIAL = Rule("extract-participial", "extraction", "hand", extract_participial,
                            description="participial phrase set off by commas → its own sentence",
                            example="The man, wearing a hat, left. → The man left. The man was wearing a hat.",
