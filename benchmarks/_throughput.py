@@ -16,8 +16,12 @@ Steps (``--step``), each merging its numbers into the ``throughput`` section of 
     children: the CLI and its workers), written outputs per minute and per CPU-second, sampled
     tokens and the seconds spent decoding them (from the store's ``work_stats``), hence sampled
     tokens/s per worker against the limits, where the time went, and peak memory.
+``prompts``
+    the substituter's prompts (the default cascade's decoding) evaluated 1, 5 and 10 together in
+    one ``llama_decode`` call, tokens per second after the cached instruction.
 ``table``
-    prints the README table: each run beside the ``before`` run, as ratios.
+    prints the README table: each run beside the ``before`` run, as ratios, and what each run
+    wrote as ``before`` wrote it (digests of the output texts by output id).
 
     .venv/bin/python benchmarks/augment.py --part throughput --step limits
     .venv/bin/python benchmarks/augment.py --part throughput --step run --label before --work WORK \\
@@ -28,6 +32,7 @@ Steps (``--step``), each merging its numbers into the ``throughput`` section of 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import resource
 import shutil
@@ -145,6 +150,39 @@ def sampling(inputs: Path, label: str, model: str = "default") -> dict[str, Any]
             "sampled_tokens_per_s": round(sampled / seconds, 1), "load_average_end": load_average()}
 
 
+def prompt_batching(inputs: Path, model: str = "default", counts: tuple[int, ...] = (1, 5, 10)) -> dict[str, Any]:
+    """Prompt evaluation of the substituter's prompts (the default cascade's decoding), ``k`` prompts
+    evaluated together in one ``llama_decode`` call against one at a time: tokens per second of the
+    suffixes after the cached instruction, one thread."""
+    from paraspan.corpus.jsonl import read_jsonl
+    from paraspan.generate.substitute import make_substituter
+    from paraspan.llm.llama_backend import _FIRST_WORK_SEQ
+
+    substituter = make_substituter(model, threads=1)
+    backend = substituter.backend
+    prompts = [substituter.prompt(s.text, st.anchor.start, st.anchor.end, "v") for s in read_jsonl(inputs)
+               for st in s.structures if st.anchor is not None][:max(counts)]
+
+    def clear() -> None:
+        for seq in range(_FIRST_WORK_SEQ, _FIRST_WORK_SEQ + backend.max_parallel):
+            backend._seq_rm(seq)
+
+    backend._ensure_prefix(prompts[0].prefix)  # cached, as in the pipeline
+    out: dict[str, Any] = {"model": backend.model_name, "threads": 1, "prefix_tokens": len(prompts[0].prefix),
+                           "tokens_per_s": {}}
+    for k in counts:
+        clear()
+        tokens = sum(len(p.suffix) for p in prompts[:k])
+        start = time.perf_counter()
+        backend._eval_prompts([(p, [_FIRST_WORK_SEQ + i]) for i, p in enumerate(prompts[:k])])
+        out["tokens_per_s"][str(k)] = round(tokens / (time.perf_counter() - start), 1)
+        print(f"{k} prompts together ({tokens} tokens): {out['tokens_per_s'][str(k)]} tokens/s", file=sys.stderr)
+    clear()
+    backend.close()
+    out["load_average"] = load_average()
+    return out
+
+
 def select_dev(framenet: Path, splits: Path, n: int, max_structures: int, out: Path, min_words: int = 8) -> int:
     """The first ``n`` FrameNet 1.5 dev sentences with 1..``max_structures`` frame structures,
     ``min_words`` words or more (the dev documents open with headers such as "Currently.") and
@@ -161,6 +199,20 @@ def select_dev(framenet: Path, splits: Path, n: int, max_structures: int, out: P
             break
     write_jsonl(picked, out)
     return sum(1 for s in picked for st in s.structures if st.kind == "frame" and st.anchor is not None)
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()[:10]
+
+
+def same_outputs(run: dict[str, Any], other: dict[str, Any]) -> str:
+    """How many of ``run``'s written outputs ``other`` wrote too, word for word ("–" where either
+    run predates the digests)."""
+    mine, theirs = run.get("written_digests"), other.get("written_digests")
+    if mine is None or theirs is None:
+        return "–"
+    same = sum(1 for k, v in mine.items() if theirs.get(k) == v)
+    return f"{same} of {len(mine)} (other has {len(theirs)})"
 
 
 def _children_cpu() -> float:
@@ -183,7 +235,11 @@ def run(label: str, inputs: Path, work: Path, extra: list[str]) -> dict[str, Any
     wall, cpu = time.perf_counter() - start, _children_cpu() - cpu0
     if done.returncode != 0:
         raise SystemExit(f"augment failed ({done.returncode}):\n{done.stderr[-3000:]}")
-    written = sum(1 for line in output.read_text(encoding="utf-8").splitlines() if line.strip())
+    lines = [line for line in output.read_text(encoding="utf-8").splitlines() if line.strip()]
+    written = len(lines)
+    # a digest of what was written, by output id, so that runs on one input can be compared output
+    # by output (corpus text stays out of the results)
+    texts = {(o := json.loads(line))["id"]: _digest(o["text"]) for line in lines}
     with RunStore.open(store_path, readonly=True) as store:
         cost = store.work_stats()
         counts = store.counts()
@@ -195,6 +251,7 @@ def run(label: str, inputs: Path, work: Path, extra: list[str]) -> dict[str, Any
     return {
         "label": label, "augment_args": extra, "sentences": cost.get("inputs", 0), "structures": structures,
         "written_outputs": written, "all_outputs": counts["outputs"],
+        "written_digests": texts,
         "wall_seconds": round(wall, 1), "cpu_seconds": round(cpu, 1),
         "written_per_minute": round(60 * written / wall, 3),
         "written_per_cpu_second": round(written / cpu, 5) if cpu else None,
@@ -221,8 +278,8 @@ def table(section: dict[str, Any]) -> str:
     rows = ["| run | structures | written | wall s | CPU s | structures/min | written/min | × before | written/CPU-s | "
             "× before | "
             "sampled tok/s per worker | samples per step | share of batched limit | share of the 2-process limit | "
-            "peak RSS MB |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+            "peak RSS MB | written as `before` wrote it |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     ceiling = lim.get("batched_limit_tokens_per_s")
     together = section.get("limits_together", {}).get("batched_limit_tokens_per_s_per_process")
     for label, r in runs.items():
@@ -240,7 +297,7 @@ def table(section: dict[str, Any]) -> str:
                     f"{r['cpu_seconds']:.0f} | {60 * r['structures'] / r['wall_seconds']:.2f} | "
                     f"{r['written_per_minute']:.2f} | {ratio} | {r['written_per_cpu_second'] or 0:.4f} | "
                     f"{ratio_cpu} | {rate or '–'} | {r.get('samples_per_step') or '–'} | {share} | {share2} | "
-                    f"{r['peak_rss_mb_largest_process']:,.0f} |")
+                    f"{r['peak_rss_mb_largest_process']:,.0f} | {same_outputs(r, base) if base else '–'} |")
     return "\n".join(rows)
 
 

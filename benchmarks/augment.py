@@ -177,11 +177,19 @@ def part_throughput(args: argparse.Namespace) -> dict[str, Any]:
         data["throughput_workers_2026_11_22"] = section
         out.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     section = section if "runs" in section and isinstance(section["runs"], dict) else {"runs": {}}
-    for name in ("limits", "limits_together"):
-        if name not in section and name in existing.get("throughput", {}):
-            section[name] = existing["throughput"][name]
+    # the limits of the main section, where this one has none measured here (runs on other sentences,
+    # same machine); a section with limits of its own was measured on another machine: nothing copied
+    if "limits" not in section:
+        for name in ("limits", "limits_together"):
+            if name not in section and name in existing.get("throughput", {}):
+                section[name] = existing["throughput"][name]
     if args.step == "limits":
         section["limits"] = _throughput.limits(args.model, threads=1)
+    elif args.step == "prompts":  # the substituter's prompts evaluated together and alone
+        work = Path(args.work)
+        inputs = work / f"throughput-dev-{args.sentences}x{args.max_structures}.jsonl"
+        _throughput.select_dev(Path(args.framenet), Path(args.splits), args.sentences, args.max_structures, inputs)
+        section["prompt_batching"] = _throughput.prompt_batching(inputs, args.model)
     elif args.step == "sampling":  # one generate_batch on the selected sentences' structures, in this process
         work = Path(args.work)
         work.mkdir(parents=True, exist_ok=True)
@@ -470,7 +478,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--judgments-out", default="",
                     help="scratch: write FrameNet-LU proxy judgments of the outputs here (JSONL)")
     ap.add_argument("--section", default="", help="the key of this part's results in --out (default: --part)")
-    ap.add_argument("--step", choices=("limits", "limits-together", "sampling", "run", "merge", "table"),
+    ap.add_argument("--step", choices=("limits", "limits-together", "prompts", "sampling", "run", "merge", "table"),
                     default="table",
                     help="throughput: what to do")
     ap.add_argument("--merge", action="append", default=[], help="throughput merge: a results file of another lane")
@@ -481,8 +489,8 @@ def main(argv: list[str] | None = None) -> int:
     cut = argv.index("--") if "--" in argv else len(argv)
     args = ap.parse_args(argv[:cut])
     args.augment_args = argv[cut + 1:]  # throughput run: passed to `paraspan augment`
-    if args.part == "throughput" and args.step == "run" and not args.work:
-        ap.error("--step run needs --work DIR (inputs, stores and outputs; not the repository)")
+    if args.part == "throughput" and args.step in ("run", "prompts", "sampling") and not args.work:
+        ap.error(f"--step {args.step} needs --work DIR (inputs, stores and outputs; not the repository)")
     if not Path(args.framenet).exists():
         print(f"{args.framenet}: missing (the FrameNet 1.5 release from ../shared)", file=sys.stderr)
         return 1

@@ -377,7 +377,8 @@ def augment_only(args: argparse.Namespace, train: list, augmenter: Any) -> None:
     from paraspan.evaluate.downstream.data import sample_subset
 
     if not args.augment.startswith("generator:") or (args.store_dir is None and args.store is None):
-        raise SystemExit("--augment-only needs --augment generator:NAME and --store-dir or --store (the run is kept there)")
+        raise SystemExit("--augment-only needs --augment generator:NAME and --store-dir or --store "
+                         "(the run is kept there)")
     seeds = [int(s) for s in args.seed_list.split(",")] if args.seed_list else list(range(args.seeds))
     done: list[dict[str, Any]] = []
     # what each subset cost and gave, next to the curve's results (``<output stem>-augment-only.json``)

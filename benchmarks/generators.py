@@ -181,6 +181,13 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
     "fn-cascade-train-e": ("fn-train-e.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
     # the code after its judgments (pp-to-genitive v5, appositive v7) on the next fresh sentences
     "fn-cascade-train-f": ("fn-train-f.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
+    # the code after its judgments (pp-to-genitive v6) and issue 18's faster sampling (the cascade's
+    # substituter asked only where the rewriter gave no output, samples stopped past the words an
+    # answer may have, prompts evaluated together) on the next fresh sentences
+    "fn-cascade-train-g": ("fn-train-g.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
+    # the code after its judgments (relative clauses v4, no rewrite of a sentence the parser broke after
+    # "Dr .", no substitute repeating a word before it) on the next fresh sentences
+    "fn-cascade-train-h": ("fn-train-h.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
 }
 
 
@@ -273,7 +280,9 @@ def subset(work: Path, seed: int) -> None:
                             # fresh FrameNet train sentences for the code after the fn-ds-s0 judgments: none
                             # of the runs above (fn-train's first 400, the downstream subsets judged) saw them
                             ("fn-train-c.jsonl", fn_train_c), ("fn-train-d.jsonl", fn_train_c[150:]),
-                            ("fn-train-e.jsonl", fn_train_c[300:]), ("fn-train-f.jsonl", fn_train_c[450:])):
+                            ("fn-train-e.jsonl", fn_train_c[300:]), ("fn-train-f.jsonl", fn_train_c[450:]),
+                            ("fn-train-g.jsonl", fn_train_c[650:]),  # train-f ran on its first 200
+                            ("fn-train-h.jsonl", fn_train_c[850:])):  # and train-g on its first 200
         write_corpus(iter(sentences), work / name, "jsonl")
         print(f"{work / name}: {len(sentences)} sentences")
 
@@ -384,11 +393,11 @@ def recheck(work: Path, names: list[str]) -> dict[str, Any]:
     synonym of the old one (``generator.anchor``). After the fact and one-sided:
     an output the changes would write instead is not seen."""
     from paraspan.corpus.schema import Sentence
+    from paraspan.filter.content import ContentFilter
     from paraspan.filter.fluency import WORD_EDIT_THRESHOLD, is_word_edit
     from paraspan.generate.base import GenerationRequest
     from paraspan.generate.cascade import DEFAULT_MEMBERS
     from paraspan.generate.rewrite import Rewriter
-    from paraspan.filter.content import ContentFilter
     from paraspan.generate.substitute import _WORDS, fits, make_substituter, wordnet_synonym
     from paraspan.pipeline.store import RunStore
     from paraspan.text.lexical_units import lu_pos
@@ -654,7 +663,8 @@ def main(argv: list[str] | None = None) -> int:
     old.update(results)
     old["_meta"] = {"machine": machine(), "date": dt.date.today().isoformat(),
                     "command": "python benchmarks/generators.py score --work WORK",
-                    "judged_by": "one developer (dev-a), reading each output; ≥ 50 = fully correct"}
+                    "judged_by": "one developer per run (dev-a; dev-b from fn-cascade-train-g on), reading each "
+                                 "output; ≥ 50 = fully correct"}
     path.write_text(json.dumps(old, indent=1) + "\n", encoding="utf-8")
     print(markdown({k: old[k] for k in RUNS if k in old}))
     return 0
