@@ -253,6 +253,18 @@ def test_a_substitute_does_not_repeat_a_content_word_just_before_it():
     assert fits("possesses", "has", ["the", "firm", "that", "has", "sold", "it"], [], "v")
 
 
+def test_a_verb_after_a_quotation_is_not_replaced():
+    """"'…,' says Mr. Hammond" → "tells Mr. Hammond" reads as him being told (fn-cascade-train-h): an
+    inverted quotative's verb is left alone, and nothing is decoded for it."""
+    text = "`` We have to scrape , '' says Mr. Hammond ."
+    says = text.index("says")
+    sentence = Sentence("q1", text, [Structure("frame", "Statement", Span(says, says + 4, "say.v"), [])])
+    backend = ScriptedBackend(["states"] * 6)
+    got = _substituter(backend, samples=6).generate(
+        GenerationRequest(id="q1/s0/i1", text=text, sentence=sentence, structure=0))
+    assert got.candidates == [] and got.note == "the anchor follows a quotation" and backend.users == []
+
+
 def test_by_default_a_substitute_is_a_wordnet_synonym_of_the_old_word():
     """"sold" → "traded" share a WordNet synset; "vended" and "auctioned off" do not (they name a
     manner of selling): by default only the synonym is proposed; ``anchor="frame"`` takes all."""

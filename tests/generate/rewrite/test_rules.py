@@ -282,6 +282,18 @@ def test_from_the_train_g_judgments(nlp):
     assert not false_sentence_break(nlp("He met Dr. Smith in Paris . They talked ."))
 
 
+
+def test_from_the_train_h_judgments(nlp):
+    """An appositive or relative clause is extracted only right after its noun's phrase (appositive v8,
+    relative clauses v5), and a relative clause not after a noun inside another noun's phrase."""
+    assert _texts(nlp, "extract-appositive",
+                  "Half a million people died in the war against Rome , a number unequaled in history .") == []
+    assert _texts(nlp, "extract-relative-clause", "They postponed visits to sites related to the new program , "
+                                                  "which had been planned for March .") == []
+    assert _texts(nlp, "extract-appositive", "Mexico City , the biggest city in the world , has many sites .") == [
+        "Mexico City has many sites . Mexico City is the biggest city in the world."]
+
+
 def test_v5_v7_from_the_train_e_judgments(nlp):
     """"the top of the list" and "the arming of the rebels" keep their "of"; a copied appositive's
     "is"/"are" agrees as the sentence's own verb does ("General Motors … is", not "are")."""

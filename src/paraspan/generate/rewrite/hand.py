@@ -302,6 +302,29 @@ def _noun_modifiers(doc: Doc, deps: set[str], test) -> list[tuple[Token, Token, 
     return found
 
 
+def _right_after(doc: Doc, n: Token, ids: list[int], commas: tuple[int, int | None]) -> bool:
+    """Whether the comma-delimited modifier ``ids`` follows ``n``'s own phrase directly (``n``'s
+    subtree without it ends at the opening comma). The parser also hangs a clause-final appositive
+    or relative clause on a noun far before it: "Half a million civilians died …, a number unequaled
+    in ancient warfare" gave "Half a million civilians were a number …" (fn-cascade-train-h)."""
+    own = [i for i in subtree(n) if i not in set(ids) and i not in commas]
+    return bool(own) and contiguous(own) and max(own) == commas[0] - 1
+
+
+def _embedded(n: Token) -> bool:
+    """Whether ``n`` sits inside another noun's phrase ("visits to locations related to Iran's
+    program, which had been scheduled …"): a relative clause after it may belong to any of those
+    nouns, and the parser's choice (the nearest) was wrong there (fn-cascade-train-h)."""
+    head = n.head
+    # up to the clause's own verb; a participle that modifies a noun ("locations related to …") is
+    # part of that noun's phrase
+    while head.i != head.head.i and not (head.pos_ in {"VERB", "AUX"} and head.dep_ not in {"acl", "relcl"}):
+        if head.pos_ in {"NOUN", "PROPN", "PRON"}:
+            return True
+        head = head.head
+    return head.pos_ in {"NOUN", "PROPN", "PRON"} and head.i != n.i
+
+
 def _in_cleft(n: Token) -> bool:
     """Whether ``n`` is in the focus of an it-cleft ("It was in this context … that X began"): the
     sentence opens with "it" and a form of "be", and a "that" follows ``n`` (the parser hangs the
@@ -345,6 +368,8 @@ def extract_appositive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue  # ", especially the drought …" adds an example, it does not rename (fn-cascade-train-c)
         if any(c.dep_ == "det" and c.lower_ in _NOT_DEFINITE for c in n.children):
             continue  # "another officer, Maria Lopez," → "Another officer was Maria Lopez." names a second one
+        if not _right_after(doc, n, ids, commas):
+            continue  # a clause-final appositive that sums up the clause, hung on the subject (train-h)
         number = _verb_number(n)  # the sentence's own agreement: "General Motors … is based" is one company
         be = be_form(_main_past(n), is_plural(n) if number is None else number)
         second = _np_copy(doc, n, set(ids) | {commas[0]}) + [Piece(be)] + keep(doc, ids)
@@ -422,6 +447,8 @@ def extract_relative_clause(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue
         if _in_cleft(n):
             continue  # "It was in this context, which …, that X …": the clause sits in a cleft (train-g)
+        if not _right_after(doc, n, ids, commas) or _embedded(n):
+            continue  # the clause may be about another noun (train-h): see the two helpers
         pron = ids[0]
         copy = _np_copy(doc, n, set(ids) | {commas[0]}, attach=pron)
         for piece in copy:
@@ -882,15 +909,17 @@ EXTRACT_APPOSITIVE = Rule("extract-appositive", "extraction", "hand", extract_ap
                           # v4: the copied subject leaves out bracketed words (FrameNet train, downstream store);
                           # v5: no "appositive" holding a finite verb outside a relative clause (fn-ds-s0);
                           # v6: none opened by an adverb ("especially …") or of an indefinite noun (train-c);
-                          # v7: "is"/"are" agrees as the sentence's verb does (a company's name, train-e)
-                          version="7")
+                          # v7: "is"/"are" agrees as the sentence's verb does (a company's name, train-e);
+                          # v8: only right after its noun's phrase (a clause-final one hung on the subject, train-h)
+                          version="8")
 EXTRACT_RELATIVE_CLAUSE = Rule("extract-relative-clause", "extraction", "hand", extract_relative_clause,
                                description="non-restrictive who/which clause → its own sentence",
                                example="The examiner, who was kind, left. → The examiner left. The examiner was kind.",
                                # v2: the clause's verb agrees in number with the noun it is copied from (fn-ds-s0);
                                # v3: not about a noun of a coordination (fn-cascade-train-c);
-                               # v4: not of an indefinite noun, not inside an it-cleft (fn-cascade-train-g)
-                               version="4")
+                               # v4: not of an indefinite noun, not inside an it-cleft (fn-cascade-train-g);
+                               # v5: only right after its noun's phrase, not of a noun inside another's (train-h)
+                               version="5")
 EXTRACT_PARTICIPIAL = Rule("extract-participial", "extraction", "hand", extract_participial,
                            description="participial phrase set off by commas → its own sentence",
                            example="The man, wearing a hat, left. → The man left. The man was wearing a hat.",
