@@ -294,6 +294,17 @@ def test_from_the_train_h_judgments(nlp):
         "Mexico City has many sites . Mexico City is the biggest city in the world."]
 
 
+
+def test_from_the_train_i_judgments(nlp):
+    """No genitive of a place in something ("the road's tip"), no cleft of a bare plural ("It is examples
+    that …"), no past "was" copied onto an appositive in the present ("… that today provides")."""
+    assert _texts(nlp, "pp-to-genitive", "One bus stood at the tip of the road .") == []
+    assert _texts(nlp, "it-cleft", "Examples include the old mill and the bridge .") == []
+    assert _texts(nlp, "it-cleft", "The farmer sold the tractor .") == ["It was the farmer that sold the tractor ."]
+    assert _texts(nlp, "extract-appositive", "They also built Lake Mead , the reservoir that today provides water "
+                                             "to the region .") == []
+
+
 def test_v5_v7_from_the_train_e_judgments(nlp):
     """"the top of the list" and "the arming of the rebels" keep their "of"; a copied appositive's
     "is"/"are" agrees as the sentence's own verb does ("General Motors … is", not "are")."""

@@ -78,7 +78,9 @@ _PLACES = {"GPE", "LOC", "FAC"}
 _PART_NOUNS = {"majority", "minority", "rest", "number", "time", "part", "half", "bulk", "remainder", "lot", "couple",
                "kind", "sort", "type", "amount", "total", "percent", "share", "portion", "most", "some", "period",
                "era", "age", "day", "days", "year", "years", "course", "height", "end", "start", "beginning",
-               "top", "bottom", "front", "back", "middle", "edge"}  # "near the top of the list" (train-e)
+               "top", "bottom", "front", "back", "middle", "edge",  # "near the top of the list" (train-e)
+               "tip", "side", "center", "centre", "corner", "heart", "foot", "base", "surface", "summit", "rim",
+               "interior", "outskirts", "periphery"}  # "at the tip of the road" (train-i)
 
 _NAMING_NOUNS = {"city", "town", "village", "state", "province", "county", "country", "island", "republic",
                  "kingdom", "region", "district", "port", "capital", "name", "month", "year", "day", "river",
@@ -372,6 +374,8 @@ def extract_appositive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue  # a clause-final appositive that sums up the clause, hung on the subject (train-h)
         number = _verb_number(n)  # the sentence's own agreement: "General Motors … is based" is one company
         be = be_form(_main_past(n), is_plural(n) if number is None else number)
+        if be in {"was", "were"} and any(doc[i].tag_ in {"VBZ", "VBP"} for i in ids):
+            continue  # "Lake Mead was the reservoir that today provides …": the past contradicts it (train-i)
         second = _np_copy(doc, n, set(ids) | {commas[0]}) + [Piece(be)] + keep(doc, ids)
         rewrite = _extract(doc, n, ids, commas, second)
         if rewrite:
@@ -839,6 +843,8 @@ def it_cleft(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         first = doc[s_ids[0]]
         if first.pos_ == "PROPN" and not first.ent_type_ and first.text[:1].isupper() and not first.text.isupper():
             continue  # a capital that may only start the sentence: "It was Disease that …" (fn-ds-s0)
+        if len(s_ids) == 1 and subj.tag_ == "NNS":
+            continue  # a bare plural: "Examples include …" → "It is examples that include …" (train-i)
         finite = sum(1 for t in sent if t.tag_ in {"VBD", "VBZ", "VBP", "MD"})
         gap = [i for i in range(s_ids[-1] + 1, v.i) if doc[i].dep_ not in {"advmod", "aux", "neg"}]
         if finite != 1 or gap:
@@ -910,8 +916,9 @@ EXTRACT_APPOSITIVE = Rule("extract-appositive", "extraction", "hand", extract_ap
                           # v5: no "appositive" holding a finite verb outside a relative clause (fn-ds-s0);
                           # v6: none opened by an adverb ("especially …") or of an indefinite noun (train-c);
                           # v7: "is"/"are" agrees as the sentence's verb does (a company's name, train-e);
-                          # v8: only right after its noun's phrase (a clause-final one hung on the subject, train-h)
-                          version="8")
+                          # v8: only right after its noun's phrase (a clause-final one hung on the subject, train-h);
+                          # v9: no past "was" for an appositive in the present ("… that today provides", train-i)
+                          version="9")
 EXTRACT_RELATIVE_CLAUSE = Rule("extract-relative-clause", "extraction", "hand", extract_relative_clause,
                                description="non-restrictive who/which clause → its own sentence",
                                example="The examiner, who was kind, left. → The examiner left. The examiner was kind.",
@@ -956,8 +963,9 @@ PP_TO_GENITIVE = Rule("pp-to-genitive", "genitive", "hand", pp_to_genitive,
                       # v3: no indefinite possessor ("a firestorm's center"; fn-cascade-v2);
                       # v4: no noun of a part, amount or time ("the majority of", "the time of"; train-d);
                       # v5: nor of a place in something ("the top of") or an -ing noun ("the arming of"; train-e);
-                      # v6: no possessor whose first WordNet sense is a time ("the turn of the century"; train-f)
-                      version="6")
+                      # v6: no possessor whose first WordNet sense is a time ("the turn of the century"; train-f);
+                      # v7: nor of more places in something ("the tip of the road"; train-i)
+                      version="7")
 GENITIVE_TO_PP = Rule("genitive-to-pp", "genitive", "hand", genitive_to_pp,
                       description="the M's N → the N of the M",
                       example="The train's arrival was late. → The arrival of the train was late.",
@@ -987,8 +995,9 @@ IT_CLEFT = Rule("it-cleft", "insertion", "hand", it_cleft,
                 description='"It is" insertion: cleft the subject',
                 example="The farmer sold it. → It was the farmer that sold it.",
                 # v2, v3 decline cases v1 got wrong on held-back EWT dev (benchmarks/generators.py);
-                # v4: no cleft of a sentence-initial capitalised word that is no name (fn-ds-s0)
-                version="4")
+                # v4: no cleft of a sentence-initial capitalised word that is no name (fn-ds-s0);
+                # v5: nor of a bare plural ("It is examples that include …"; fn-cascade-train-i)
+                version="5")
 SYNONYM = Rule("synonym", "lexical", "hand", synonym,
                description="replace a content word by its commonest WordNet synonym, inflected (lemminflect)",
                example="He bought a car. → He purchased a car.")
