@@ -265,6 +265,17 @@ def test_a_verb_after_a_quotation_is_not_replaced():
     assert got.candidates == [] and got.note == "the anchor follows a quotation" and backend.users == []
 
 
+def test_a_verb_of_believing_is_not_replaced():
+    """"Some experts believe that …" → "trust that" (judged wrong twice on FrameNet train)."""
+    text = "Some experts believe that the plan will fail ."
+    at = text.index("believe")
+    sentence = Sentence("b1", text, [Structure("frame", "Certainty", Span(at, at + 7, "believe.v"), [])])
+    backend = ScriptedBackend(["trust"] * 6)
+    got = _substituter(backend, samples=6).generate(
+        GenerationRequest(id="b1/s0/i1", text=text, sentence=sentence, structure=0))
+    assert got.candidates == [] and "verb of believing" in (got.note or "") and backend.users == []
+
+
 def test_by_default_a_substitute_is_a_wordnet_synonym_of_the_old_word():
     """"sold" → "traded" share a WordNet synset; "vended" and "auctioned off" do not (they name a
     manner of selling): by default only the synonym is proposed; ``anchor="frame"`` takes all."""

@@ -106,6 +106,10 @@ _QUOTE_BEFORE = re.compile(r"(''|\"|”|’)\s*,?\s*$")
 #: verbs that are mostly auxiliaries or copulas: their "substitutes" were other forms of themselves or
 #: broke agreement ("it is" → "it are", "I am" → "I be"; EWT dev, ewt-cascade-v3)
 LIGHT_VERBS = frozenset({"be", "have", "do", "'s", "'re", "'m", "'ve", "'d", "'ll"})
+#: verbs of believing: their WordNet synonyms say how sure someone is in other words ("believe" →
+#: "trust that", judged wrong in fn-cascade-train-f and -j; "fears" → "dreads", "suggest" → "assert")
+BELIEF_VERBS = frozenset({"believe", "think", "suppose", "fear", "doubt", "suspect", "feel", "hope", "assume",
+                          "guess", "reckon", "suggest"})
 
 
 def _word_lemmas(text: str) -> set[str]:
@@ -432,6 +436,8 @@ class Substituter:
                 job.note = f"the anchor is not a {'/'.join(sorted(self.pos))} (generator.pos)"
             elif job.pos == "v" and (word in LIGHT_VERBS or _word_lemmas(word) & {"be", "have", "do"}):
                 job.note = "the anchor is an auxiliary or copula (be, have, do)"
+            elif job.pos == "v" and _word_lemmas(word) & BELIEF_VERBS:
+                job.note = "the anchor is a verb of believing (a substitute changes how sure the claim is)"
             else:
                 job.structure = request.structure
         return job

@@ -305,6 +305,16 @@ def test_from_the_train_i_judgments(nlp):
                                              "to the region .") == []
 
 
+
+def test_from_the_train_j_judgments(nlp):
+    """No appositive of a noun inside another's phrase ("the final book of the New Testament , the Book
+    of Revelation"), none that is a date, no fronting out of "with X at its head"."""
+    assert _texts(nlp, "extract-appositive", "He wrote the last book of the New Testament , the Book of "
+                                             "Revelation .") == []
+    assert _texts(nlp, "extract-appositive", "The report appeared in the Daily Star , 22 October 1997 .") == []
+    assert _texts(nlp, "front-trailing-adverbial", "The knights founded a new state with Godfrey at its head .") == []
+
+
 def test_v5_v7_from_the_train_e_judgments(nlp):
     """"the top of the list" and "the arming of the rebels" keep their "of"; a copied appositive's
     "is"/"are" agrees as the sentence's own verb does ("General Motors … is", not "are")."""
