@@ -188,6 +188,14 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
     # the code after its judgments (relative clauses v4, no rewrite of a sentence the parser broke after
     # "Dr .", no substitute repeating a word before it) on the next fresh sentences
     "fn-cascade-train-h": ("fn-train-h.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
+    # the code after its judgments (appositives v8, relative clauses v5: only right after their noun's
+    # phrase, not after a noun inside another's; no substitute of a verb after a quotation) on the next ones
+    "fn-cascade-train-i": ("fn-train-i.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
+    # the code after its judgments (pp-to-genitive v7, it-cleft v5, appositives v9) on the next ones
+    "fn-cascade-train-j": ("fn-train-j.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
+    # the code after its judgments (appositives v10, front-trailing-adverbial v5, no substitute of a verb of
+    # believing): the final code of the session, on the next fresh sentences
+    "fn-cascade-train-k": ("fn-train-k.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
 }
 
 
@@ -282,7 +290,10 @@ def subset(work: Path, seed: int) -> None:
                             ("fn-train-c.jsonl", fn_train_c), ("fn-train-d.jsonl", fn_train_c[150:]),
                             ("fn-train-e.jsonl", fn_train_c[300:]), ("fn-train-f.jsonl", fn_train_c[450:]),
                             ("fn-train-g.jsonl", fn_train_c[650:]),  # train-f ran on its first 200
-                            ("fn-train-h.jsonl", fn_train_c[850:])):  # and train-g on its first 200
+                            ("fn-train-h.jsonl", fn_train_c[850:]),  # and train-g on its first 200
+                            ("fn-train-i.jsonl", fn_train_c[1050:]),  # and train-h on its first 200
+                            ("fn-train-j.jsonl", fn_train_c[1250:]),  # and train-i on its first 200
+                            ("fn-train-k.jsonl", fn_train_c[1450:])):  # and train-j on its first 200
         write_corpus(iter(sentences), work / name, "jsonl")
         print(f"{work / name}: {len(sentences)} sentences")
 
