@@ -253,27 +253,22 @@ def test_a_substitute_does_not_repeat_a_content_word_just_before_it():
     assert fits("possesses", "has", ["the", "firm", "that", "has", "sold", "it"], [], "v")
 
 
-def test_a_verb_after_a_quotation_is_not_replaced():
-    """"'…,' says Mr. Hammond" → "tells Mr. Hammond" reads as him being told (fn-cascade-train-h): an
-    inverted quotative's verb is left alone, and nothing is decoded for it."""
-    text = "`` We have to scrape , '' says Mr. Hammond ."
-    says = text.index("says")
-    sentence = Sentence("q1", text, [Structure("frame", "Statement", Span(says, says + 4, "say.v"), [])])
-    backend = ScriptedBackend(["states"] * 6)
+@pytest.mark.parametrize(("text", "word", "frame", "lu", "answer", "why"), [
+    # "'…,' says Mr. Hammond" → "tells Mr. Hammond" reads as him being told (fn-cascade-train-h)
+    ("`` We have to scrape , '' says Mr. Hammond .", "says", "Statement", "say.v", "states",
+     "the anchor follows a quotation"),
+    # "Some experts believe that …" → "trust that" (judged wrong twice on FrameNet train)
+    ("Some experts believe that the plan will fail .", "believe", "Certainty", "believe.v", "trust",
+     "the anchor is a verb of believing (a substitute changes how sure the claim is)"),
+])
+def test_anchors_that_are_left_alone(text, word, frame, lu, answer, why):
+    """An inverted quotative's verb and a verb of believing are not replaced, and nothing is decoded for them."""
+    at = text.index(word)
+    sentence = Sentence("x1", text, [Structure("frame", frame, Span(at, at + len(word), lu), [])])
+    backend = ScriptedBackend([answer] * 6)
     got = _substituter(backend, samples=6).generate(
-        GenerationRequest(id="q1/s0/i1", text=text, sentence=sentence, structure=0))
-    assert got.candidates == [] and got.note == "the anchor follows a quotation" and backend.users == []
-
-
-def test_a_verb_of_believing_is_not_replaced():
-    """"Some experts believe that …" → "trust that" (judged wrong twice on FrameNet train)."""
-    text = "Some experts believe that the plan will fail ."
-    at = text.index("believe")
-    sentence = Sentence("b1", text, [Structure("frame", "Certainty", Span(at, at + 7, "believe.v"), [])])
-    backend = ScriptedBackend(["trust"] * 6)
-    got = _substituter(backend, samples=6).generate(
-        GenerationRequest(id="b1/s0/i1", text=text, sentence=sentence, structure=0))
-    assert got.candidates == [] and "verb of believing" in (got.note or "") and backend.users == []
+        GenerationRequest(id="x1/s0/i1", text=text, sentence=sentence, structure=0))
+    assert got.candidates == [] and got.note == why and backend.users == []
 
 
 def test_by_default_a_substitute_is_a_wordnet_synonym_of_the_old_word():
