@@ -134,7 +134,8 @@ def _singular(word: str) -> bool | None:
     return word.lower() in (g.lower() for g in got)
 
 
-#: words a substitute may repeat from just before it ("has the … has"): not content
+#: words a substitute may repeat from just before it ("has the … has"); narrower than the content
+#: check's function words (spaCy's stop list also holds "made", "give", "take": verbs to not repeat)
 _FUNCTION_WORDS = {"a", "an", "the", "and", "or", "but", "of", "to", "in", "on", "at", "for", "by", "with", "from",
                    "as", "that", "is", "are", "was", "were", "be", "been", "has", "have", "had", "it", "its"}
 
@@ -249,7 +250,7 @@ class Substituter:
     name = "substitute"
     # no retries unless asked: on 40 FrameNet dev sentences (91 structures) a second round of 12
     # samples wrote 1 more verified output than none, for 38% of the run's CPU time
-    # (benchmarks/README.md, "Throughput", after-retries0)
+    # (benchmarks/README.md, "Throughput", sampling-retries0)
     capabilities = Capabilities(honours_ban=True, needs_structure=True, keeps_meaning=True, retries=0)
 
     def __init__(self, backend: Backend, samples: int = 12, n: int = 5, top_k: int = 20, temperature: float = 1.0,

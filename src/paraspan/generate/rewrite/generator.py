@@ -254,4 +254,3 @@ def false_sentence_break(doc: Doc) -> bool:
     is not rewritten."""
     return any(t.is_sent_start and t.i >= 2 and doc[t.i - 1].text == "." and doc[t.i - 2].lower_ in _TITLES
                for t in doc)
-
