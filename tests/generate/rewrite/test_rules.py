@@ -315,6 +315,22 @@ def test_from_the_train_j_judgments(nlp):
     assert _texts(nlp, "front-trailing-adverbial", "The knights founded a new state with Godfrey at its head .") == []
 
 
+
+def test_from_the_train_k_judgments(nlp):
+    """No split after a complement clause (the second clause may be part of it); no rewrite of a
+    sentence the parser broke inside brackets."""
+    from paraspan.generate.rewrite.generator import false_sentence_break
+
+    assert _texts(nlp, "split-conjoined-clauses", "I wonder if that means size is destiny , and it is still "
+                                                  "about money .") == []
+    assert _texts(nlp, "split-conjoined-clauses", "He came home , and she stayed at the office .") == [
+        "He came home. She stayed at the office ."]
+    doc = nlp("The diplomat added that talks would go on ( John Smith , Yahoo! News , Feb. 1 ) .")
+    if any(t.is_sent_start for t in doc[1:]):  # the parser's split inside the brackets
+        assert false_sentence_break(doc)
+    assert not false_sentence_break(nlp("He came home ( late ) . She stayed ."))
+
+
 def test_v5_v7_from_the_train_e_judgments(nlp):
     """"the top of the list" and "the arming of the rebels" keep their "of"; a copied appositive's
     "is"/"are" agrees as the sentence's own verb does ("General Motors … is", not "are")."""

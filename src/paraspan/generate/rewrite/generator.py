@@ -249,8 +249,13 @@ _TITLES = {"dr", "mr", "mrs", "ms", "prof", "gen", "col", "lt", "sgt", "capt", "
 
 def false_sentence_break(doc: Doc) -> bool:
     """Whether the parser started a sentence right after a title's full stop ("Project Officer Dr .
-    Wouter Basson also set up …"): every rule works within the parser's sentences, and a cleft of
-    the second half gave "Dr . It was Wouter Basson that …" (fn-cascade-train-g); such a sentence
-    is not rewritten."""
-    return any(t.is_sent_start and t.i >= 2 and doc[t.i - 1].text == "." and doc[t.i - 2].lower_ in _TITLES
-               for t in doc)
+    Wouter Basson also set up …") or inside brackets: every rule works within the parser's
+    sentences, and a cleft of the second half gave "Dr . It was Wouter Basson that …"
+    (fn-cascade-train-g); such a sentence is not rewritten."""
+    depth, broken = 0, False
+    for t in doc:
+        if t.is_sent_start and t.i > 0 and depth > 0:
+            broken = True  # inside brackets: "( … Agence France-Presse/Yahoo! News … )" (fn-cascade-train-k)
+        depth += t.text.count("(") - t.text.count(")")
+    return broken or any(t.is_sent_start and t.i >= 2 and doc[t.i - 1].text == "." and doc[t.i - 2].lower_ in _TITLES
+                         for t in doc)

@@ -664,6 +664,17 @@ def _comma_joined_clause(doc: Doc, v: Token, before: int) -> bool:
     return False
 
 
+def _ends_in_complement(doc: Doc, v: Token, last: int) -> bool:
+    """Whether the first conjunct ends inside a complement clause of ``v`` ("I wonder if that means
+    X"): a conjunct after it may belong to that clause, and splitting would assert it."""
+    t = doc[last]
+    while t.i != v.i and t.i != t.head.i:
+        if t.dep_ == "ccomp" or (t.dep_ == "advcl" and any(c.lower_ in {"if", "whether"} for c in t.children)):
+            return True
+        t = t.head
+    return False
+
+
 def split_conjoined_clauses(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
     """"He came home, and she stayed." → "He came home. She stayed." """
     out = []
@@ -685,6 +696,8 @@ def split_conjoined_clauses(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
                 continue
             if _comma_joined_clause(doc, v, cc_i):
                 continue  # "A, B, and C" → "A, B. C.": the first sentence is a comma splice (fn-ds-s0)
+            if _ends_in_complement(doc, v, first[-1]):
+                continue  # "I wonder if X is Y, and it's still Z": the second clause may be wondered too (train-k)
             # "but" stays, starting the new sentence: without it the contrast is lost ("X, but it
             # still seems …" → "X. It still seems …" was judged a change of meaning, v4); "and" goes
             but = keep(doc, [cc_i]) if doc[cc_i].lower_ == "but" else []
@@ -942,8 +955,9 @@ SPLIT_CONJOINED_CLAUSES = Rule("split-conjoined-clauses", "split", "hand", split
                                example="He came home, and she stayed. → He came home. She stayed.",
                                # v2: not after a closing quote (judged on FrameNet dev, fn-cascade);
                                # v3: "but" stays ("X. But Y."), FrameNet train, downstream store;
-                               # v4: not the last of three comma-joined clauses (fn-ds-s0)
-                               version="4")
+                               # v4: not the last of three comma-joined clauses (fn-ds-s0);
+                               # v5: not after a complement clause ("I wonder if X, and Y"; train-k)
+                               version="5")
 SPLIT_CONJOINED_VP = Rule("split-conjoined-vp", "split", "hand", split_conjoined_vp,
                           description="conjoined verb phrases → two sentences, subject copied",
                           example="He came and saw the city. → He came. He saw the city.",
