@@ -196,6 +196,9 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
     # the code after its judgments (appositives v10, front-trailing-adverbial v5, no substitute of a verb of
     # believing): the final code of the session, on the next fresh sentences
     "fn-cascade-train-k": ("fn-train-k.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
+    # the code after its judgments (split-conjoined-clauses v5, no rewrite of a sentence broken inside
+    # brackets) on the next fresh sentences
+    "fn-cascade-train-l": ("fn-train-l.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
 }
 
 
@@ -293,7 +296,8 @@ def subset(work: Path, seed: int) -> None:
                             ("fn-train-h.jsonl", fn_train_c[850:]),  # and train-g on its first 200
                             ("fn-train-i.jsonl", fn_train_c[1050:]),  # and train-h on its first 200
                             ("fn-train-j.jsonl", fn_train_c[1250:]),  # and train-i on its first 200
-                            ("fn-train-k.jsonl", fn_train_c[1450:])):  # and train-j on its first 200
+                            ("fn-train-k.jsonl", fn_train_c[1450:]),  # and train-j on its first 200
+                            ("fn-train-l.jsonl", fn_train_c[1650:])):  # and train-k on its first 200
         write_corpus(iter(sentences), work / name, "jsonl")
         print(f"{work / name}: {len(sentences)} sentences")
 
