@@ -148,9 +148,7 @@ class Augmenter:
                 generated = [self._generate(lambda rs: [self.generator.generate(rs[0])], [r], [k], results)[0]
                              for (k, _), r in zip(active, requests, strict=True)]
             for (k, chain), request, one in zip(active, requests, generated, strict=True):
-                before = len(results[k].candidates)
                 out, failure = self._attempt(sentences[k], chain, request, results[k], one)
-                chain.rows += len(results[k].candidates) - before
                 self._advance(chain, out, failure, results[k])
         for k, result in enumerate(results):
             # structure by structure, iteration by iteration, as a chain at a time would have written them
@@ -221,9 +219,7 @@ class Augmenter:
                                  results)
             for i, one in zip(asked, got, strict=True):
                 k, chain = active[i]
-                before = len(results[k].candidates)
                 out, failure = self._attempt(sentences[k], chain, requests[i], results[k], one, call=False)
-                chain.rows += len(results[k].candidates) - before
                 if out is not None:
                     self._advance(chain, out, "", results[k])
                     waiting.remove(i)
@@ -262,8 +258,8 @@ class Augmenter:
     def _attempt(self, sentence: Sentence, chain: _Chain, request: GenerationRequest, result: WorkResult,
                  generated: GenerationResult, *, call: bool = True) -> tuple[OutputRow | None, str]:
         """Place the anchor (and arguments) in every generated candidate of ``chain``'s attempt,
-        record the candidates in ``result`` (numbered on from the attempt's earlier rows); the
-        output of the best placed one, or None and why not."""
+        record the candidates in ``result`` (numbered on from the iteration's earlier rows, which
+        ``chain.rows`` counts); the output of the best placed one, or None and why not."""
         cfg = self.config
         index, iteration, args, banned = chain.index, chain.iteration, chain.args, chain.banned
         offset, attempt = chain.rows, chain.attempt
@@ -291,6 +287,7 @@ class Augmenter:
                  **({"entities_lost": carried[c][1]} if carried[c][1] else {}),
                  **({"projection": placement.via} if placement.via != "aligner" else {}),
                  **{k: v for k, v in cand.meta.items() if k in ("cluster", "constraint_set", "rules")}}))
+        chain.rows += len(candidates)
         if not ranked:
             return None, NOT_PLACED
         ranked.sort(key=lambda item: -item[0])
