@@ -327,6 +327,17 @@ def _embedded(n: Token) -> bool:
     return head.pos_ in {"NOUN", "PROPN", "PRON"} and head.i != n.i
 
 
+def _extractable(doc: Doc, n: Token, ids: list[int], commas: tuple[int, int | None]) -> bool:
+    """Whether the comma-delimited modifier ``ids`` (an appositive or a relative clause) can be copied
+    into a sentence about ``n``: ``n`` is definite (a copy of "a hard rock" or "another officer" makes
+    a claim about any such thing or a second one; train-c, train-g), and the modifier follows ``n``'s
+    own phrase (:func:`_right_after`) with ``n`` not inside another noun's phrase (:func:`_embedded`;
+    train-h, train-j)."""
+    if any(c.dep_ == "det" and c.lower_ in _NOT_DEFINITE for c in n.children):
+        return False
+    return _right_after(doc, n, ids, commas) and not _embedded(n)
+
+
 def _in_cleft(n: Token) -> bool:
     """Whether ``n`` is in the focus of an it-cleft ("It was in this context … that X began"): the
     sentence opens with "it" and a form of "be", and a "that" follows ``n`` (the parser hangs the
@@ -368,10 +379,8 @@ def extract_appositive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue  # "than the Romans, the Greeks used …": the "appositive" is the main clause
         if doc[ids[0]].pos_ in {"ADV", "ADP", "SCONJ", "CCONJ"}:
             continue  # ", especially the drought …" adds an example, it does not rename (fn-cascade-train-c)
-        if any(c.dep_ == "det" and c.lower_ in _NOT_DEFINITE for c in n.children):
-            continue  # "another officer, Maria Lopez," → "Another officer was Maria Lopez." names a second one
-        if not _right_after(doc, n, ids, commas) or _embedded(n):
-            continue  # a clause-final appositive hung on the subject (train-h), or one of a phrase around n (train-j)
+        if not _extractable(doc, n, ids, commas):
+            continue  # "another officer, Maria Lopez," → "Another officer was Maria Lopez." (train-c); see the helper
         if m.ent_type_ == "DATE":
             continue  # "…, Inside China Today , 22 October 1997": a citation's date, no apposition (train-j)
         number = _verb_number(n)  # the sentence's own agreement: "General Motors … is based" is one company
@@ -447,14 +456,10 @@ def extract_relative_clause(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue
         if n.dep_ == "conj" or _children(n, "conj"):
             continue  # "from Peru and Chile, which could be planted": about a noun before (fn-cascade-train-c)
-        if any(c.dep_ == "det" and c.lower_ in _NOT_DEFINITE for c in n.children):
-            # "Obsidian is a hard rock, which could be fashioned …" → "A hard rock could be fashioned …":
-            # a claim about any such rock, no longer about obsidian (fn-cascade-train-g)
-            continue
+        if not _extractable(doc, n, ids, commas):
+            continue  # "Obsidian is a hard rock, which …" → "A hard rock could be …" (train-g); see the helper
         if _in_cleft(n):
             continue  # "It was in this context, which …, that X …": the clause sits in a cleft (train-g)
-        if not _right_after(doc, n, ids, commas) or _embedded(n):
-            continue  # the clause may be about another noun (train-h): see the two helpers
         pron = ids[0]
         copy = _np_copy(doc, n, set(ids) | {commas[0]}, attach=pron)
         for piece in copy:
