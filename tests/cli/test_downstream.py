@@ -51,3 +51,40 @@ def test_downstream_bad_input_is_one_line_and_exit_1(tmp_path, capsys):
     assert main(["evaluate", "downstream", "--task", "frame_id", "--train", str(dev), "--eval", f"dev={dev}",
                  "--percents", "0,200"]) == 1
     assert "1..100" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_downstream_with_a_generator_through_the_pipeline(tmp_path, capsys):
+    # the pipeline tests' rule-based fake generator and aligner: "stole" has no synonym, so its
+    # sentences get no output; the run store is kept in --store-dir and reused by the second call
+    train = _write(tmp_path / "train.jsonl", frame_corpus(12))
+    dev = _write(tmp_path / "dev.jsonl", frame_corpus(6, offset=50))
+    out = tmp_path / "res.json"
+    args = ["evaluate", "downstream", "--task", "frame_id", "--train", str(train), "--eval", f"dev={dev}",
+            "--augment", "generator:tests.pipeline.fakes:make_generator", "--filter", "iter1",
+            "--store-dir", str(tmp_path / "stores"), "--set", "aligner=tests.pipeline.fakes:make_aligner",
+            "--set", "iterations=2", "--no-lexsub", "--percents", "100", "--seeds", "1", "--epochs", "1",
+            "-o", str(out), "--cache-dir", str(tmp_path / "cache")]
+    assert main(args) == 0, capsys.readouterr().err
+    [store] = list((tmp_path / "stores").glob("*.db"))
+    assert store.name.startswith("train-")
+    data = json.loads(out.read_text())
+    # iter1: one output per structure with a synonym (8 of the 12), none of a later iteration
+    assert data["frame_id"]["100"]["n_augmented"] == [8]
+    assert data["meta"]["frame_id"]["filter"] == "iter1"
+    assert data["meta"]["frame_id"]["settings"] == ["aligner=tests.pipeline.fakes:make_aligner", "iterations=2"]
+    assert main(args) == 0  # the same settings: the same store, nothing generated again
+    assert list((tmp_path / "stores").glob("*.db")) == [store]
+
+
+def test_downstream_generator_options_are_checked_before_any_training(tmp_path, capsys):
+    train = _write(tmp_path / "train.jsonl", frame_corpus(4))
+    base = ["evaluate", "downstream", "--task", "frame_id", "--train", str(train), "--eval", f"dev={train}",
+            "-o", str(tmp_path / "res.json")]
+    assert main([*base, "--augment", "generator:no_such_generator"]) == 1
+    err = capsys.readouterr().err
+    assert "no_such_generator" in err and "Traceback" not in err
+    assert main([*base, "--augment", "generator:rewrite", "--set", "no_such_key=1"]) == 1
+    err = capsys.readouterr().err
+    assert "no_such_key" in err and "Traceback" not in err
+    assert not (tmp_path / "res.json").exists()

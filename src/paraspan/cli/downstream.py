@@ -41,7 +41,23 @@ def downstream_cmd(
     splits: Splits = None,
     split_by_document: Annotated[float | None, typer.Option(
         help="With no --eval: hold out this fraction of the training documents as 'test' (SRL on EWT dev).")] = None,
-    augment: Annotated[str, typer.Option(help="Augmenter name (none, rewrite, ...) or jsonl:PATH.")] = "none",
+    augment: Annotated[str, typer.Option(help=(
+        "Augmenter: none, rewrite, another registered name, generator:NAME (a registered generator through "
+        "`paraspan augment`'s pipeline on each gold subset), jsonl:PATH (made from the subsets) or "
+        "jsonl-corpus:PATH (made from the whole training corpus)."))] = "none",
+    filter_name: Annotated[str, typer.Option("--filter", help=(
+        "generator:NAME: what the learner gets and what a candidate must pass (verified, all, a preset, "
+        "a rule or a registered filter, as `paraspan augment --filter`)."))] = "verified",
+    store: Annotated[Path | None, typer.Option(help=(
+        "generator:NAME: reuse this run store (it must hold the subsets' sentences).")
+    )] = None,
+    store_dir: Annotated[Path | None, typer.Option(help=(
+        "generator:NAME: keep one run store per corpus and settings here, so each gold sentence is "
+        "augmented once and reused by later seeds, percents and runs."))] = None,
+    overrides: Annotated[list[str] | None, typer.Option("--set", help=(
+        "generator:NAME: KEY=VALUE into the run config, as `paraspan augment --set` (repeatable), e.g. "
+        "--set iterations=1 --set generator.frames=FRAMENET."))] = None,
+    workers: Annotated[int, typer.Option(min=1, help="generator:NAME: worker processes for the pipeline.")] = 1,
     lexsub: Annotated[bool, typer.Option(help="Also run the lexical-substitution ablation.")] = True,
     copy_control: Annotated[bool, typer.Option(
         help="Also train on copies of the augmented outputs' sources (same count): diversity vs. re-weighting.")
@@ -85,7 +101,14 @@ def downstream_cmd(
     report_name = report or next(iter(evals))
     if report_name not in evals:
         raise ParaspanError.from_code("E944", report_name=report_name, choices=", ".join(evals))
-    augmenter = get_augmenter(augment) if augment != "none" else None
+    augmenter = None
+    if augment != "none":
+        # the task's span kinds only (a FrameNet corpus's FEs are not augmented for frame_id alone)
+        augmenter = get_augmenter(augment, filter=filter_name, store=store, store_dir=store_dir,
+                                  settings={"kinds": list(TASK_KINDS[task])}, overrides=tuple(overrides or ()),
+                                  prefix=train.stem)
+        if hasattr(augmenter, "workers"):
+            augmenter.workers = workers
     pos = None
     if augmenter is not None and lexsub:
         from paraspan.models import load_spacy
@@ -96,6 +119,8 @@ def downstream_cmd(
     config = CurveConfig(percents=_percents(percents), seeds=list(range(seeds)), report=report_name,
                          lexsub=lexsub, augment=augmenter is not None, copy_control=copy_control)
     meta = {"augmenter": augment, **checks}
+    if augment.startswith("generator:"):
+        meta.update({"filter": filter_name, "settings": list(overrides or ())})
     curve = run_curve(learner, gold, evals, config, augmenter, pos,
                       on_point=lambda c: merge_results(output, c, meta), progress=err.print)
     merge_results(output, curve, meta)
