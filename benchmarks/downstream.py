@@ -126,15 +126,19 @@ def portable(path: Path, args: argparse.Namespace) -> dict[str, Any]:
     return json.loads(text)
 
 
-def compare(files: list[Path]) -> str:
+def compare(files: list[Path], eval_set: str | None = None) -> str:
     """One table over several augmenters' results files (one augmenter each, the same seeds, hence
     the same gold subsets): per task and percent, each augmenter against gold only, against its
-    own copy control, and against the best other augmenter at that point, all paired by seed."""
+    own copy control, and against the best other augmenter at that point, all paired by seed.
+    ``eval_set``: the F1 on that evaluation set instead of the reported one (``test``: FrameNet's
+    test documents of a ``--fn-test`` run); points without it are left out."""
     from paraspan.evaluate.downstream.curves import paired_stats
 
     rows: dict[tuple[str, int], list[tuple[str, dict[str, Any]]]] = {}
     for path in files:
         data = json.loads(path.read_text())
+        if "meta" not in data:  # an --augment-only cost file
+            continue
         for task, points in data.items():
             if task == "meta":
                 continue
@@ -142,6 +146,11 @@ def compare(files: list[Path]) -> str:
             filt = data["meta"][task].get("filter")
             name += f" ({filt})" if filt else ""
             for percent, point in points.items():
+                if eval_set is not None and eval_set != data["meta"][task].get("report"):
+                    other = point.get("other", {}).get(eval_set)
+                    if not other:
+                        continue
+                    point = {**point, **other}
                 rows.setdefault((task, int(percent)), []).append((name, point))
 
     def f1(values: list[float | None]) -> str:
@@ -262,6 +271,8 @@ def main() -> None:
     parser.add_argument("--output", type=Path, default=RESULTS)
     parser.add_argument("--compare", type=Path, action="append", default=[],
                         help="print one table over several augmenters' results files (or a folder of them)")
+    parser.add_argument("--eval-set", default=None,
+                        help="with --compare: the F1 on this evaluation set (e.g. test, of --fn-test runs)")
     parser.add_argument("--table", action="store_true", help="print the markdown table of --output and exit")
     parser.add_argument("--merge", type=Path, action="append", default=[],
                         help="fold the points of another results JSON (a job run with its own --output, e.g. on "
@@ -271,7 +282,8 @@ def main() -> None:
         print(merge_files(args.output, args.merge))
         return
     if args.compare:
-        print(compare(sorted(p for d in args.compare for p in (sorted(d.glob("*.json")) if d.is_dir() else [d]))))
+        print(compare(sorted(p for d in args.compare for p in (sorted(d.glob("*.json")) if d.is_dir() else [d])),
+                      args.eval_set))
         return 0
     if args.table:  # also redraw the plots from the JSON
         from paraspan.evaluate.downstream.plot import plot_curve
