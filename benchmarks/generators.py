@@ -199,6 +199,12 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
     # the code after its judgments (split-conjoined-clauses v5, no rewrite of a sentence broken inside
     # brackets) on the next fresh sentences
     "fn-cascade-train-l": ("fn-train-l.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
+    # what the downstream learner got from the final code (issue 19, 2026-11-26): the run store of
+    # `benchmarks/downstream.py --task frame_id --percents 10 --seed-list 0,1,2 --augment generator:cascade
+    # --augment-only` copied when seed 0 and most of seed 1 were done, cut to the sentences no judged run
+    # had an output of (the others' outputs were read before and the rules fixed on them), every one of
+    # their written outputs judged (review --filter verified --sample 72); not made by `run`
+    "fn-ds-final": ("-", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
 }
 
 
