@@ -103,7 +103,7 @@ def downstream_cmd(
         raise ParaspanError.from_code("E944", report_name=report_name, choices=", ".join(evals))
     augmenter = None
     if augment != "none":
-        # the task's span kinds only (a FrameNet corpus's FEs are not augmented for frame_id alone)
+        # the task's structure kinds only (generator:NAME: a corpus's other kinds are not augmented)
         augmenter = get_augmenter(augment, filter=filter_name, store=store, store_dir=store_dir,
                                   settings={"kinds": list(TASK_KINDS[task])}, overrides=tuple(overrides or ()),
                                   prefix=train.stem)
