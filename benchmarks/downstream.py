@@ -328,9 +328,7 @@ def main() -> None:
 
         augmenter = get_augmenter(args.augment, filter=args.filter, store=args.store, store_dir=args.store_dir,
                                   settings={"kinds": list(TASK_KINDS[args.task])}, overrides=args.augment_set,
-                                  prefix=key)
-        if hasattr(augmenter, "workers"):
-            augmenter.workers = max(1, args.augment_workers)
+                                  prefix=key, workers=args.augment_workers)
     if args.augment_only:
         augment_only(args, train, augmenter)
         return

@@ -106,9 +106,7 @@ def downstream_cmd(
         # the task's structure kinds only (generator:NAME: a corpus's other kinds are not augmented)
         augmenter = get_augmenter(augment, filter=filter_name, store=store, store_dir=store_dir,
                                   settings={"kinds": list(TASK_KINDS[task])}, overrides=tuple(overrides or ()),
-                                  prefix=train.stem)
-        if hasattr(augmenter, "workers"):
-            augmenter.workers = workers
+                                  prefix=train.stem, workers=workers)
     pos = None
     if augmenter is not None and lexsub:
         from paraspan.models import load_spacy

@@ -123,7 +123,7 @@ class JsonlAugmenter:
 
 def get_augmenter(spec: str, *, filter: str = "verified", store: str | Path | None = None,
                   store_dir: str | Path | None = None, settings: dict[str, Any] | None = None,
-                  overrides: Sequence[str] = (), prefix: str = "") -> Augmenter:
+                  overrides: Sequence[str] = (), prefix: str = "", workers: int = 1) -> Augmenter:
     """``none``, ``rewrite``, another registered name, ``generator:NAME``, ``jsonl:PATH`` or
     ``jsonl-corpus:PATH``. The keywords are for ``generator:NAME``
     (:class:`~paraspan.evaluate.downstream.generator_adapter.GeneratorAugmenter`)."""
@@ -143,7 +143,7 @@ def get_augmenter(spec: str, *, filter: str = "verified", store: str | Path | No
 
         augmenter = GeneratorAugmenter(name, filter, Path(store) if store is not None else None,
                                        Path(store_dir) if store_dir is not None else None,
-                                       dict(settings or {}), tuple(overrides), prefix)
+                                       dict(settings or {}), tuple(overrides), prefix, max(1, workers))
         augmenter.config  # noqa: B018 - an unknown generator, option or filter fails now, not after the base run
         return augmenter
     return augmenters().get(spec)()
