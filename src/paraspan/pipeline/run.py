@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +68,7 @@ def run_augment(
     augmenter: Augmenter | None = None,
     on_commit: Callable[[WorkResult], None] | None = None,
     warn: Callable[[str], None] | None = None,
+    only: Collection[str] | None = None,
 ) -> RunSummary:
     """Augment a corpus into ``store`` (resuming whatever is pending there); return a summary.
 
@@ -76,6 +77,8 @@ def run_augment(
     ``workers``: a number, or ``"auto"`` (:func:`paraspan.pipeline.resources.plan_workers`: this
     machine's cores and free memory, the pending inputs; ``warn`` hears why a plan is lowered).
     ``on_commit`` sees every committed :class:`~paraspan.pipeline.store.WorkResult`.
+    ``only``: process just the pending inputs with these ids (the others stay pending: a learner's
+    subset in a store other subsets share).
     """
     from itertools import islice
 
@@ -92,7 +95,7 @@ def run_augment(
     if limit is not None:
         sentences = islice(sentences, limit)
     store.add_inputs((s, i) for i, s in enumerate(sentences))
-    total = store.count_inputs("pending")
+    total = store.count_inputs("pending", only=only)
     if not isinstance(workers, int):
         workers = _auto_workers(workers, config, backend, ray_address, total, warn)
     notes: Counter[str] = Counter()
@@ -113,7 +116,7 @@ def run_augment(
 
     if progress is not None:
         progress(0, total)
-    pending = store.pending()
+    pending = store.pending(only=only)
     # batches of sentences, as many for each worker (so that none waits long at the end)
     sizes = group_sizes(total, workers, config.sentences_per_batch)
     if backend == "ray":

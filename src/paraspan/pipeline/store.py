@@ -53,7 +53,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -315,22 +315,28 @@ class RunStore:
         flush()
         return added
 
-    def pending(self, chunk: int = 500) -> Iterator[Sentence]:
-        """Inputs not yet processed, in corpus order, fetched ``chunk`` at a time (bounded memory)."""
+    def pending(self, chunk: int = 500, only: Collection[str] | None = None) -> Iterator[Sentence]:
+        """Inputs not yet processed, in corpus order, fetched ``chunk`` at a time (bounded memory);
+        ``only``: just those with these ids (the others stay pending)."""
         from paraspan.corpus.jsonl import parse_line
 
         last = -1
         while True:
             rows = self.conn.execute(
-                "SELECT position, json FROM inputs WHERE status = 'pending' AND position > ? ORDER BY position LIMIT ?",
-                (last, chunk)).fetchall()
+                "SELECT position, id, json FROM inputs WHERE status = 'pending' AND position > ? "
+                "ORDER BY position LIMIT ?", (last, chunk)).fetchall()
             if not rows:
                 return
-            for position, raw in rows:
+            for position, input_id, raw in rows:
                 last = position
-                yield parse_line(raw)
+                if only is None or input_id in only:
+                    yield parse_line(raw)
 
-    def count_inputs(self, status: str | None = None) -> int:
+    def count_inputs(self, status: str | None = None, only: Collection[str] | None = None) -> int:
+        """How many inputs (with ``status``; ``only``: of these ids) the store holds."""
+        if only is not None:
+            query = "SELECT id FROM inputs" + (" WHERE status = ?" if status is not None else "")
+            return sum(row[0] in only for row in self.conn.execute(query, () if status is None else (status,)))
         if status is None:
             return int(self.conn.execute("SELECT COUNT(*) FROM inputs").fetchone()[0])
         return int(self.conn.execute("SELECT COUNT(*) FROM inputs WHERE status = ?", (status,)).fetchone()[0])

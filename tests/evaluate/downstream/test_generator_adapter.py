@@ -117,3 +117,25 @@ def test_generator_rewrite_through_the_pipeline(tmp_path):
     report = augment.report()
     assert report["eligible"] == 1 and report["skipped"] == 1
     assert report["kept"] == len(outputs) and report["no_output"] == 0
+
+
+def test_inputs_another_subset_left_pending_are_not_generated(tmp_path):
+    gold = frame_corpus(12)
+    augment = _augmenter(tmp_path)
+    augment(gold[:3], 0)
+    store_path = augment.store_path()
+    from paraspan.pipeline import open_store
+
+    # another subset's run stopped after adding its inputs: they wait in the store
+    store = open_store(store_path, augment.config, resume=True)
+    augment._add_inputs(store, gold[6:12])
+    store.close()
+    augment(gold[:6], 0)
+    report = augment.report()
+    assert report["generated_now"] == 3 and report["store_inputs"] == 12
+    store = open_store(store_path, augment.config, resume=True)
+    try:
+        assert store.count_inputs("pending") == 6  # still that subset's to generate
+        assert store.count_inputs("pending", only={s.id for s in gold[:6]}) == 0
+    finally:
+        store.close()

@@ -130,7 +130,10 @@ class GeneratorAugmenter:
         store = open_store(path, config, resume=True)  # new, or the same settings (E708 otherwise)
         try:
             added = self._add_inputs(store, sentences)
-            pending = store.count_inputs("pending")
+            # only this subset's: inputs another subset left pending (a run stopped midway) are
+            # that subset's to generate, not this learner's to wait for
+            ids = frozenset(s.id for s in sentences)
+            pending = store.count_inputs("pending", only=ids)
             processed = 0
             if pending:
                 run_id = store.start_run(["paraspan.evaluate.downstream", f"generator:{self.generator}"])
@@ -138,7 +141,7 @@ class GeneratorAugmenter:
                     from paraspan.pipeline import Augmenter
 
                     self._runner = Augmenter.build(config, worker="downstream")
-                summary = run_augment([], store, config, workers=self.workers, augmenter=self._runner)
+                summary = run_augment([], store, config, workers=self.workers, augmenter=self._runner, only=ids)
                 store.finish_run(run_id)
                 processed = summary.processed_now
             outputs = self._read(store, sentences)
