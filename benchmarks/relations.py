@@ -315,6 +315,8 @@ def generate_chunks(args: argparse.Namespace, name: str, inputs: list[dict[str, 
                    "--n", str(args.paraphrases), "--candidates", str(args.candidates), "--samples", str(args.samples),
                    "--constraint-sets", str(args.constraint_sets), "--threads", str(args.threads),
                    "--workers", "1", "--seed", str(args.seed), "--no-progress"]
+        if args.rules is not None:
+            command += ["--rules", args.rules]
         print(f"{name} {relation} {stem}", file=sys.stderr, flush=True)
         started = time.perf_counter()
         if subprocess.call(command) != 0:
@@ -358,6 +360,10 @@ def generate_stats(rows: list[dict[str, Any]], relation: str, judges: list[str],
         # over the candidates the judges saw (those the word check passed)
         "judged_in_class_share": {j: _share(n, candidates - rejected) for j, n in cand_in_class.items()},
         "delivered": len(delivered),
+        # who made what was delivered (with --rules: the rule rewriter or the LLM)
+        "delivered_by": dict(Counter(p.get("source", "llm") for _, p in delivered)),
+        "sentences_with_rule_candidate": sum(r.get("judged", {}).get("rules", {}).get("candidates", 0) > 0
+                                             for r in rows),
         "delivered_in_class_share": {**{j: _share(n, len(delivered)) for j, n in by_judge.items()},
                                      "both": _share(sum(both), len(delivered))},
         "source_words_mean": _mean([len(tokens(r["text"])) for r, _ in delivered]),
@@ -374,7 +380,8 @@ def hand_sample(args: argparse.Namespace, relation: str, rows_by_set: dict[str, 
     path = args.work / f"hand-{relation}.jsonl"
     if not path.is_file():
         pool = [{"id": f"{r['id']}#{k}", "set": name, "source": r["text"], "output": p["text"],
-                 "requested": relation, "class": CLASS_OF[relation],
+                 "requested": relation, "class": CLASS_OF[relation], "made_by": p.get("source", "llm"),
+                 "rule": p.get("rule"),
                  "judges": {j: p["relation"]["judges"].get(j, {}).get("relation") for j in judges},
                  "in_class": None}
                 for name, rows in rows_by_set.items() for r in rows for k, p in enumerate(r["paraphrases"])]
@@ -387,12 +394,17 @@ def hand_sample(args: argparse.Namespace, relation: str, rows_by_set: dict[str, 
         kept = args.judgments / f"relations-{relation}{'-' + args.tag if args.tag else ''}.judgments.jsonl"
         kept.parent.mkdir(parents=True, exist_ok=True)
         _write_jsonl(kept, [{"id": line["id"], "set": line["set"], "in_class": line["in_class"],
-                             "note": line.get("note", ""), "judges": line.get("judges", {})} for line in judged])
+                             "note": line.get("note", ""), "judges": line.get("judges", {}),
+                             **({"made_by": line["made_by"], "rule": line.get("rule")} if "made_by" in line else {})}
+                            for line in judged])
     out: dict[str, Any] = {"sampled": len(lines), "judged": len(judged),
                            "in_class_share": _share(sum(line["in_class"] for line in judged), len(judged)),
                            "by_set": {name: {"judged": len(part), "in_class": sum(line["in_class"] for line in part)}
                                       for name in rows_by_set
-                                      for part in [[line for line in judged if line["set"] == name]]}}
+                                      for part in [[line for line in judged if line["set"] == name]]},
+                           "by_maker": {by: {"judged": len(part), "in_class": sum(line["in_class"] for line in part)}
+                                        for by in sorted({line.get("made_by", "llm") for line in judged})
+                                        for part in [[line for line in judged if line.get("made_by", "llm") == by]]}}
     for j in judges:  # how far each judge's label agrees with the hand judgment
         seen = [line for line in judged if line.get("judges", {}).get(j) is not None]
         out[f"{j}_agrees_with_hand"] = _share(sum((line["judges"][j] == line["class"]) == line["in_class"]
@@ -408,6 +420,8 @@ def run_generate(args: argparse.Namespace) -> dict[str, Any]:
     # what the chunks in --work were made with: resuming with other settings would mix two runs
     made_with = {k: getattr(args, k) for k in ("n", "model", "judges", "paraphrases", "candidates", "samples",
                                                 "constraint_sets", "seed")}
+    if args.rules is not None:
+        made_with["rules"] = args.rules
     stamp = args.work / "settings.json"
     if stamp.is_file() and json.loads(stamp.read_text()) != made_with:
         raise SystemExit(f"{args.work} holds a run with other settings ({stamp.read_text().strip()}): "
@@ -436,7 +450,7 @@ def run_generate(args: argparse.Namespace) -> dict[str, Any]:
     return {"results": results, "hand_judged": hand,
             "settings": {k: getattr(args, k) for k in ("n", "start", "limit", "model", "judges", "relations",
                                                        "paraphrases", "candidates", "samples", "constraint_sets",
-                                                       "seed", "hand")}}
+                                                       "seed", "hand", "rules")}}
 
 
 def _portable(value: Any) -> str:
@@ -506,6 +520,8 @@ def main() -> None:
     gen.add_argument("--candidates", type=int, default=6, help="candidates judged per sentence")
     gen.add_argument("--samples", type=int, default=6, help="samples per constraint set")
     gen.add_argument("--constraint-sets", type=int, default=4, help="constraint sets")
+    gen.add_argument("--rules", choices=("first", "only", "off"), default=None,
+                     help="paraphrase --rules (default: the command's: first for equivalence, off otherwise)")
     gen.add_argument("--chunk", type=int, default=25, help="sentences per paraphrase command (the unit of resuming)")
     gen.add_argument("--hand", type=int, default=50, help="delivered outputs per relation sampled for hand judging")
     gen.add_argument("--judgments", type=Path, default=ROOT / "benchmarks" / "results" / "judged",

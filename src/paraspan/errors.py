@@ -1069,4 +1069,10 @@ CATALOGUE: dict[str, ErrorSpec] = {
         "{option} applies only with --relation",
         "add --relation equivalence|forward|reverse (the class the judges must find), or leave {option} out",
     ),
+    "E952": ErrorSpec(
+        "rules_for_relation",
+        "--rules {value!r} {why}",
+        "use --rules first, only or off; the rule rewriter offers candidates for --relation equivalence only "
+        "(its rules move, split and re-order: forward and reverse have none)",
+    ),
 }

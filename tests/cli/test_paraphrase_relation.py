@@ -201,3 +201,63 @@ def test_the_direction_check_rejects_rearranged_words_before_the_judges():
     kept, rejected = word_check(source, [reworded, modal, number], direction_check("equivalence"))
     assert kept == [reworded]
     assert [_reason_kind(r) for r in rejected] == ["changed a deciding word", "lost a number or name"]
+
+
+class SameMeaning:
+    """A scripted judge: every pair entails both ways (equivalence). Needs no model."""
+
+    name = "minilm-nli"
+
+    def judge(self, premises: Sequence[str], hypotheses: Sequence[str]) -> Judgements:
+        probs = np.full((len(premises), 3), 0.05, dtype=np.float32)
+        probs[:, LABELS.index("entailment")] = 0.9
+        return Judgements(probs, np.zeros(len(premises), dtype=bool))
+
+
+def test_rules_only_delivers_the_rewriters_equivalents_without_an_llm(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("paraspan.filter.judges.load_judge", lambda spec, **_: SameMeaning())
+
+    def no_llm(*_: Any, **__: Any) -> None:
+        raise AssertionError("--rules only must not load the LLM")
+
+    monkeypatch.setattr("paraspan.llm.hf_backend.load_backend", no_llm)
+    text = "The old museum, which opened in 1990, bought a painting by a local artist."
+    rows = [{"id": "relcl", "text": text},
+            {"id": "kept", "text": text, "keep": [[0, 14]]},
+            {"id": "banned", "text": text, "ban": [[text.index("1990"), text.index("1990") + 4]]},  # rules keep it
+            {"id": "none", "text": "Rain."}]
+    src, out = _write(tmp_path / "in.jsonl", rows), tmp_path / "out.jsonl"
+    assert main(["paraphrase", str(src), "-o", str(out), "--relation", "equivalence", "--rules", "only",
+                 "--n", "1", "--workers", "1", "--no-progress"]) == 0
+    got = {r["id"]: r for r in _read(out)}
+    [para] = got["relcl"]["paraphrases"]
+    assert para["source"] == "rules" and para["rule"] and para["forward"] is None
+    assert para["relation"]["class"] == "equivalence" and para["text"] != text
+    assert got["relcl"]["judged"]["rules"]["delivered"] == 1
+    assert all("The old museum" in p["text"] for p in got["kept"]["paraphrases"])
+    assert not got["banned"]["paraphrases"] and got["banned"]["judged"]["rules"]["candidates"] == 0
+    assert not got["none"]["paraphrases"] and got["none"]["note"] == "no rule applies"
+
+
+@pytest.mark.parametrize("relation, rules, fragment", [
+    ("equivalence", "sometimes", "'sometimes' is not a mode"),
+    ("forward", "only", "'only' does not apply to --relation forward"),
+    (None, "first", "'first' needs --relation equivalence"),
+])
+def test_rules_that_do_not_apply_are_refused_before_any_model_loads(tmp_path: Path, capsys: pytest.CaptureFixture,
+                                                                    relation: str | None, rules: str,
+                                                                    fragment: str) -> None:
+    src, out = _write(tmp_path / "in.jsonl", SENTENCES), tmp_path / "out.jsonl"
+    argv = ["paraphrase", str(src), "-o", str(out), "--rules", rules, *FAST]
+    assert main(argv + (["--relation", relation] if relation else [])) == 1
+    err = capsys.readouterr().err
+    assert "E952" in err and fragment in err and not out.exists()
+
+
+def test_rules_default_to_first_for_equivalence_only():
+    from paraspan.cli.paraphrase import check_rules
+
+    assert check_rules(None, "equivalence") == "first"
+    assert check_rules(None, "forward") == check_rules(None, None) == "off"
+    assert check_rules("off", "equivalence") == "off"

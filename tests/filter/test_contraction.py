@@ -50,8 +50,8 @@ def test_reverse_compares_the_source_as_the_shorter_sentence():
 
 def test_no_source_is_kept_and_a_bad_relation_is_refused(forward):
     assert forward.decide(Sentence("o", "Anything at all.")).keep
-    with pytest.raises(ValueError, match="forward or reverse"):
-        ContractionFilter("equivalence")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="forward, reverse or equivalence"):
+        ContractionFilter("sideways")  # type: ignore[arg-type]
 
 
 def test_kept_words_hung_on_a_new_light_verb_are_rejected(forward):
@@ -75,3 +75,20 @@ def test_names_and_quotations_are_units(forward, source, output, problem):
     assert d.keep is (problem is None), d.reason
     if problem:
         assert problem in d.reason and "kept whole" in d.reason
+
+
+def test_equivalence_compares_only_who_did_what_and_the_units():
+    """An equivalent paraphrase may restructure (its heads are not compared), but the core arguments
+    of a verb both sentences have keep their roles, the voice undone, and names stay whole."""
+    eq = ContractionFilter("equivalence")
+    src = "The committee rejected the proposal after a long debate."
+    for same in ("The proposal was rejected by the committee after a long debate.",
+                 "After a long debate, the committee rejected the proposal.",
+                 "It was the committee that rejected the proposal after a long debate."):
+        assert eq.decide(*_pair(src, same)).keep, same
+    for swapped in ("The proposal rejected the committee after a long debate.",
+                    "The committee was rejected by the proposal after a long debate."):
+        d = eq.decide(*_pair(src, swapped))
+        assert not d.keep and "changed its role on 'rejected'" in d.reason, swapped
+    d = eq.decide(*_pair("The Museum of Modern Art bought a painting.", "The Museum of Art bought a painting."))
+    assert not d.keep and "'Modern'" in d.reason

@@ -86,8 +86,8 @@ def read_paraphrase_inputs(path: Path) -> list[ParaphraseInput]:
     return out
 
 
-def _round(value: float) -> float:
-    return round(float(value), 4)
+def _round(value: float | None) -> float | None:
+    return None if value is None else round(float(value), 4)
 
 
 _Opt = typer.Option
@@ -145,7 +145,8 @@ def paraphrase_cmd(
                            "words and add (drop) none, and no negation, modal, hedge, 'or' or verb of saying "
                            "or believing, and the words they keep must keep their heads in the parse; "
                            "equivalence candidates must keep every number and name, negation, modal and hedge, "
-                           "and quotation. Default: the equivalence prompt, nothing judged.")] = None,
+                           "quotation and content word (or a WordNet synonym of it), and each verb its arguments' "
+                           "roles. Default: the equivalence prompt, nothing judged.")] = None,
     judges: Annotated[str | None, _Opt(
         "--judges", help="NLI judges for --relation, comma-separated (minilm-nli, minilm-nli:FOLDER, llm, "
                          "llm:MODEL, hub:ID) [minilm-nli]; the first one's labels decide unless --agree. For "
@@ -156,6 +157,12 @@ def paraphrase_cmd(
     candidates: Annotated[int | None, _Opt(
         "--candidates", min=1, help="Candidates judged per sentence with --relation [2 × --n]; the first --n "
                                     "in the class (by score) are delivered.")] = None,
+    rules: Annotated[str | None, _Opt(
+        "--rules", help="With --relation equivalence: the rule rewriter's rewrites that keep the meaning (an "
+                        "adverbial moved, a cleft, a genitive, a sentence split at a conjunction, an appositive or "
+                        "relative clause made a sentence) are candidates too, judged like the LLM's: first (before "
+                        "the LLM's, which is asked only for sentences they leave short of --n), only (no LLM) or "
+                        "off [first with equivalence; forward and reverse have no rules].")] = None,
     progress: Progress = True,
 ) -> None:
     """Constrained paraphrases: banned spans never appear (in any form), kept spans stay verbatim.
@@ -172,6 +179,7 @@ def paraphrase_cmd(
 
     err = console()
     specs = check_relation_options(relation, judges, agree, candidates)
+    rules = check_rules(rules, relation)
     if agree and len(specs) == 1:
         err.print("note: --agree with one judge changes nothing (it agrees with itself)", markup=False)
     if relation in ("forward", "reverse") and specs[0].startswith("minilm-nli"):
@@ -191,7 +199,7 @@ def paraphrase_cmd(
     options = {"model": model, "llm_backend": llm_backend, "device": device, "seed": seed, "n_ctx": n_ctx,
                "threads": plan["threads"], "parallel": parallel, "config": config}
     if relation is not None:
-        options["judging"] = Judging(relation, specs, agree, candidates or 2 * n)
+        options["judging"] = Judging(relation, specs, agree, candidates or 2 * n, rules)
     totals: dict[str, Any] = {"sentences": len(inputs), "sampled": 0, "paraphrases": 0, "leaks_caught": 0,
                               "kept_spans_checked": 0, "kept_spans_preserved": 0, "notes": 0,
                               "output_leaks": 0, "judged": 0, "in_class": 0, "disagreed": 0, "word_rejected": 0}
@@ -231,6 +239,8 @@ class Judging:
     judges: tuple[str, ...]
     agree: bool
     candidates: int
+    #: the rule rewriter's candidates: ``first``, ``only`` or ``off`` (:func:`check_rules`)
+    rules: str = "off"
 
     @property
     def wanted(self) -> str:
@@ -238,6 +248,47 @@ class Judging:
         from paraspan.generate.paraphrase import RELATION_CLASS
 
         return RELATION_CLASS[self.relation]
+
+    def keeps(self, relation: Any) -> bool:
+        """Whether a candidate with this :class:`~paraspan.filter.relations.PairRelation` is delivered."""
+        return relation.relation == self.wanted and not (self.agree and relation.agree is False)
+
+
+#: the rewriter's rule families whose rewrites bear the relation to their source (those of the
+#: ``cascade``'s rewrite member: voice is left out there, where active/passive rewrites were judged
+#: wrong more often than the others)
+RULE_FAMILIES = {"equivalence": "insertion,reorder,genitive,split,extraction"}
+RULE_MODES = ("first", "only", "off")
+
+
+def check_rules(rules: str | None, relation: str | None) -> str:
+    """``--rules`` checked against ``--relation``: ``first`` by default where the relation has rule
+    families, ``off`` elsewhere (E952 for a mode that does not exist or rules the relation lacks)."""
+    if rules is None:
+        return "first" if relation in RULE_FAMILIES else "off"
+    if rules not in RULE_MODES:
+        raise ParaspanError.from_code("E952", value=rules, why="is not a mode")
+    if rules != "off" and relation not in RULE_FAMILIES:
+        raise ParaspanError.from_code("E952", value=rules, why="needs --relation equivalence" if relation is None
+                                      else f"does not apply to --relation {relation}")
+    return rules
+
+
+def rule_candidates(rewriter: Any, item: ParaphraseInput) -> list[Any]:
+    """The rewriter's candidates for ``item``: its kept spans verbatim (the rewriter drops the others),
+    none that has a banned span's words (rules keep words, so a ban rules most of them out)."""
+    from paraspan.generate.base import GenerationRequest
+
+    result = rewriter.generate(GenerationRequest(str(item.id), item.text, item.ban, item.keep))
+    out = list(result.candidates)
+    if item.ban:
+        from paraspan.text.constraints import expand_bans
+
+        bans = expand_bans(item.text[s:e] for s, e in item.ban)
+        out = [c for c in out if not bans.find_leaks(c.text)]
+    for c in out:
+        c.meta["source"] = "rules"
+    return out
 
 
 def check_relation_options(relation: str | None, judges: str | None, agree: bool,
@@ -266,16 +317,23 @@ def direction_check(relation: str) -> Any:
     content words and adds none, a reverse one adds and drops none, and neither drops or adds a
     word that turns entailment round), then their order
     (:class:`paraspan.filter.contraction.ContractionFilter`: the kept words keep their heads, names
-    and quotations stay whole). For equivalence, which may reword every content word: the numbers
-    and names (:class:`paraspan.filter.facts.FactsFilter`) and the words that decide whether the
-    claim holds (:class:`paraspan.filter.claims.ClaimsFilter`)."""
+    and quotations stay whole). For equivalence: the numbers and names
+    (:class:`paraspan.filter.facts.FactsFilter`), the words that decide whether the claim holds
+    (:class:`paraspan.filter.claims.ClaimsFilter`), every content word or a WordNet synonym of it
+    (``ContentFilter`` with ``relation="equivalence"``: 26-30% of the LLM's equivalence outputs the
+    judges passed with only the first two were equivalent when read, most having reworded an act,
+    a time or a detail) and who did what (``ContractionFilter("equivalence")``)."""
     from paraspan.filter.combine import AllOf
 
     if relation == "equivalence":
         from paraspan.filter.claims import ClaimsFilter
+        from paraspan.filter.content import ContentFilter
+        from paraspan.filter.contraction import ContractionFilter
         from paraspan.filter.facts import FactsFilter
 
-        return AllOf([FactsFilter(), ClaimsFilter()], "word_check", short_circuit=True)
+        return AllOf([FactsFilter(), ClaimsFilter(),
+                      ContentFilter(relation="equivalence", synonyms=True, anchor="any"),
+                      ContractionFilter("equivalence")], "word_check", short_circuit=True)
     from paraspan.filter.content import ContentFilter
     from paraspan.filter.contraction import ContractionFilter
 
@@ -310,9 +368,7 @@ def deliver(candidates: list[Any], relations: list[Any], judging: Judging, n: in
     clause)."""
     from collections import Counter
 
-    wanted = judging.wanted
-    in_class = [(c, r) for c, r in zip(candidates, relations, strict=True)
-                if r.relation == wanted and not (judging.agree and r.agree is False)]
+    in_class = [(c, r) for c, r in zip(candidates, relations, strict=True) if judging.keeps(r)]
     by_judge: dict[str, Counter[str]] = {spec: Counter() for spec in judging.judges}
     for rel in relations:
         for name, view in rel.judges.items():
@@ -381,33 +437,65 @@ def paraphrase_worker(*, model: str, llm_backend: str, device: str, seed: int, n
     :func:`paraspan.pipeline.executors.map_ordered`)."""
     from paraspan.filter.judges import load_judge
     from paraspan.filter.relations import relate
-    from paraspan.generate.base import GenerationRequest
+    from paraspan.generate.base import GenerationRequest, GenerationResult
     from paraspan.generate.paraphrase import Paraphraser, context_size
     from paraspan.llm.hf_backend import load_backend
 
-    backend = load_backend(model, backend=llm_backend, device=device, seed=seed,
-                           n_ctx=context_size(n_ctx, parallel), n_threads=threads, parallel=parallel)
-    paraphraser = Paraphraser(backend, config)
+    rules = judging.rules if judging is not None else "off"
+    paraphraser = None
+    if rules != "only":  # with rules only, no LLM is loaded
+        backend = load_backend(model, backend=llm_backend, device=device, seed=seed,
+                               n_ctx=context_size(n_ctx, parallel), n_threads=threads, parallel=parallel)
+        paraphraser = Paraphraser(backend, config)
+    rewriter = None
+    if rules != "off" and judging is not None:
+        from paraspan.generate.rewrite import Rewriter
+
+        rewriter = Rewriter(families=RULE_FAMILIES[judging.relation], max_lexical=0)
     nli = [load_judge(spec, threads=threads) for spec in judging.judges] if judging is not None else []
     words = direction_check(judging.relation) if judging is not None else None
     n_wanted = judging.candidates if judging is not None else None
 
-    def work(items: list[ParaphraseInput]) -> list[dict[str, Any]]:
-        results = paraphraser.generate_batch([GenerationRequest(str(i.id), i.text, i.ban, i.keep, n=n_wanted)
-                                              for i in items])
-        if judging is None:
-            return [one(item, result, [(c, None) for c in result.candidates], None)
-                    for item, result in zip(items, results, strict=True)]
-        # a direction's word check first (cheap, and what it rejects needs no judge), then every
-        # remaining candidate of the batch judged both ways in one call per judge
-        checked = [word_check(item.text, list(result.candidates), words)
-                   for item, result in zip(items, results, strict=True)]
+    def judge(items: list[ParaphraseInput],
+              candidates: list[list[Any]]) -> list[tuple[list[Any], list[Any], list[str]]]:
+        """Each item's candidates that pass the word check, their relations, and the word check's
+        reasons for the rest: the word check first (cheap, and what it rejects needs no judge),
+        then every remaining candidate of the batch judged both ways in one call per judge."""
+        checked = [word_check(item.text, cands, words) for item, cands in zip(items, candidates, strict=True)]
         pairs = [(item.text, c.text) for item, (passed, _) in zip(items, checked, strict=True) for c in passed]
         relations = iter(relate(pairs, nli) if pairs else [])
+        return [(passed, [next(relations) for _ in passed], rejected) for passed, rejected in checked]
+
+    def work(items: list[ParaphraseInput]) -> list[dict[str, Any]]:
+        def sample(todo: list[ParaphraseInput]) -> dict[int, Any]:
+            if paraphraser is None or not todo:
+                return {}
+            got = paraphraser.generate_batch([GenerationRequest(str(i.id), i.text, i.ban, i.keep, n=n_wanted)
+                                              for i in todo])
+            return {id(i): r for i, r in zip(todo, got, strict=True)}
+
+        if judging is None:
+            results = sample(items)
+            return [one(item, results[id(item)], [(c, None) for c in results[id(item)].candidates], None)
+                    for item in items]
+        by_rules = [rule_candidates(rewriter, item) if rewriter is not None else [] for item in items]
+        ruled = judge(items, by_rules)
+        short = [item for item, (_, rels, _) in zip(items, ruled, strict=True)
+                 if sum(map(judging.keeps, rels)) < config.n]
+        results = sample(short)
+        asked = [item for item in items if id(item) in results]
+        sampled = dict(zip(map(id, asked), judge(asked, [list(results[id(i)].candidates) for i in asked]),
+                           strict=True))
         out = []
-        for item, result, (passed, rejected) in zip(items, results, checked, strict=True):
-            rels = [next(relations) for _ in passed]
-            chosen, judged = deliver(passed, rels, judging, config.n, rejected)
+        for item, cands, (passed, rels, rejected) in zip(items, by_rules, ruled, strict=True):
+            more, more_rels, more_rejected = sampled.get(id(item), ([], [], []))
+            result = results.get(id(item)) or GenerationResult(
+                GenerationRequest(str(item.id), item.text, item.ban, item.keep), cands,
+                None if cands or rules != "only" else "no rule applies")
+            chosen, judged = deliver(passed + more, rels + more_rels, judging, config.n, rejected + more_rejected)
+            if rules != "off":
+                judged["rules"] = {"candidates": len(cands), "delivered": sum(c.meta.get("source") == "rules"
+                                                                             for c, _ in chosen)}
             out.append(one(item, result, chosen, judged))
         return out
 
@@ -415,8 +503,13 @@ def paraphrase_worker(*, model: str, llm_backend: str, device: str, seed: int, n
             judged: dict[str, Any] | None) -> dict[str, Any]:
         paraphrases = []
         for c, rel in chosen:
-            para = {"text": c.text, "forward": _round(c.scores["forward"]), "backward": _round(c.scores["backward"]),
-                    "score": _round(c.scores["score"]), "cluster": c.meta.get("cluster")}
+            para = {"text": c.text, "forward": _round(c.scores.get("forward")),
+                    "backward": _round(c.scores.get("backward")), "score": _round(c.scores.get("score")),
+                    "cluster": c.meta.get("cluster")}
+            if c.meta.get("source") == "rules":  # no LLM scores: the rule that made it instead
+                para.update(source="rules", rule=(c.meta.get("rules") or [None])[0])
+            elif rules != "off":
+                para["source"] = "llm"
             if judging is not None:
                 para["relation"] = relation_record(rel, judging)
             paraphrases.append(para)

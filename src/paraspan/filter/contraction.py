@@ -11,6 +11,8 @@ kept content head must be one of its heads in the longer one (a head, a head's h
 
 - ``relation="forward"``: the output is the shorter sentence; ``"reverse"`` (more specific): the
   source is the shorter one and every word it has must keep its heads in the output.
+- ``relation="equivalence"``: neither is a contraction of the other, so heads are not compared;
+  only the core roles (below) and the units (names, quotations of the source) are.
 - Words are matched by lemma or lower-cased form; a word without a match in the other sentence
   (dropped, added, reworded) is not compared, and neither is a head without one.
 - A word whose nearest head is its verb in both sentences must keep its core role there, the
@@ -135,6 +137,31 @@ def moved_words(longer: Any, shorter: Any) -> list[tuple[str, str]]:
     return moved
 
 
+def swapped_roles(first: Any, second: Any) -> list[tuple[str, str]]:
+    """The core arguments of a verb both parses have that are in different roles on it, the voice
+    undone, as (word, verb) pairs: "the verdict followed the hearing" → "the hearing followed the
+    verdict" (an equivalent paraphrase may restructure, but not change who did what to whom)."""
+    by_key: dict[str, list[Any]] = {}
+    for t in second:
+        if t.pos_ in CONTENT_POS:
+            for key in _keys(t):
+                by_key.setdefault(key, []).append(t)
+    out = []
+    for t in first:
+        mine = _role(t) if t.pos_ in CONTENT_POS else None
+        verb = _first_content_head(t) if mine is not None else None
+        if verb is None or verb.pos_ != "VERB":
+            continue
+        roles = set()
+        for m in {m.i: m for key in _keys(t) for m in by_key.get(key, ())}.values():
+            near = _first_content_head(m)
+            if near is not None and _keys(near) & _keys(verb):
+                roles.add(_role(m))
+        if roles and mine not in roles and roles - {None}:
+            out.append((t.text, verb.text))
+    return out
+
+
 def _swapped(token: Any, match: Any, heads_there: set[int]) -> bool:
     """Whether ``token`` and its match in the other sentence, whose nearest content heads are the
     same verb (``heads_there``: that verb's matches), are its core arguments in different roles."""
@@ -204,10 +231,10 @@ class ContractionFilter:
     """Keep directional outputs whose shorter sentence keeps its words' heads (see the module
     docstring)."""
 
-    def __init__(self, relation: Literal["forward", "reverse"] = "forward", name: str = "contraction",
+    def __init__(self, relation: Literal["forward", "reverse", "equivalence"] = "forward", name: str = "contraction",
                  nlp: Any = None) -> None:
-        if relation not in ("forward", "reverse"):
-            raise ValueError(f"relation must be forward or reverse, not {relation!r}")
+        if relation not in ("forward", "reverse", "equivalence"):
+            raise ValueError(f"relation must be forward, reverse or equivalence, not {relation!r}")
         self.relation = relation
         self.name = name
         self._nlp = nlp
@@ -231,6 +258,9 @@ class ContractionFilter:
             if source is None:
                 out.append(FilterDecision(True, None, "no source to compare with"))
                 continue
+            if self.relation == "equivalence":
+                out.append(self._equivalent(docs[source.text], docs[output.text], source.text, output.text))
+                continue
             longer, shorter = (source, output) if self.relation == "forward" else (output, source)
             moved = moved_words(docs[longer.text], docs[shorter.text])
             cut = cut_units(longer.text, shorter.text)
@@ -252,8 +282,25 @@ class ContractionFilter:
         return out
 
 
-def contraction_filter(relation: Literal["forward", "reverse"] = "forward",
+    @staticmethod
+    def _equivalent(source_doc: Any, output_doc: Any, source: str, output: str) -> FilterDecision:
+        """Equivalence may rearrange the words, so only who did what (the core roles of a verb both
+        have) and the units (names, quotations) are compared."""
+        cut = cut_units(source, output)
+        if cut:
+            return FilterDecision(False, -float(len(cut)), f"{cut[0]}: a name or quotation is kept whole",
+                                  {"cut": cut})
+        swapped = swapped_roles(output_doc, source_doc)
+        if swapped:
+            word, verb = swapped[0]
+            return FilterDecision(False, -float(len(swapped)), f"{word!r} changed its role on {verb!r} (who did "
+                                  "what to whom changed)", {"swapped": [list(s) for s in swapped]})
+        return FilterDecision(True, 0.0, "every verb keeps its core arguments' roles")
+
+
+def contraction_filter(relation: Literal["forward", "reverse", "equivalence"] = "forward",
                        record_as: str | None = None) -> ContractionFilter:
     """The registered ``contraction`` filter (see the module docstring): ``relation`` ``forward``
-    (the output is the shorter sentence) or ``reverse`` (the source is)."""
+    (the output is the shorter sentence), ``reverse`` (the source is) or ``equivalence`` (only the
+    core roles and the units are compared)."""
     return ContractionFilter(relation, record_as or "contraction")
