@@ -340,3 +340,15 @@ def test_v5_v7_from_the_train_e_judgments(nlp):
         "General Motors is based in Detroit . General Motors is a large carmaker."]
     assert _texts(nlp, "extract-appositive", "The Beatles , a British band , were famous .") == [
         "The Beatles were famous . The Beatles were a British band."]
+
+
+def test_no_split_under_a_condition_or_not_only(nlp):
+    """A split may not assert on its own what a condition or "not only" held over both conjuncts
+    (judged wrong in relations-equivalence-rules); a plain split still happens."""
+    for text in ("If it rains tomorrow , the farmers will stay home , and the market will be empty .",
+                 "Unless the bridge is repaired , the buses will stop , and the school will close ."):
+        assert _texts(nlp, "split-conjoined-clauses", text) == [], text
+    assert _texts(nlp, "split-conjoined-vp", "If it rains , they will close the shop and go home .") == []
+    assert _texts(nlp, "split-conjoined-vp", "She not only sang at the festival but also danced until midnight .") == []
+    assert _texts(nlp, "split-conjoined-vp", "She sang at the festival and danced until midnight .") == [
+        "She sang at the festival. She danced until midnight ."]

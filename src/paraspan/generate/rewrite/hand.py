@@ -669,6 +669,20 @@ def _comma_joined_clause(doc: Doc, v: Token, before: int) -> bool:
     return False
 
 
+#: marks of a condition: its consequent may not be asserted on its own
+_CONDITIONAL = frozenset({"if", "unless", "whenever", "provided", "providing"})
+
+
+def _scopes_over_both(doc: Doc, first: list[int]) -> bool:
+    """Whether the first conjunct holds what the second depends on too: a condition ("If A, B and
+    C" → "If A, B. C." asserts C unconditionally) or "not only" ("not only A but B" → "Not only A.
+    B." is no sentence). Read from the words, not the attachment, which the parser gets wrong in
+    such sentences."""
+    words = [doc[i] for i in first]
+    return (any(t.lower_ in _CONDITIONAL and t.dep_ == "mark" for t in words)
+            or any(a.lower_ == "not" and b.lower_ == "only" for a, b in zip(words, words[1:])))
+
+
 def _ends_in_complement(doc: Doc, v: Token, last: int) -> bool:
     """Whether the first conjunct ends inside a complement clause of ``v`` ("I wonder if that means
     X"): a conjunct after it may belong to that clause, and splitting would assert it."""
@@ -703,6 +717,8 @@ def split_conjoined_clauses(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
                 continue  # "A, B, and C" → "A, B. C.": the first sentence is a comma splice (fn-ds-s0)
             if _ends_in_complement(doc, v, first[-1]):
                 continue  # "I wonder if X is Y, and it's still Z": the second clause may be wondered too (train-k)
+            if _scopes_over_both(doc, first):
+                continue  # a condition or "not only" over both clauses (relations-equivalence-rules)
             # "but" stays, starting the new sentence: without it the contrast is lost ("X, but it
             # still seems …" → "X. It still seems …" was judged a change of meaning, v4); "and" goes
             but = keep(doc, [cc_i]) if doc[cc_i].lower_ == "but" else []
@@ -732,7 +748,7 @@ def split_conjoined_vp(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             if _children(v, "aux", "auxpass", "neg") and not _children(c, "aux", "auxpass"):
                 continue  # "I will make changes and give you a review": the second verb shares "will"
             first = [i for i in range(sent.start, cc[-1].i) if not (i == cc[-1].i - 1 and doc[i].text == ",")]
-            if not first or _ends_in_punct(doc, first):
+            if not first or _ends_in_punct(doc, first) or _scopes_over_both(doc, first):
                 continue
             copy = [Piece(doc[i].text) for i in s_ids]
             body = (keep(doc, first) + [Piece(".")] + lower_first(doc, copy) + keep(doc, c_ids)
@@ -961,14 +977,16 @@ SPLIT_CONJOINED_CLAUSES = Rule("split-conjoined-clauses", "split", "hand", split
                                # v2: not after a closing quote (judged on FrameNet dev, fn-cascade);
                                # v3: "but" stays ("X. But Y."), FrameNet train, downstream store;
                                # v4: not the last of three comma-joined clauses (fn-ds-s0);
-                               # v5: not after a complement clause ("I wonder if X, and Y"; train-k)
-                               version="5")
+                               # v5: not after a complement clause ("I wonder if X, and Y"; train-k);
+                               # v6: not under a condition or "not only" (relations-equivalence-rules)
+                               version="6")
 SPLIT_CONJOINED_VP = Rule("split-conjoined-vp", "split", "hand", split_conjoined_vp,
                           description="conjoined verb phrases → two sentences, subject copied",
                           example="He came and saw the city. → He came. He saw the city.",
                           # v2 declines cases v1 got wrong on held-back EWT dev (benchmarks/generators.py);
-                          # v3: not after a closing quote (judged on FrameNet dev, fn-cascade)
-                          version="3")
+                          # v3: not after a closing quote (judged on FrameNet dev, fn-cascade);
+                          # v4: not under a condition or "not only" (as split-conjoined-clauses v6)
+                          version="4")
 MOVE_LEADING_ADVERBIAL = Rule("move-leading-adverbial", "reorder", "hand", move_leading_adverbial,
                               description="sentence-initial PP/adverbial clause → end of the clause",
                               example="In 1998, he sold it. → He sold it in 1998.",
