@@ -315,8 +315,8 @@ def generate_chunks(args: argparse.Namespace, name: str, inputs: list[dict[str, 
                    "--n", str(args.paraphrases), "--candidates", str(args.candidates), "--samples", str(args.samples),
                    "--constraint-sets", str(args.constraint_sets), "--threads", str(args.threads),
                    "--workers", "1", "--seed", str(args.seed), "--no-progress"]
-        if args.rules is not None:
-            command += ["--rules", args.rules]
+        if args.rewrites is not None:
+            command += ["--rewrites", args.rewrites]
         print(f"{name} {relation} {stem}", file=sys.stderr, flush=True)
         started = time.perf_counter()
         if subprocess.call(command) != 0:
@@ -360,7 +360,7 @@ def generate_stats(rows: list[dict[str, Any]], relation: str, judges: list[str],
         # over the candidates the judges saw (those the word check passed)
         "judged_in_class_share": {j: _share(n, candidates - rejected) for j, n in cand_in_class.items()},
         "delivered": len(delivered),
-        # who made what was delivered (with --rules: the rule rewriter or the LLM)
+        # who made what was delivered (with --rewrites: the rule rewriter or the LLM)
         "delivered_by": dict(Counter(p.get("source", "llm") for _, p in delivered)),
         "sentences_with_rule_candidate": sum(r.get("judged", {}).get("rules", {}).get("candidates", 0) > 0
                                              for r in rows),
@@ -420,8 +420,8 @@ def run_generate(args: argparse.Namespace) -> dict[str, Any]:
     # what the chunks in --work were made with: resuming with other settings would mix two runs
     made_with = {k: getattr(args, k) for k in ("n", "model", "judges", "paraphrases", "candidates", "samples",
                                                 "constraint_sets", "seed")}
-    if args.rules is not None:
-        made_with["rules"] = args.rules
+    if args.rewrites is not None:
+        made_with["rewrites"] = args.rewrites
     stamp = args.work / "settings.json"
     if stamp.is_file() and json.loads(stamp.read_text()) != made_with:
         raise SystemExit(f"{args.work} holds a run with other settings ({stamp.read_text().strip()}): "
@@ -450,7 +450,7 @@ def run_generate(args: argparse.Namespace) -> dict[str, Any]:
     return {"results": results, "hand_judged": hand,
             "settings": {k: getattr(args, k) for k in ("n", "start", "limit", "model", "judges", "relations",
                                                        "paraphrases", "candidates", "samples", "constraint_sets",
-                                                       "seed", "hand", "rules")}}
+                                                       "seed", "hand", "rewrites")}}
 
 
 def _portable(value: Any) -> str:
@@ -520,8 +520,8 @@ def main() -> None:
     gen.add_argument("--candidates", type=int, default=6, help="candidates judged per sentence")
     gen.add_argument("--samples", type=int, default=6, help="samples per constraint set")
     gen.add_argument("--constraint-sets", type=int, default=4, help="constraint sets")
-    gen.add_argument("--rules", choices=("first", "only", "off"), default=None,
-                     help="paraphrase --rules (default: the command's: first for equivalence, off otherwise)")
+    gen.add_argument("--rewrites", choices=("first", "only", "off"), default=None,
+                     help="paraphrase --rewrites (default: the command's: only for equivalence, off otherwise)")
     gen.add_argument("--chunk", type=int, default=25, help="sentences per paraphrase command (the unit of resuming)")
     gen.add_argument("--hand", type=int, default=50, help="delivered outputs per relation sampled for hand judging")
     gen.add_argument("--judgments", type=Path, default=ROOT / "benchmarks" / "results" / "judged",

@@ -1071,8 +1071,8 @@ CATALOGUE: dict[str, ErrorSpec] = {
     ),
     "E952": ErrorSpec(
         "rules_for_relation",
-        "--rules {value!r} {why}",
-        "use --rules first, only or off; the rule rewriter offers candidates for --relation equivalence only "
+        "--rewrites {value!r} {why}",
+        "use --rewrites first, only or off; the rule rewriter offers candidates for --relation equivalence only "
         "(its rules move, split and re-order: forward and reverse have none)",
     ),
 }

@@ -219,7 +219,7 @@ def test_rules_only_delivers_the_rewriters_equivalents_without_an_llm(tmp_path: 
     monkeypatch.setattr("paraspan.filter.judges.load_judge", lambda spec, **_: SameMeaning())
 
     def no_llm(*_: Any, **__: Any) -> None:
-        raise AssertionError("--rules only must not load the LLM")
+        raise AssertionError("--rewrites only must not load the LLM")
 
     monkeypatch.setattr("paraspan.llm.hf_backend.load_backend", no_llm)
     text = "The old museum, which opened in 1990, bought a painting by a local artist."
@@ -228,7 +228,7 @@ def test_rules_only_delivers_the_rewriters_equivalents_without_an_llm(tmp_path: 
             {"id": "banned", "text": text, "ban": [[text.index("1990"), text.index("1990") + 4]]},  # rules keep it
             {"id": "none", "text": "Rain."}]
     src, out = _write(tmp_path / "in.jsonl", rows), tmp_path / "out.jsonl"
-    assert main(["paraphrase", str(src), "-o", str(out), "--relation", "equivalence", "--rules", "only",
+    assert main(["paraphrase", str(src), "-o", str(out), "--relation", "equivalence", "--rewrites", "only",
                  "--n", "1", "--workers", "1", "--no-progress"]) == 0
     got = {r["id"]: r for r in _read(out)}
     [para] = got["relcl"]["paraphrases"]
@@ -245,19 +245,19 @@ def test_rules_only_delivers_the_rewriters_equivalents_without_an_llm(tmp_path: 
     ("forward", "only", "'only' does not apply to --relation forward"),
     (None, "first", "'first' needs --relation equivalence"),
 ])
-def test_rules_that_do_not_apply_are_refused_before_any_model_loads(tmp_path: Path, capsys: pytest.CaptureFixture,
-                                                                    relation: str | None, rules: str,
-                                                                    fragment: str) -> None:
+def test_rewrites_that_do_not_apply_are_refused_before_any_model_loads(tmp_path: Path, capsys: pytest.CaptureFixture,
+                                                                       relation: str | None, rules: str,
+                                                                       fragment: str) -> None:
     src, out = _write(tmp_path / "in.jsonl", SENTENCES), tmp_path / "out.jsonl"
-    argv = ["paraphrase", str(src), "-o", str(out), "--rules", rules, *FAST]
+    argv = ["paraphrase", str(src), "-o", str(out), "--rewrites", rules, *FAST]
     assert main(argv + (["--relation", relation] if relation else [])) == 1
     err = capsys.readouterr().err
     assert "E952" in err and fragment in err and not out.exists()
 
 
-def test_rules_default_to_first_for_equivalence_only():
-    from paraspan.cli.paraphrase import check_rules
+def test_rules_default_to_only_for_equivalence_and_off_elsewhere():
+    from paraspan.cli.paraphrase import check_rewrites
 
-    assert check_rules(None, "equivalence") == "first"
-    assert check_rules(None, "forward") == check_rules(None, None) == "off"
-    assert check_rules("off", "equivalence") == "off"
+    assert check_rewrites(None, "equivalence") == "only"
+    assert check_rewrites(None, "forward") == check_rewrites(None, None) == "off"
+    assert check_rewrites("off", "equivalence") == "off"

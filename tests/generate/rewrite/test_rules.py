@@ -352,3 +352,19 @@ def test_no_split_under_a_condition_or_not_only(nlp):
     assert _texts(nlp, "split-conjoined-vp", "She not only sang at the festival but also danced until midnight .") == []
     assert _texts(nlp, "split-conjoined-vp", "She sang at the festival and danced until midnight .") == [
         "She sang at the festival. She danced until midnight ."]
+
+
+def test_from_the_rules_only_equivalence_judgments(nlp):
+    """No split after a parenthetical "she said" (the second clause was reported too), of a first
+    clause the parser misread (no finite verb), or of a second "that"-clause; no connective moved
+    to the end ("In sum")."""
+    for text in ("The vote is a big step toward cheaper bread for poor families , she said , but there is "
+                 "more work ahead .",
+                 "At least 3 male guards sharing a cabin and 12 cooks have rashes or other complaints , and about 90 "
+                 "sailors who have had contact with them have been isolated .",
+                 "On 10 March 2003 , the town notified the bank and the post office that the mayor was leaving the "
+                 "council , and that the change would be effective the next day ."):
+        assert _texts(nlp, "split-conjoined-clauses", text) == [], text
+    assert _texts(nlp, "move-leading-adverbial", "In sum , the plan may have a simple explanation .") == []
+    assert _texts(nlp, "move-leading-adverbial", "In 1998 , the shop closed early .") == [
+        "The shop closed early in 1998."]

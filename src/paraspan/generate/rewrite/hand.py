@@ -13,7 +13,7 @@ refinement step (:mod:`paraspan.generate.rewrite.refine`) judges the rest.
 
 from __future__ import annotations
 
-from itertools import takewhile
+from itertools import pairwise, takewhile
 from typing import TYPE_CHECKING
 
 from paraspan.generate.rewrite.core import (
@@ -570,6 +570,8 @@ def _leading(doc: Doc) -> list[tuple[Token, Token, list[int], int]]:
             if comma < sent.end and doc[comma].text == "," and subj is not None and subj.i > comma:
                 if m.dep_ == "prep" and m.lower_ not in _MOVABLE_PREPS:
                     continue
+                if m.dep_ == "prep" and len(ids) == 2 and doc[ids[1]].tag_ in ("NN", "JJ", "RB"):
+                    continue  # a connective ("In sum", "In fact", "In short"), not a time or place
                 if m.dep_ == "advcl" and not any(c.dep_ == "mark" and c.lower_ in _MARKS for c in m.children):
                     continue
                 found.append((v, m, ids, comma))
@@ -680,7 +682,13 @@ def _scopes_over_both(doc: Doc, first: list[int]) -> bool:
     such sentences."""
     words = [doc[i] for i in first]
     return (any(t.lower_ in _CONDITIONAL and t.dep_ == "mark" for t in words)
-            or any(a.lower_ == "not" and b.lower_ == "only" for a, b in zip(words, words[1:])))
+            or any(a.lower_ == "not" and b.lower_ == "only" for a, b in pairwise(words)))
+
+
+def _finite(v: Token) -> bool:
+    """Whether ``v`` heads a finite clause (a tensed verb, or a tensed auxiliary or modal on it)."""
+    finite = {"VBD", "VBZ", "VBP", "MD"}
+    return v.tag_ in finite or any(c.dep_ in ("aux", "auxpass") and c.tag_ in finite for c in v.children)
 
 
 def _ends_in_complement(doc: Doc, v: Token, last: int) -> bool:
@@ -719,6 +727,10 @@ def split_conjoined_clauses(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
                 continue  # "I wonder if X is Y, and it's still Z": the second clause may be wondered too (train-k)
             if _scopes_over_both(doc, first):
                 continue  # a condition or "not only" over both clauses (relations-equivalence-rules)
+            if not _finite(v) or _child(c, "mark") is not None:
+                continue  # no clause to stand alone: a misread coordinated subject, or "…, and that Y"
+            if any(t.dep_ == "parataxis" and t.i < cc_i for t in v.children):
+                continue  # "X, he said, but Y": Y is reported too, and would be asserted on its own
             # "but" stays, starting the new sentence: without it the contrast is lost ("X, but it
             # still seems …" → "X. It still seems …" was judged a change of meaning, v4); "and" goes
             but = keep(doc, [cc_i]) if doc[cc_i].lower_ == "but" else []
@@ -978,8 +990,10 @@ SPLIT_CONJOINED_CLAUSES = Rule("split-conjoined-clauses", "split", "hand", split
                                # v3: "but" stays ("X. But Y."), FrameNet train, downstream store;
                                # v4: not the last of three comma-joined clauses (fn-ds-s0);
                                # v5: not after a complement clause ("I wonder if X, and Y"; train-k);
-                               # v6: not under a condition or "not only" (relations-equivalence-rules)
-                               version="6")
+                               # v6: not under a condition or "not only" (relations-equivalence-rules);
+                               # v7: not after "he said" nor of a non-finite first clause or a second
+                               # that-clause (relations-equivalence-rules-only)
+                               version="7")
 SPLIT_CONJOINED_VP = Rule("split-conjoined-vp", "split", "hand", split_conjoined_vp,
                           description="conjoined verb phrases → two sentences, subject copied",
                           example="He came and saw the city. → He came. He saw the city.",
@@ -990,8 +1004,9 @@ SPLIT_CONJOINED_VP = Rule("split-conjoined-vp", "split", "hand", split_conjoined
 MOVE_LEADING_ADVERBIAL = Rule("move-leading-adverbial", "reorder", "hand", move_leading_adverbial,
                               description="sentence-initial PP/adverbial clause → end of the clause",
                               example="In 1998, he sold it. → He sold it in 1998.",
-                              # v2: not when the moved phrase would attach to the last phrase (judged on FrameNet dev)
-                              version="2")
+                              # v2: not when the moved phrase would attach to the last phrase (judged on FrameNet dev);
+                              # v3: not a connective ("In sum"; relations-equivalence-rules-only)
+                              version="3")
 FRONT_TRAILING_ADVERBIAL = Rule("front-trailing-adverbial", "reorder", "hand", front_trailing_adverbial,
                                 description="clause-final temporal/locative PP or adverbial clause → front",
                                 example="He sold it in 1998. → In 1998, he sold it.",
