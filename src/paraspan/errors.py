@@ -1072,7 +1072,7 @@ CATALOGUE: dict[str, ErrorSpec] = {
     "E952": ErrorSpec(
         "rules_for_relation",
         "--rewrites {value!r} {why}",
-        "use --rewrites first, only or off; the rule rewriter offers candidates for --relation equivalence only "
-        "(its rules move, split and re-order: forward and reverse have none)",
+        "use --rewrites first, only or off; the rule rewriter offers candidates for --relation equivalence "
+        "(moving, splitting, re-ordering) and forward (deleting modifiers), none for reverse",
     ),
 }

@@ -79,7 +79,7 @@ def test_delivered_paraphrases_carry_the_relation_and_each_judges_labels(
     """The real default judge (minilm-nli) on the small model's candidates."""
     src = _write(tmp_path / "in.jsonl", SENTENCES)
     out = tmp_path / "out.jsonl"
-    assert main(["paraphrase", str(src), "-o", str(out), *FAST, "--relation", "forward", "--report"]) == 0
+    assert main(["paraphrase", str(src), "-o", str(out), *FAST, "--relation", "forward", "--rewrites", "off", "--report"]) == 0
     err = capsys.readouterr().err
     assert "relation forward (forward entailment) by minilm-nli" in err and "rejected by the word check" in err
     rows = _read(out)
@@ -109,7 +109,7 @@ def test_agree_keeps_only_what_every_judge_puts_in_the_class(tmp_path: Path, scr
     runs = {}
     for name, extra in (("first", []), ("agree", ["--agree"])):
         out = tmp_path / f"{name}.jsonl"
-        assert main(["paraphrase", str(src), "-o", str(out), *FAST, "--relation", "forward",
+        assert main(["paraphrase", str(src), "-o", str(out), *FAST, "--relation", "forward", "--rewrites", "off",
                      "--judges", "minilm-nli,llm:small", "--candidates", "6", *extra]) == 0
         runs[name] = _read(out)
         err = capsys.readouterr().err
@@ -242,7 +242,7 @@ def test_rules_only_delivers_the_rewriters_equivalents_without_an_llm(tmp_path: 
 
 @pytest.mark.parametrize("relation, rules, fragment", [
     ("equivalence", "sometimes", "'sometimes' is not a mode"),
-    ("forward", "only", "'only' does not apply to --relation forward"),
+    ("reverse", "only", "'only' does not apply to --relation reverse"),
     (None, "first", "'first' needs --relation equivalence"),
 ])
 def test_rewrites_that_do_not_apply_are_refused_before_any_model_loads(tmp_path: Path, capsys: pytest.CaptureFixture,
@@ -255,9 +255,9 @@ def test_rewrites_that_do_not_apply_are_refused_before_any_model_loads(tmp_path:
     assert "E952" in err and fragment in err and not out.exists()
 
 
-def test_rules_default_to_only_for_equivalence_and_off_elsewhere():
+def test_rewrites_default_to_only_where_rules_exist_and_off_elsewhere():
     from paraspan.cli.paraphrase import check_rewrites
 
-    assert check_rewrites(None, "equivalence") == "only"
-    assert check_rewrites(None, "forward") == check_rewrites(None, None) == "off"
+    assert check_rewrites(None, "equivalence") == check_rewrites(None, "forward") == "only"
+    assert check_rewrites(None, "reverse") == check_rewrites(None, None) == "off"
     assert check_rewrites("off", "equivalence") == "off"

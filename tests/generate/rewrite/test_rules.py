@@ -368,3 +368,31 @@ def test_from_the_rules_only_equivalence_judgments(nlp):
     assert _texts(nlp, "move-leading-adverbial", "In sum , the plan may have a simple explanation .") == []
     assert _texts(nlp, "move-leading-adverbial", "In 1998 , the shop closed early .") == [
         "The shop closed early in 1998."]
+
+
+def test_deletions_that_would_not_give_a_more_general_sentence(nlp):
+    """A modifier under a negation, a negative or universal determiner or a condition is kept (its
+    deletion would make the sentence more specific, not more general), and so is one inside a
+    hyphenated word, a name, or between "a"/"an" and a word of the other sound; a subject is not
+    under its verb's negation (relations-forward-rules design)."""
+    for text in ("There is no great hurry , the mayor said .", "Every old farmer sold a cow .",
+                 "He ate an old pear .", "The open-source editor was praised .", "The Dow Jones industrial average rose ."):
+        assert _texts(nlp, "delete-adjective", text) == [], text
+    assert _texts(nlp, "delete-leading-modifier", "In 1998 , he did not sell the farm .") == []
+    assert _texts(nlp, "delete-adjective", "The new tool has never been used in a violent attack .") == [
+        "The tool has never been used in a violent attack ."]
+    assert _texts(nlp, "delete-adjective", "She sold her old tractor .") == ["She sold her tractor ."]
+    assert _texts(nlp, "delete-adverb", "He quickly sold the farm .") == ["He sold the farm ."]
+
+
+def test_deletions_from_the_forward_rules_only_judgments(nlp):
+    """No deletion under "lose" or "difficult", in a question, a quotation or a compound term, and no
+    ordinal dropped (relations-forward-rules-only)."""
+    for rule, text in (("delete-adverb", "The town 's ability to directly monitor the river was lost in May ."),
+                       ("delete-adverb", "It is difficult to accurately count the birds ."),
+                       ("delete-adjective", "Has the number of wild birds increased since 1999 ?"),
+                       ("delete-adjective", "The mayor promised to `` quickly repair the old bridge . ''"),
+                       ("delete-adverb", "The mayor promised to `` quickly repair the old bridge . ''"),
+                       ("delete-adjective", "The plant uses light water power reactors ."),
+                       ("delete-adverb", "Second , the council approved the plan .")):
+        assert _texts(nlp, rule, text) == [], (rule, text)

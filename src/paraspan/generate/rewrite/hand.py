@@ -86,7 +86,9 @@ _NAMING_NOUNS = {"city", "town", "village", "state", "province", "county", "coun
                  "kingdom", "region", "district", "port", "capital", "name", "month", "year", "day", "river",
                  "lake", "mount", "bay", "gulf", "sea", "valley", "area", "territory", "borough", "municipality"}
 _NO_DELETE_ADV = {"not", "n't", "never", "no", "so", "as", "too", "very", "how", "why", "when", "where", "only",
-                  "even", "more", "most", "less", "least", "there", "here", "then", "now", "ago", "else", "further"}
+                  "even", "more", "most", "less", "least", "there", "here", "then", "now", "ago", "else", "further",
+                  # ordinals that order an argument ("Second, …"): dropping them drops nothing said
+                  "first", "second", "third", "firstly", "secondly", "thirdly", "lastly"}
 
 
 def _first_sense(ctx: RuleContext, lemma: str, pos: str) -> str | None:
@@ -549,7 +551,7 @@ def delete_comma_modifier(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             if not contiguous(ids):
                 continue
             commas = _comma_offset(doc, ids)
-            if commas is not None:
+            if commas is not None and not _downward(v):
                 out.append(_delete(doc, v, ids, commas))
     return out
 
@@ -598,7 +600,7 @@ def move_leading_adverbial(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
 def delete_leading_modifier(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
     """"In 1998, he sold it." → "He sold it." """
     return [tidy(doc, rest_of_doc(doc, keep(doc, range(comma + 1, v.sent.end)), v))
-            for v, _m, _ids, comma in _leading(doc)]
+            for v, _m, _ids, comma in _leading(doc) if not _downward(v)]
 
 
 def front_trailing_adverbial(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
@@ -852,12 +854,87 @@ def genitive_to_pp(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
 # --------------------------------------------------------------------------- compression of single words
 
 
+#: words that make what is under them downward-entailing: dropping a modifier there gives a
+#: more specific sentence, not a more general one ("never used in a terrorist attack" does not
+#: entail "never used in an attack"; "every old man" is not "every man")
+_DOWNWARD = frozenset({"not", "n't", "never", "no", "without", "few", "none", "nobody", "nothing", "neither", "nor",
+                       "every", "all", "each", "any", "hardly", "rarely", "seldom"})
+
+
+#: words whose complement is downward-entailing: "the ability to directly monitor was lost" does not
+#: entail "the ability to monitor was lost", nor "difficult to accurately assess" "difficult to assess"
+_DOWNWARD_HEADS = frozenset({"lose", "lack", "deny", "doubt", "avoid", "prevent", "refuse", "fail", "forbid", "ban",
+                             "prohibit", "difficult", "hard", "impossible", "unable", "unlikely", "before"})
+
+
+def _downward(t: Token) -> bool:
+    """Whether ``t`` is under a negation, a negative or universal determiner, "without" or a condition
+    (natural-logic monotonicity, read from the heads above it and their dependents)."""
+    below = t
+    for a in [t, *t.ancestors]:
+        if a.i != t.i and (a.lower_ in _DOWNWARD or a.lemma_.lower() in _DOWNWARD_HEADS):
+            return True
+        # a verb's negation does not reach into its subject ("the new tool has never been used")
+        subject = a.i != t.i and below.dep_ in ("nsubj", "nsubjpass", "csubj", "expl")
+        for c in a.children:
+            if c.dep_ == "det" and c.lower_ in _DOWNWARD and c.i != t.i:
+                return True
+            if c.dep_ == "acomp" and c.lemma_.lower() in _DOWNWARD_HEADS and a.i != t.i:
+                return True  # "it is difficult to …"
+            if (c.dep_ in ("neg", "advmod", "preconj") and c.lower_ in _DOWNWARD and c.i != t.i
+                    and not subject):
+                return True
+            if c.dep_ == "mark" and c.lower_ in _CONDITIONAL and a.i != t.i:
+                return True
+        below = a
+    return False
+
+
+def _quoted(t: Token) -> bool:
+    """Whether ``t`` is inside quotation marks (``…'', "…", “…”) in its sentence."""
+    inside, prev = False, ""
+    for w in t.sent:
+        if w.i == t.i:
+            return inside
+        # the parser splits a PTB opening quote into two backticks
+        if w.text in ("``", "“") or (w.text == "`" and prev == "`") or (w.text == '"' and not inside):
+            inside = True
+        elif w.text in ("''", "”") or (w.text == '"' and inside):
+            inside = False
+        prev = w.text
+    return False
+
+
+def _droppable(t: Token) -> bool:
+    """Whether the one word ``t`` can go and leave the rest as it was: not part of a hyphenated
+    word ("open-source") or a compound term, not between "a"/"an" and a word of the other sound
+    ("a surprisingly impassioned"), not inside a name ("Dow Jones industrial average"), a question
+    or a quotation, not where dropping it makes the sentence more specific (:func:`_downward`)."""
+    doc = t.doc
+    if any(0 <= i < len(doc) and doc[i].text in {"-", "–"} for i in (t.i - 1, t.i + 1)):
+        return False
+    if t.sent[-1].text == "?" or _quoted(t):
+        return False  # a question entails nothing; a quotation is the speaker's words
+    if t.head.dep_ == "compound" or (t.i + 1 < len(doc) and doc[t.i + 1].dep_ == "compound"):
+        return False  # part of a compound term ("light water power reactors")
+    if t.i > 0 and doc[t.i - 1].lower_ in ("a", "an") and t.i + 1 < len(doc):
+        def vowel(w: str) -> bool:
+            return w[:1].lower() in "aeiou"
+
+        if vowel(t.text) != vowel(doc[t.i + 1].text):
+            return False
+    if any(c.pos_ == "PROPN" and c.i < t.i for c in t.head.children if c.dep_ in ("compound", "nmod")):
+        return False
+    return not _downward(t)
+
+
 def delete_adverb(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
     """"He also sold it quickly." → "He sold it quickly." (one adverb at a time)"""
     out = []
     for t in doc:
         if (t.dep_ == "advmod" and t.pos_ == "ADV" and t.head.pos_ in {"VERB", "AUX"} and t.lower_ not in _NO_DELETE_ADV
-                and t.tag_ == "RB" and not list(t.children) and (t.i < t.head.i or t.lower_.endswith("ly"))):
+                and t.tag_ == "RB" and not list(t.children) and (t.i < t.head.i or t.lower_.endswith("ly"))
+                and _droppable(t)):
             out.append(tidy(doc, [Piece(d.text, d.i) for d in doc if d.i != t.i]))
     return out
 
@@ -867,7 +944,7 @@ def delete_adjective(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
     out = []
     for t in doc:
         if t.dep_ == "amod" and t.pos_ == "ADJ" and t.tag_ == "JJ" and t.i < t.head.i and not list(t.children) \
-                and t.head.pos_ == "NOUN" and t.ent_type_ == "":
+                and t.head.pos_ == "NOUN" and t.ent_type_ == "" and _droppable(t):
             out.append(tidy(doc, [Piece(d.text, d.i) for d in doc if d.i != t.i]))
     return out
 
@@ -1039,16 +1116,27 @@ DELETE_RELATIVE_CLAUSE = Rule("delete-relative-clause", "compression", "hand", d
                               example="The examiner, who was kind, left. → The examiner left.")
 DELETE_COMMA_MODIFIER = Rule("delete-comma-modifier", "compression", "hand", delete_comma_modifier,
                              description="delete a verb modifier set off by commas",
-                             example="He left, after a while, for home. → He left for home.")
+                             example="He left, after a while, for home. → He left for home.",
+                             # v2: not under a negation or condition (relations-forward-rules design)
+                             version="2")
 DELETE_LEADING_MODIFIER = Rule("delete-leading-modifier", "compression", "hand", delete_leading_modifier,
                                description="delete the modifier before the subject of the main clause",
-                               example="In 1998, he sold it. → He sold it.")
+                               example="In 1998, he sold it. → He sold it.",
+                               # v2: not under a negation or condition (relations-forward-rules design)
+                               version="2")
 DELETE_ADVERB = Rule("delete-adverb", "compression", "hand", delete_adverb,
                      description="delete one adverb modifying a verb",
-                     example="He also sold it. → He sold it.")
+                     example="He also sold it. → He sold it.",
+                     # v2: not in a hyphenated word, before a/an of the other sound, in a name or
+                     # under a negation, universal or condition (relations-forward-rules design);
+                     # v3: nor in a question, a quotation, a compound term or under "lose",
+                     # "difficult", …; no ordinal ("Second,") (relations-forward-rules-only)
+                     version="3")
 DELETE_ADJECTIVE = Rule("delete-adjective", "compression", "hand", delete_adjective,
                         description="delete one attributive adjective",
-                        example="He sold his old tractor. → He sold his tractor.")
+                        example="He sold his old tractor. → He sold his tractor.",
+                        # v2, v3: as delete-adverb v2, v3
+                        version="3")
 IT_CLEFT = Rule("it-cleft", "insertion", "hand", it_cleft,
                 description='"It is" insertion: cleft the subject',
                 example="The farmer sold it. → It was the farmer that sold it.",
