@@ -386,13 +386,14 @@ def test_deletions_that_would_not_give_a_more_general_sentence(nlp):
 
 
 def test_deletions_from_the_forward_rules_only_judgments(nlp):
-    """No deletion under "lose" or "difficult", in a question, a quotation or a compound term, and no
-    ordinal dropped (relations-forward-rules-only)."""
+    """No deletion under "lose", "difficult" or "block", in a question, a quotation or a compound term,
+    and no ordinal dropped (relations-forward-rules-only, -b)."""
     for rule, text in (("delete-adverb", "The town 's ability to directly monitor the river was lost in May ."),
                        ("delete-adverb", "It is difficult to accurately count the birds ."),
                        ("delete-adjective", "Has the number of wild birds increased since 1999 ?"),
                        ("delete-adjective", "The mayor promised to `` quickly repair the old bridge . ''"),
                        ("delete-adverb", "The mayor promised to `` quickly repair the old bridge . ''"),
                        ("delete-adjective", "The plant uses light water power reactors ."),
-                       ("delete-adverb", "Second , the council approved the plan .")):
+                       ("delete-adverb", "Second , the council approved the plan ."),
+                       ("delete-adjective", "The drug blocks the cell 's ability to form deadly toxins .")):
         assert _texts(nlp, rule, text) == [], (rule, text)

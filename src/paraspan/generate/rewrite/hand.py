@@ -864,7 +864,8 @@ _DOWNWARD = frozenset({"not", "n't", "never", "no", "without", "few", "none", "n
 #: words whose complement is downward-entailing: "the ability to directly monitor was lost" does not
 #: entail "the ability to monitor was lost", nor "difficult to accurately assess" "difficult to assess"
 _DOWNWARD_HEADS = frozenset({"lose", "lack", "deny", "doubt", "avoid", "prevent", "refuse", "fail", "forbid", "ban",
-                             "prohibit", "difficult", "hard", "impossible", "unable", "unlikely", "before"})
+                             "prohibit", "block", "stop", "difficult", "hard", "impossible", "unable", "unlikely",
+                             "before"})
 
 
 def _downward(t: Token) -> bool:
@@ -1130,13 +1131,14 @@ DELETE_ADVERB = Rule("delete-adverb", "compression", "hand", delete_adverb,
                      # v2: not in a hyphenated word, before a/an of the other sound, in a name or
                      # under a negation, universal or condition (relations-forward-rules design);
                      # v3: nor in a question, a quotation, a compound term or under "lose",
-                     # "difficult", …; no ordinal ("Second,") (relations-forward-rules-only)
-                     version="3")
+                     # "difficult", …; no ordinal ("Second,") (relations-forward-rules-only);
+                     # v4: nor under "block", "stop" (relations-forward-rules-only-b)
+                     version="4")
 DELETE_ADJECTIVE = Rule("delete-adjective", "compression", "hand", delete_adjective,
                         description="delete one attributive adjective",
                         example="He sold his old tractor. → He sold his tractor.",
-                        # v2, v3: as delete-adverb v2, v3
-                        version="3")
+                        # v2-v4: as delete-adverb v2-v4
+                        version="4")
 IT_CLEFT = Rule("it-cleft", "insertion", "hand", it_cleft,
                 description='"It is" insertion: cleft the subject',
                 example="The farmer sold it. → It was the farmer that sold it.",
