@@ -521,7 +521,8 @@ def main() -> None:
     gen.add_argument("--samples", type=int, default=6, help="samples per constraint set")
     gen.add_argument("--constraint-sets", type=int, default=4, help="constraint sets")
     gen.add_argument("--rewrites", choices=("first", "only", "off"), default=None,
-                     help="paraphrase --rewrites (default: the command's: only for equivalence, off otherwise)")
+                     help="paraphrase --rewrites (default: the command's: only for equivalence and forward, "
+                          "off for reverse)")
     gen.add_argument("--chunk", type=int, default=25, help="sentences per paraphrase command (the unit of resuming)")
     gen.add_argument("--hand", type=int, default=50, help="delivered outputs per relation sampled for hand judging")
     gen.add_argument("--judgments", type=Path, default=ROOT / "benchmarks" / "results" / "judged",

@@ -280,8 +280,9 @@ def check_rewrites(rewrites: str | None, relation: str | None) -> str:
     if rewrites not in RULE_MODES:
         raise ParaspanError.from_code("E952", value=rewrites, why="is not a mode")
     if rewrites != "off" and relation not in RULE_FAMILIES:
-        raise ParaspanError.from_code("E952", value=rewrites, why="needs --relation equivalence" if relation is None
-                                      else f"does not apply to --relation {relation}")
+        why = ("needs --relation equivalence or forward" if relation is None
+               else f"does not apply to --relation {relation}")
+        raise ParaspanError.from_code("E952", value=rewrites, why=why)
     return rewrites
 
 
