@@ -59,6 +59,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -397,14 +398,17 @@ def hand_sample(args: argparse.Namespace, relation: str, rows_by_set: dict[str, 
                              "note": line.get("note", ""), "judges": line.get("judges", {}),
                              **({"made_by": line["made_by"], "rule": line.get("rule")} if "made_by" in line else {})}
                             for line in judged])
+    def tally(key: Callable[[dict[str, Any]], str], keys: Iterable[str]) -> dict[str, dict[str, int]]:
+        return {k: {"judged": len(part), "in_class": sum(line["in_class"] for line in part)}
+                for k in keys for part in [[line for line in judged if key(line) == k]]}
+
+    def maker(line: dict[str, Any]) -> str:
+        return line.get("made_by", "llm")
+
     out: dict[str, Any] = {"sampled": len(lines), "judged": len(judged),
                            "in_class_share": _share(sum(line["in_class"] for line in judged), len(judged)),
-                           "by_set": {name: {"judged": len(part), "in_class": sum(line["in_class"] for line in part)}
-                                      for name in rows_by_set
-                                      for part in [[line for line in judged if line["set"] == name]]},
-                           "by_maker": {by: {"judged": len(part), "in_class": sum(line["in_class"] for line in part)}
-                                        for by in sorted({line.get("made_by", "llm") for line in judged})
-                                        for part in [[line for line in judged if line.get("made_by", "llm") == by]]}}
+                           "by_set": tally(lambda line: line["set"], rows_by_set),
+                           "by_maker": tally(maker, sorted({maker(line) for line in judged}))}
     for j in judges:  # how far each judge's label agrees with the hand judgment
         seen = [line for line in judged if line.get("judges", {}).get(j) is not None]
         out[f"{j}_agrees_with_hand"] = _share(sum((line["judges"][j] == line["class"]) == line["in_class"]
@@ -497,6 +501,8 @@ def generate_main(args: argparse.Namespace) -> None:
 
 
 def main() -> None:
+    from paraspan.cli.paraphrase import RULE_MODES
+
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--llm-sample", type=int, default=100, help="pairs per data set for the LLM judge (0: skip)")
     parser.add_argument("--threads", type=int, default=1, help="CPU threads (torch and llama.cpp)")
@@ -520,7 +526,7 @@ def main() -> None:
     gen.add_argument("--candidates", type=int, default=6, help="candidates judged per sentence")
     gen.add_argument("--samples", type=int, default=6, help="samples per constraint set")
     gen.add_argument("--constraint-sets", type=int, default=4, help="constraint sets")
-    gen.add_argument("--rewrites", choices=("first", "only", "off"), default=None,
+    gen.add_argument("--rewrites", choices=RULE_MODES, default=None,
                      help="paraphrase --rewrites (default: the command's: only for equivalence and forward, "
                           "off for reverse)")
     gen.add_argument("--chunk", type=int, default=25, help="sentences per paraphrase command (the unit of resuming)")

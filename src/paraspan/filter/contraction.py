@@ -98,14 +98,20 @@ def _keys(token: Any) -> set[str]:
     return {token.lemma_.lower(), token.text.lower()}
 
 
-def moved_words(longer: Any, shorter: Any) -> list[tuple[str, str]]:
-    """The content words of the parse ``shorter`` whose nearest content head that is also in
-    ``longer`` is not one of their heads there, as (word, head) pairs (see the module docstring)."""
+def _content_index(doc: Any) -> dict[str, list[Any]]:
+    """The content words of the parse ``doc`` by each of their keys (:func:`_keys`)."""
     by_key: dict[str, list[Any]] = {}
-    for t in longer:
+    for t in doc:
         if t.pos_ in CONTENT_POS:
             for key in _keys(t):
                 by_key.setdefault(key, []).append(t)
+    return by_key
+
+
+def moved_words(longer: Any, shorter: Any) -> list[tuple[str, str]]:
+    """The content words of the parse ``shorter`` whose nearest content head that is also in
+    ``longer`` is not one of their heads there, as (word, head) pairs (see the module docstring)."""
+    by_key = _content_index(longer)
 
     def matches(t: Any) -> list[Any]:
         return [m for key in _keys(t) for m in by_key.get(key, ())]
@@ -141,11 +147,7 @@ def swapped_roles(first: Any, second: Any) -> list[tuple[str, str]]:
     """The core arguments of a verb both parses have that are in different roles on it, the voice
     undone, as (word, verb) pairs: "the verdict followed the hearing" → "the hearing followed the
     verdict" (an equivalent paraphrase may restructure, but not change who did what to whom)."""
-    by_key: dict[str, list[Any]] = {}
-    for t in second:
-        if t.pos_ in CONTENT_POS:
-            for key in _keys(t):
-                by_key.setdefault(key, []).append(t)
+    by_key = _content_index(second)
     out = []
     for t in first:
         mine = _role(t) if t.pos_ in CONTENT_POS else None
@@ -280,7 +282,6 @@ class ContractionFilter:
                 "the words were rearranged, not only " + ("dropped" if self.relation == "forward" else "added"),
                 details))
         return out
-
 
     @staticmethod
     def _equivalent(source_doc: Any, output_doc: Any, source: str, output: str) -> FilterDecision:

@@ -413,13 +413,17 @@ def _verb_number(n: Token) -> bool | None:
     return _clause_number(n.head) if n.dep_ in {"nsubj", "nsubjpass"} else None
 
 
+#: tags of a tensed verb or modal
+_FINITE_TAGS = frozenset({"VBD", "VBZ", "VBP", "MD"})
+
+
 def _has_own_clause(doc: Doc, m: Token, ids: list[int]) -> bool:
     """Whether the phrase headed by ``m`` holds a finite verb outside a relative clause: then it is a
     clause, not an appositive noun phrase (a misparse: "Far more careful than the Romans, the Greeks
     used …" became "The Romans are the Greeks used …", FrameNet train, downstream store fn-ds-s0)."""
     for i in ids:
         t = doc[i]
-        if t.tag_ in {"VBD", "VBZ", "VBP", "MD"}:
+        if t.tag_ in _FINITE_TAGS:
             path = takewhile(lambda a: a.i != m.i, [t, *t.ancestors])  # t up to, not including, m
             if not any(a.dep_ == "relcl" for a in path):
                 return True
@@ -689,8 +693,7 @@ def _scopes_over_both(doc: Doc, first: list[int]) -> bool:
 
 def _finite(v: Token) -> bool:
     """Whether ``v`` heads a finite clause (a tensed verb, or a tensed auxiliary or modal on it)."""
-    finite = {"VBD", "VBZ", "VBP", "MD"}
-    return v.tag_ in finite or any(c.dep_ in ("aux", "auxpass") and c.tag_ in finite for c in v.children)
+    return v.tag_ in _FINITE_TAGS or any(c.dep_ in ("aux", "auxpass") and c.tag_ in _FINITE_TAGS for c in v.children)
 
 
 def _ends_in_complement(doc: Doc, v: Token, last: int) -> bool:
