@@ -227,11 +227,12 @@ class Rewriter:
 
 
 def make_rewriter(rules: str | None = None, max_per_sentence: int | None = None, max_lexical: int = 3,
-                  families: str = "equivalence") -> Rewriter:
+                  families: str = "reliable") -> Rewriter:
     """The registered ``rewrite`` generator: ``rules`` a rules file (``paraspan refine-rules``;
     default: every hand-written and learned rule), at most ``max_per_sentence`` rewrites per
     sentence, ``max_lexical`` WordNet substitutions per rewrite, ``families`` the rule families
-    used: a preset (``equivalence``, the default: rules that keep the meaning;
+    used: a preset (``reliable``, the default: the rules that keep the meaning except the passives,
+    which were judged right 26 times in 71; ``equivalence``: those and the passives;
     ``forward_entailment``: those and deletions of modifiers; ``all``) or comma-separated names."""
     return Rewriter(rules, max_per_sentence=max_per_sentence, max_lexical=max_lexical, families=families)
 
