@@ -397,3 +397,20 @@ def test_deletions_from_the_forward_rules_only_judgments(nlp):
                        ("delete-adverb", "Second , the council approved the plan ."),
                        ("delete-adjective", "The drug blocks the cell 's ability to form deadly toxins .")):
         assert _texts(nlp, rule, text) == [], (rule, text)
+
+
+def test_deletions_under_a_focus_word_or_a_condition(nlp):
+    """"only" on a verb, on a number or as "the only" keeps everything in its clause; on a noun
+    phrase it keeps the rest of the clause but lets that phrase's modifiers go ("found only empty
+    jars" entails "found only jars"); "to the extent that" and "as long as" are conditions; nothing
+    goes under "abolish" (relations-forward-seed1 and -rules-only-b judgments)."""
+    for rule, text in (("delete-adjective", "He only eats red apples ."),
+                       ("delete-adjective", "In only one dry year did the large farms sell cattle ."),
+                       ("delete-adjective", "She said the only new tool was broken ."),
+                       ("delete-adjective", "To the extent that the main job of junior staff is filing , the office is slow ."),
+                       ("delete-adjective", "As long as the old bridge stands , traffic will flow ."),
+                       ("delete-adjective", "The court abolished capital punishment in the state .")):
+        assert _texts(nlp, rule, text) == [], (rule, text)
+    assert _texts(nlp, "delete-adjective", "The cook found only empty jars .") == ["The cook found only jars ."]
+    assert _texts(nlp, "delete-adjective", "To the extent that rules apply , small firms will pay more .") == [
+        "To the extent that rules apply , firms will pay more ."]

@@ -868,7 +868,18 @@ _DOWNWARD = frozenset({"not", "n't", "never", "no", "without", "few", "none", "n
 #: entail "the ability to monitor was lost", nor "difficult to accurately assess" "difficult to assess"
 _DOWNWARD_HEADS = frozenset({"lose", "lack", "deny", "doubt", "avoid", "prevent", "refuse", "fail", "forbid", "ban",
                              "prohibit", "block", "stop", "difficult", "hard", "impossible", "unable", "unlikely",
-                             "before"})
+                             "before", "abolish", "eliminate"})
+
+#: focus words: "only" on a noun phrase keeps that phrase upward ("found only empty cavities" entails
+#: "found only cavities") and turns the rest of its clause downward ("only one election year did
+#: congressional districts …" does not entail "… districts …"); on a verb its focus is unknown, on a
+#: number or as "the only" it is an exact count, and nothing under either may go
+_FOCUS = frozenset({"only", "merely", "solely", "exclusively"})
+
+#: the words before a "that"/"as" that make a clause a condition ("to the extent that the rules apply",
+#: "as long as the bridge stands"): its content is downward-entailing like an if-clause's
+_CONDITION_LEADS = (("as", "long"), ("so", "long"), ("the", "extent"), ("the", "degree"), ("in", "case"),
+                    ("the", "event"))
 
 
 def _downward(t: Token) -> bool:
@@ -888,10 +899,38 @@ def _downward(t: Token) -> bool:
             if (c.dep_ in ("neg", "advmod", "preconj") and c.lower_ in _DOWNWARD and c.i != t.i
                     and not subject):
                 return True
-            if c.dep_ == "mark" and c.lower_ in _CONDITIONAL and a.i != t.i:
+            if c.dep_ == "mark" and a.i != t.i and (c.lower_ in _CONDITIONAL or _condition_lead(c)):
                 return True
         below = a
+    return _focus_scope(t)
+
+
+def _focus_scope(t: Token) -> bool:
+    """Whether ``t`` is where a focus word ("only") makes dropping it not entailed (:data:`_FOCUS`)."""
+    for o in t.sent:
+        if o.lower_ not in _FOCUS or o.i == t.i or o.dep_ not in ("advmod", "amod", "preconj"):
+            continue
+        h = o.head
+        if h.pos_ in ("VERB", "AUX"):
+            # on the verb: its clause, not its subject ("the new tool is only used on Sundays")
+            if _under(t, h) and not any(_under(t, c) for c in h.children if c.dep_ in ("nsubj", "nsubjpass")):
+                return True
+            continue
+        exact = o.dep_ == "amod" or h.like_num or h.dep_ == "nummod"
+        clause = next((a for a in h.ancestors if a.pos_ in ("VERB", "AUX")), h.sent.root)
+        if _under(t, clause) and (exact or not _under(t, h)):
+            return True
     return False
+
+
+def _under(t: Token, head: Token) -> bool:
+    return head.left_edge.i <= t.i <= head.right_edge.i and (t.i == head.i or head in t.ancestors)
+
+
+def _condition_lead(mark: Token) -> bool:
+    """Whether the words before ``mark`` make its clause a condition (:data:`_CONDITION_LEADS`)."""
+    doc = mark.doc
+    return mark.i >= 2 and (doc[mark.i - 2].lower_, doc[mark.i - 1].lower_) in _CONDITION_LEADS
 
 
 def _quoted(t: Token) -> bool:
@@ -948,7 +987,7 @@ def delete_adjective(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
     out = []
     for t in doc:
         if t.dep_ == "amod" and t.pos_ == "ADJ" and t.tag_ == "JJ" and t.i < t.head.i and not list(t.children) \
-                and t.head.pos_ == "NOUN" and t.ent_type_ == "" and _droppable(t):
+                and t.head.pos_ == "NOUN" and t.ent_type_ == "" and t.lower_ not in _FOCUS and _droppable(t):
             out.append(tidy(doc, [Piece(d.text, d.i) for d in doc if d.i != t.i]))
     return out
 
