@@ -59,7 +59,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -249,36 +249,52 @@ def _read_jsonl(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def mrpc_inputs(path: Path, n: int, seed: int) -> list[dict[str, Any]]:
-    """``n`` distinct first sentences of MRPC pairs, sampled with ``seed``, no constraints."""
+def fresh_sample(rows: Callable[[int], list[dict[str, Any]]], n: int, seed: int,
+                 exclude: Sequence[tuple[int, int]] = ()) -> list[dict[str, Any]]:
+    """``n`` of the rows made for ``seed`` (``rows(seed)``), sampled with it, leaving out those that
+    the draws ``exclude`` (seed, size) took: sentences read in earlier runs are not judged again."""
+    taken = {r["id"] for s, size in exclude for r in sample(rows(s), size, s)}
+    return sample([r for r in rows(seed) if r["id"] not in taken], n, seed)
+
+
+def mrpc_inputs(path: Path, n: int, seed: int, exclude: Sequence[tuple[int, int]] = ()) -> list[dict[str, Any]]:
+    """``n`` distinct first sentences of MRPC pairs, sampled with ``seed``, no constraints (none of
+    the draws of the ``exclude`` seeds)."""
     from paraspan.corpus.pairs import read_pair_file
 
     seen: dict[str, str] = {}
     for pair in read_pair_file(path):
         seen.setdefault(" ".join(pair.s1.split()), str(pair.id))
     rows = [{"id": f"mrpc-{ident}", "text": text} for text, ident in seen.items()]
-    return sample(rows, n, seed)
+    return fresh_sample(lambda _seed: rows, n, seed, exclude)
 
 
-def framenet_inputs(framenet: Path, splits: Path, n: int, seed: int) -> list[dict[str, Any]]:
+def framenet_inputs(framenet: Path, splits: Path, n: int, seed: int,
+                    exclude: Sequence[tuple[int, int]] = ()) -> list[dict[str, Any]]:
     """``n`` FrameNet dev sentences, each with the target and frame elements of one of its frames
-    (chosen with ``seed``) as kept spans: what span augmentation must keep."""
+    (chosen with ``seed``) as kept spans: what span augmentation must keep (none of the sentences
+    the draws of the ``exclude`` seeds took)."""
     from paraspan.corpus.formats import read_corpus
     from paraspan.generate.paraphrase import span_problems
 
-    rng = random.Random(seed)
-    rows = []
-    for sentence in read_corpus(framenet, "framenet", split="dev", splits=splits):
-        frames = [s for s in sentence.structures if s.kind == "frame" and s.anchor is not None]
-        if not frames:
-            continue
-        frame = rng.choice(frames)
-        spans = sorted({(sp.start, sp.end) for sp in [frame.anchor, *frame.args] if sp is not None})
-        keep = [list(sp) for sp in spans]
-        if span_problems(sentence.text, keep, "keep"):
-            continue
-        rows.append({"id": f"fn-{sentence.id}", "text": sentence.text, "keep": keep})
-    return sample(rows, n, seed)
+    sentences = list(read_corpus(framenet, "framenet", split="dev", splits=splits))
+
+    def rows(draw: int) -> list[dict[str, Any]]:
+        rng = random.Random(draw)  # which frame's spans are kept depends on the draw, as before
+        out = []
+        for sentence in sentences:
+            frames = [s for s in sentence.structures if s.kind == "frame" and s.anchor is not None]
+            if not frames:
+                continue
+            frame = rng.choice(frames)
+            spans = sorted({(sp.start, sp.end) for sp in [frame.anchor, *frame.args] if sp is not None})
+            keep = [list(sp) for sp in spans]
+            if span_problems(sentence.text, keep, "keep"):
+                continue
+            out.append({"id": f"fn-{sentence.id}", "text": sentence.text, "keep": keep})
+        return out
+
+    return fresh_sample(rows, n, seed, exclude)
 
 
 def tree_height(doc: Any) -> int:
@@ -424,6 +440,8 @@ def run_generate(args: argparse.Namespace) -> dict[str, Any]:
     # what the chunks in --work were made with: resuming with other settings would mix two runs
     made_with = {k: getattr(args, k) for k in ("n", "model", "judges", "paraphrases", "candidates", "samples",
                                                 "constraint_sets", "seed")}
+    if args.exclude_seeds:
+        made_with["exclude_seeds"] = args.exclude_seeds
     if args.rewrites is not None:
         made_with["rewrites"] = args.rewrites
     stamp = args.work / "settings.json"
@@ -432,8 +450,10 @@ def run_generate(args: argparse.Namespace) -> dict[str, Any]:
                          "use another --work")
     stamp.write_text(json.dumps(made_with) + "\n")
     sets: dict[str, list[dict[str, Any]]] = {}
-    for name, make in (("mrpc", lambda: mrpc_inputs(args.mrpc, args.n, args.seed)),
-                       ("framenet", lambda: framenet_inputs(args.framenet, args.splits, args.n, args.seed))):
+    exclude = [(int(seed), int(size or args.n)) for seed, _, size in
+               (d.strip().partition(":") for d in args.exclude_seeds.split(",") if d.strip())]
+    for name, make in (("mrpc", lambda: mrpc_inputs(args.mrpc, args.n, args.seed, exclude)),
+                       ("framenet", lambda: framenet_inputs(args.framenet, args.splits, args.n, args.seed, exclude))):
         path = args.work / f"inputs-{name}.jsonl"
         if not path.is_file():  # drawn once: a resumed run works on the same sentences
             _write_jsonl(path, make())
@@ -454,7 +474,7 @@ def run_generate(args: argparse.Namespace) -> dict[str, Any]:
     return {"results": results, "hand_judged": hand,
             "settings": {k: getattr(args, k) for k in ("n", "start", "limit", "model", "judges", "relations",
                                                        "paraphrases", "candidates", "samples", "constraint_sets",
-                                                       "seed", "hand", "rewrites")}}
+                                                       "seed", "hand", "rewrites", "exclude_seeds")}}
 
 
 def _portable(value: Any) -> str:
@@ -517,6 +537,9 @@ def main() -> None:
     gen.add_argument("--work", type=Path, help="folder for inputs, outputs and hand judgments (not the repository)")
     gen.add_argument("--n", type=int, default=200, help="sentences drawn per set")
     gen.add_argument("--limit", type=int, default=None, help="only the first N drawn sentences of each set")
+    gen.add_argument("--exclude-seeds", default="",
+                     help="earlier draws whose sentences are left out of this one, SEED[:N],… (N: that draw's --n; "
+                          "default this --n): sentences read in earlier runs are not judged again")
     gen.add_argument("--start", type=int, default=0,
                      help="skip the first K drawn sentences (those the checks were designed on)")
     gen.add_argument("--relations", default=",".join(GENERATE_RELATIONS), help="comma-separated")
