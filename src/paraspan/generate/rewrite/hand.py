@@ -870,11 +870,11 @@ _DOWNWARD_HEADS = frozenset({"lose", "lack", "deny", "doubt", "avoid", "prevent"
                              "prohibit", "block", "stop", "difficult", "hard", "impossible", "unable", "unlikely",
                              "before", "abolish", "eliminate"})
 
-#: focus words: "only" on a noun phrase keeps that phrase upward ("found only empty cavities" entails
+#: exclusive focus words: "only" on a noun phrase keeps that phrase upward ("found only empty cavities" entails
 #: "found only cavities") and turns the rest of its clause downward ("only one election year did
 #: congressional districts …" does not entail "… districts …"); on a verb its focus is unknown, on a
 #: number or as "the only" it is an exact count, and nothing under either may go
-_FOCUS = frozenset({"only", "merely", "solely", "exclusively"})
+_EXCLUSIVE = frozenset({"only", "merely", "solely", "exclusively"})
 
 #: the words before a "that"/"as" that make a clause a condition ("to the extent that the rules apply",
 #: "as long as the bridge stands"): its content is downward-entailing like an if-clause's
@@ -906,9 +906,9 @@ def _downward(t: Token) -> bool:
 
 
 def _focus_scope(t: Token) -> bool:
-    """Whether ``t`` is where a focus word ("only") makes dropping it not entailed (:data:`_FOCUS`)."""
+    """Whether ``t`` is where a focus word ("only") makes dropping it not entailed (:data:`_EXCLUSIVE`)."""
     for o in t.sent:
-        if o.lower_ not in _FOCUS or o.i == t.i or o.dep_ not in ("advmod", "amod", "preconj"):
+        if o.lower_ not in _EXCLUSIVE or o.i == t.i or o.dep_ not in ("advmod", "amod", "preconj"):
             continue
         h = o.head
         if h.pos_ in ("VERB", "AUX"):
@@ -987,7 +987,7 @@ def delete_adjective(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
     out = []
     for t in doc:
         if t.dep_ == "amod" and t.pos_ == "ADJ" and t.tag_ == "JJ" and t.i < t.head.i and not list(t.children) \
-                and t.head.pos_ == "NOUN" and t.ent_type_ == "" and t.lower_ not in _FOCUS and _droppable(t):
+                and t.head.pos_ == "NOUN" and t.ent_type_ == "" and t.lower_ not in _EXCLUSIVE and _droppable(t):
             out.append(tidy(doc, [Piece(d.text, d.i) for d in doc if d.i != t.i]))
     return out
 
