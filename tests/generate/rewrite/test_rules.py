@@ -414,3 +414,30 @@ def test_deletions_under_a_focus_word_or_a_condition(nlp):
     assert _texts(nlp, "delete-adjective", "The cook found only empty jars .") == ["The cook found only jars ."]
     assert _texts(nlp, "delete-adjective", "To the extent that rules apply , small firms will pay more .") == [
         "To the extent that rules apply , firms will pay more ."]
+
+
+def test_deletions_keep_single_quotations_and_the_comma_before_a_reporting_clause(nlp):
+    """A word inside single quotation marks stays (a plural possessive's apostrophe opens none), and a
+    modifier dropped before a trailing "the paper said" leaves its comma (relations-forward-seed2)."""
+    assert _texts(nlp, "delete-adjective", "The mayor called the plan 'a dreadful mess' on Monday .") == []
+    assert _texts(nlp, "delete-adjective", "The players' old union sold the stadium .") == [
+        "The players' union sold the stadium ."]
+    assert _texts(nlp, "delete-comma-modifier",
+                  "The bank was robbed on May 8 , hours before the parade began , the paper said .") == [
+        "The bank was robbed on May 8, the paper said ."]
+    assert _texts(nlp, "delete-appositive", "Tom Hale , the mayor , sold the farm .") == ["Tom Hale sold the farm ."]
+    assert _texts(nlp, "delete-appositive", "A team led by Tom Hale , the mayor , visited the farm .") == [
+        "A team led by Tom Hale visited the farm ."]
+
+
+def test_deletions_keep_contrasts_names_and_needed_modifiers(nlp):
+    """An adjective whose antonym is in the sentence sets two things apart, one after "so-called" is
+    part of a name, one on "level" or "basis" is what the noun says, and nothing goes under "hinder"
+    (relations-forward-seed2)."""
+    for text in ("The town allowed checks on its present farms but refused checks on past farms .",
+                 "The report said a so-called dirty bomb was found .",
+                 "At the federal level , the tax has been rising .",
+                 "The party was hindered in its attempts to field a competitive slate ."):
+        assert _texts(nlp, "delete-adjective", text) == [], text
+    assert _texts(nlp, "delete-adjective", "The town allowed checks on its present farms .") == [
+        "The town allowed checks on its farms ."]

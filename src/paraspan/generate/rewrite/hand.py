@@ -360,8 +360,22 @@ def _extract(doc: Doc, n: Token, ids: list[int], commas: tuple[int, int | None],
 
 
 def _delete(doc: Doc, anchor: Token, ids: list[int], commas: tuple[int, int | None]) -> list[Piece]:
-    drop = set(ids) | {commas[0]} | ({commas[1]} if commas[1] is not None else set())
+    drop = set(ids) | {commas[0]}
+    if commas[1] is not None and not _ends_clause(doc, anchor, commas[1]):
+        drop.add(commas[1])
     return tidy(doc, rest_of_doc(doc, keep(doc, _sent_ids(anchor, drop)), anchor))
+
+
+def _ends_clause(doc: Doc, anchor: Token, comma: int) -> bool:
+    """Whether the comma after a dropped modifier also closes ``anchor``'s clause, before words of the
+    clause around it ("… on March 18, hours before the strikes, the newspaper said." keeps a comma
+    before "the newspaper said")."""
+    # the finite clause: "a delegation led by X, Y, visited" closes no clause at Y's comma
+    head = next((a for a in [anchor, *anchor.ancestors] if a.pos_ in ("VERB", "AUX") and _finite(a)), anchor.sent.root)
+    after = comma + 1
+    if after >= len(doc) or doc[after].is_punct or doc[after].sent.start != anchor.sent.start:
+        return False
+    return not (head.left_edge.i <= after <= head.right_edge.i)
 
 
 def extract_appositive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
@@ -868,7 +882,12 @@ _DOWNWARD = frozenset({"not", "n't", "never", "no", "without", "few", "none", "n
 #: entail "the ability to monitor was lost", nor "difficult to accurately assess" "difficult to assess"
 _DOWNWARD_HEADS = frozenset({"lose", "lack", "deny", "doubt", "avoid", "prevent", "refuse", "fail", "forbid", "ban",
                              "prohibit", "block", "stop", "difficult", "hard", "impossible", "unable", "unlikely",
-                             "before", "abolish", "eliminate"})
+                             "before", "abolish", "eliminate", "hinder", "impede", "hamper", "obstruct", "deter",
+                             "thwart", "discourage"})
+
+#: nouns that need their modifier: "at the federal level" → "at the level", "on a regular basis" →
+#: "on a basis" say nothing (relations-forward-seed2)
+_NEEDS_MODIFIER = frozenset({"level", "basis", "scale", "extent", "degree", "manner", "sense", "stage"})
 
 #: exclusive focus words: "only" on a noun phrase keeps that phrase upward ("found only empty cavities" entails
 #: "found only cavities") and turns the rest of its clause downward ("only one election year did
@@ -934,17 +953,23 @@ def _condition_lead(mark: Token) -> bool:
 
 
 def _quoted(t: Token) -> bool:
-    """Whether ``t`` is inside quotation marks (``…'', "…", “…”) in its sentence."""
-    inside, prev = False, ""
+    """Whether ``t`` is inside quotation marks (``…'', "…", “…”, '…', ‘…’) in its sentence."""
+    inside, single, prev = False, False, None
     for w in t.sent:
         if w.i == t.i:
-            return inside
+            return inside or single
         # the parser splits a PTB opening quote into two backticks
-        if w.text in ("``", "“") or (w.text == "`" and prev == "`") or (w.text == '"' and not inside):
+        if w.text in ("``", "“") or (w.text == "`" and prev is not None and prev.text == "`") or (
+                w.text == '"' and not inside):
             inside = True
         elif w.text in ("''", "”") or (w.text == '"' and inside):
             inside = False
-        prev = w.text
+        elif w.text == "‘" or (w.text == "'" and not single and not w.whitespace_
+                               and (prev is None or prev.whitespace_)):
+            single = True  # an opening single quote: after a space, before a word (not "players' union")
+        elif w.text in ("’", "'") and single:
+            single = False
+        prev = w
     return False
 
 
@@ -987,9 +1012,30 @@ def delete_adjective(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
     out = []
     for t in doc:
         if t.dep_ == "amod" and t.pos_ == "ADJ" and t.tag_ == "JJ" and t.i < t.head.i and not list(t.children) \
-                and t.head.pos_ == "NOUN" and t.ent_type_ == "" and t.lower_ not in _EXCLUSIVE and _droppable(t):
+                and t.head.pos_ == "NOUN" and t.ent_type_ == "" and t.lower_ not in _EXCLUSIVE \
+                and t.head.lemma_.lower() not in _NEEDS_MODIFIER and not _so_called(t) \
+                and not _contrasted(t, ctx) and _droppable(t):
             out.append(tidy(doc, [Piece(d.text, d.i) for d in doc if d.i != t.i]))
     return out
+
+
+def _so_called(t: Token) -> bool:
+    """Whether "so-called" comes before ``t`` in its noun phrase: what follows is a name ("a so-called
+    dirty bomb" → "a so-called bomb" names another thing)."""
+    before = " ".join(w.lower_ for w in t.doc[max(t.head.left_edge.i, t.i - 4):t.i])
+    return "so-called" in before or "so - called" in before
+
+
+def _contrasted(t: Token, ctx: RuleContext) -> bool:
+    """Whether the sentence also has an antonym of the adjective ``t`` (WordNet): the modifier sets
+    two things apart ("safeguards on its present activities … inspections of past activities")."""
+    if ctx.wordnet is None:
+        return False
+    wn = ctx.wordnet()
+    opposite = {a.name().lower() for syn in wn.synsets(t.lemma_.lower(), "a")
+                for near in [syn, *syn.similar_tos()] for lemma in near.lemmas() for a in lemma.antonyms()}
+    # by the word, not the tag: the parser tags "past" in "past nuclear activities" a preposition
+    return any(w.i != t.i and (w.lower_ in opposite or w.lemma_.lower() in opposite) for w in t.sent)
 
 
 # --------------------------------------------------------------------------- insertion and lexical
