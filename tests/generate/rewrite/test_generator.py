@@ -163,3 +163,7 @@ def test_families_choose_rules_by_the_relation_they_keep():
     assert {r.family for r in gen.rules.rules} == set(FAMILY_PRESETS["reliable"]) == set(FAMILY_PRESETS["equivalence"]) - {"voice"}
     assert "active-to-passive" in generators.build("rewrite", {"families": "equivalence"}).rules.names()
     assert "delete-adjective" in generators.build("rewrite", {"families": "all"}).rules.names()
+    fewer = forward.without(["delete-adjective"])
+    assert set(forward.names()) - set(fewer.names()) == {"delete-adjective"}
+    with pytest.raises(KeyError):
+        forward.without(["delete-adjectives"])  # a typo drops nothing: refused

@@ -441,3 +441,27 @@ def test_deletions_keep_contrasts_names_and_needed_modifiers(nlp):
         assert _texts(nlp, "delete-adjective", text) == [], text
     assert _texts(nlp, "delete-adjective", "The town allowed checks on its present farms .") == [
         "The town allowed checks on its farms ."]
+
+
+def test_deletions_keep_the_whole_of_a_proportion_and_splits_keep_bare_verbs(nlp):
+    """Nothing goes from the whole a proportion is of ("90 percent of foreign grain" is not "90
+    percent of grain") or under "excluding"; a bare verb conjoined to a past one belongs under its
+    "to" and is not split off, while a present plural's is (relations-*-seed2)."""
+    for text in ("Ninety percent of foreign grain arrives by ship .", "Half of the new cars were red .",
+                 "The firm said profits rose , excluding taxes and other costs ."):
+        assert _texts(nlp, "delete-adjective", text) == [], text
+    assert _texts(nlp, "split-conjoined-vp", "The town agreed to build a new school , and pay the teachers .") == []
+    assert _texts(nlp, "split-conjoined-vp", "They come here often and go home late .") == [
+        "They come here often. They go home late ."]
+
+
+def test_deletions_keep_partitives_ordinals_and_idioms(nlp):
+    """Nothing goes inside a partitive ("seven of the nine major farms"), an ordinal-like adjective
+    stays ("the final chapter"), and so does the adjective of "a difficult time" (relations-forward-seed1b)."""
+    for text in ("Seven of the nine major farms sold cattle .", "The judge wrote the final chapter .",
+                 "Farmers who have a difficult time selling cattle left ."):
+        assert _texts(nlp, "delete-adjective", text) == [], text
+    # the exception is to the leading phrase, which may not go without it (relations-forward-seed1b)
+    assert _texts(nlp, "delete-leading-modifier",
+                  "In every election since 1950 , except for 1964 , the party won more votes .") == []
+    assert _texts(nlp, "delete-leading-modifier", "In 1998 , he sold the farm .") == ["He sold the farm ."]

@@ -617,8 +617,10 @@ def move_leading_adverbial(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
 
 def delete_leading_modifier(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
     """"In 1998, he sold it." → "He sold it." """
+    # an exception after the comma ("In every election, except for 1964, …") is to the leading phrase
     return [tidy(doc, rest_of_doc(doc, keep(doc, range(comma + 1, v.sent.end)), v))
-            for v, _m, _ids, comma in _leading(doc) if not _downward(v)]
+            for v, _m, _ids, comma in _leading(doc)
+            if not _downward(v) and doc[comma + 1].lower_ not in _EXCEPTIONS]
 
 
 def front_trailing_adverbial(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
@@ -778,6 +780,10 @@ def split_conjoined_vp(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             s_ids = subtree(subj)
             if _children(v, "aux", "auxpass", "neg") and not _children(c, "aux", "auxpass"):
                 continue  # "I will make changes and give you a review": the second verb shares "will"
+            # "agreed to lead … and provide …": a bare verb after a past one belongs under "to"
+            # (equivalence-seed2); after a present plural it is one ("They come and go", tagged VB)
+            if not _finite(c) and not (c.tag_ == "VB" and v.tag_ == "VBP"):
+                continue
             first = [i for i in range(sent.start, cc[-1].i) if not (i == cc[-1].i - 1 and doc[i].text == ",")]
             if not first or _ends_in_punct(doc, first) or _scopes_over_both(doc, first):
                 continue
@@ -875,7 +881,12 @@ def genitive_to_pp(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
 #: more specific sentence, not a more general one ("never used in a terrorist attack" does not
 #: entail "never used in an attack"; "every old man" is not "every man")
 _DOWNWARD = frozenset({"not", "n't", "never", "no", "without", "few", "none", "nobody", "nothing", "neither", "nor",
-                       "every", "all", "each", "any", "hardly", "rarely", "seldom"})
+                       "every", "all", "each", "any", "hardly", "rarely", "seldom", "excluding", "except"})
+
+#: heads of a proportion: what the "of"-phrase under them names is the whole the share is of, which
+#: no word may widen ("95 percent of international cargo" is not "95 percent of cargo")
+_PROPORTIONS = frozenset({"percent", "%", "percentage", "proportion", "share", "fraction", "majority", "minority",
+                          "half", "third", "quarter", "most", "bulk", "rest"})
 
 
 #: words whose complement is downward-entailing: "the ability to directly monitor was lost" does not
@@ -887,7 +898,13 @@ _DOWNWARD_HEADS = frozenset({"lose", "lack", "deny", "doubt", "avoid", "prevent"
 
 #: nouns that need their modifier: "at the federal level" → "at the level", "on a regular basis" →
 #: "on a basis" say nothing (relations-forward-seed2)
-_NEEDS_MODIFIER = frozenset({"level", "basis", "scale", "extent", "degree", "manner", "sense", "stage"})
+_NEEDS_MODIFIER = frozenset({"level", "basis", "scale", "extent", "degree", "manner", "sense", "stage", "time", "way"})
+
+#: words that open an exception to the phrase before them
+_EXCEPTIONS = frozenset({"except", "excluding", "apart", "besides", "barring", "save"})
+
+#: adjectives that pick one member out of a series: "the final chapter" is not "the chapter"
+_ORDINAL_ADJECTIVES = frozenset({"first", "last", "next", "final", "previous", "latest", "sole", "same", "former"})
 
 #: exclusive focus words: "only" on a noun phrase keeps that phrase upward ("found only empty cavities" entails
 #: "found only cavities") and turns the rest of its clause downward ("only one election year did
@@ -907,6 +924,12 @@ def _downward(t: Token) -> bool:
     below = t
     for a in [t, *t.ancestors]:
         if a.i != t.i and (a.lower_ in _DOWNWARD or a.lemma_.lower() in _DOWNWARD_HEADS):
+            return True
+        if a.dep_ == "pobj" and a.head.lower_ == "of" and (
+                a.head.head.lemma_.lower() in _PROPORTIONS
+                or (a.head.head.like_num and any(c.dep_ == "nummod" for c in a.children))):
+            # a share, or a count out of a counted whole ("seven of the nine major candidates"; "two of
+            # his top aides" are two of his aides)
             return True
         # a verb's negation does not reach into its subject ("the new tool has never been used")
         subject = a.i != t.i and below.dep_ in ("nsubj", "nsubjpass", "csubj", "expl")
@@ -1012,7 +1035,7 @@ def delete_adjective(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
     out = []
     for t in doc:
         if t.dep_ == "amod" and t.pos_ == "ADJ" and t.tag_ == "JJ" and t.i < t.head.i and not list(t.children) \
-                and t.head.pos_ == "NOUN" and t.ent_type_ == "" and t.lower_ not in _EXCLUSIVE \
+                and t.head.pos_ == "NOUN" and t.ent_type_ == "" and t.lower_ not in _EXCLUSIVE | _ORDINAL_ADJECTIVES \
                 and t.head.lemma_.lower() not in _NEEDS_MODIFIER and not _so_called(t) \
                 and not _contrasted(t, ctx) and _droppable(t):
             out.append(tidy(doc, [Piece(d.text, d.i) for d in doc if d.i != t.i]))

@@ -10,7 +10,7 @@ candidate rule with its SVM weight and whether it was kept; ``RuleSet.from_file`
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from importlib.resources import as_file, files
 from pathlib import Path
@@ -113,6 +113,14 @@ class RuleSet:
         keep = set(select_families(families))
         rules = [r for r in self.rules if r.family in keep]
         return RuleSet(rules, {k: v for k, v in self.info.items() if k in {r.name for r in rules}}, self.source)
+
+    def without(self, names: Iterable[str]) -> RuleSet:
+        """These rules less the ones named (a name not among them is an error: a typo would drop nothing)."""
+        drop = set(names)
+        if drop - set(self.names()):
+            raise KeyError(", ".join(sorted(drop - set(self.names()))))
+        rules = [r for r in self.rules if r.name not in drop]
+        return RuleSet(rules, {k: v for k, v in self.info.items() if k not in drop}, self.source)
 
     @classmethod
     def default(cls, learned: str | Path | None = None) -> RuleSet:
