@@ -277,7 +277,7 @@ class MoreGeneral:
 
 
 def test_forward_rules_leave_adjectives_in_place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Forward rewrites drop adverbs, appositives and clauses, not adjectives (judged right 57 times in 85)."""
+    """Forward rewrites drop adverbs, appositives and clauses, not adjectives (judged right 68 times in 101)."""
     monkeypatch.setattr("paraspan.filter.judges.load_judge", lambda spec, **_: MoreGeneral())
     text = "The farmer quickly sold his old tractor to a neighbour."
     src, out = _write(tmp_path / "in.jsonl", [{"id": "s", "text": text}]), tmp_path / "out.jsonl"
