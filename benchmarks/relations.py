@@ -442,6 +442,8 @@ def run_generate(args: argparse.Namespace) -> dict[str, Any]:
                                                 "constraint_sets", "seed")}
     if args.exclude_seeds:
         made_with["exclude_seeds"] = args.exclude_seeds
+    if args.exclude_inputs:
+        made_with["exclude_inputs"] = args.exclude_inputs
     if args.rewrites is not None:
         made_with["rewrites"] = args.rewrites
     stamp = args.work / "settings.json"
@@ -452,11 +454,14 @@ def run_generate(args: argparse.Namespace) -> dict[str, Any]:
     sets: dict[str, list[dict[str, Any]]] = {}
     exclude = [(int(seed), int(size or args.n)) for seed, _, size in
                (d.strip().partition(":") for d in args.exclude_seeds.split(",") if d.strip())]
+    # sentences earlier runs drew (their work folders' inputs), whatever made the draw
+    seen = {row["id"] for folder in args.exclude_inputs.split(",") if folder.strip()
+            for path in sorted(Path(folder.strip()).glob("inputs-*.jsonl")) for row in _read_jsonl(path)}
     for name, make in (("mrpc", lambda: mrpc_inputs(args.mrpc, args.n, args.seed, exclude)),
                        ("framenet", lambda: framenet_inputs(args.framenet, args.splits, args.n, args.seed, exclude))):
         path = args.work / f"inputs-{name}.jsonl"
         if not path.is_file():  # drawn once: a resumed run works on the same sentences
-            _write_jsonl(path, make())
+            _write_jsonl(path, [row for row in make() if row["id"] not in seen])
         sets[name] = _read_jsonl(path)[args.start: args.limit]
     nlp = load_spacy(exclude=("ner",))
     results: dict[str, Any] = {}
@@ -474,7 +479,8 @@ def run_generate(args: argparse.Namespace) -> dict[str, Any]:
     return {"results": results, "hand_judged": hand,
             "settings": {k: getattr(args, k) for k in ("n", "start", "limit", "model", "judges", "relations",
                                                        "paraphrases", "candidates", "samples", "constraint_sets",
-                                                       "seed", "hand", "rewrites", "exclude_seeds")}}
+                                                       "seed", "hand", "rewrites", "exclude_seeds",
+                                                       "exclude_inputs")}}
 
 
 def _portable(value: Any) -> str:
@@ -540,6 +546,9 @@ def main() -> None:
     gen.add_argument("--exclude-seeds", default="",
                      help="earlier draws whose sentences are left out of this one, SEED[:N],… (N: that draw's --n; "
                           "default this --n): sentences read in earlier runs are not judged again")
+    gen.add_argument("--exclude-inputs", default="",
+                     help="earlier runs' --work folders, comma-separated: their drawn sentences (inputs-*.jsonl) "
+                          "are left out of this draw")
     gen.add_argument("--start", type=int, default=0,
                      help="skip the first K drawn sentences (those the checks were designed on)")
     gen.add_argument("--relations", default=",".join(GENERATE_RELATIONS), help="comma-separated")
