@@ -465,3 +465,10 @@ def test_deletions_keep_partitives_ordinals_and_idioms(nlp):
     assert _texts(nlp, "delete-leading-modifier",
                   "In every election since 1950 , except for 1964 , the party won more votes .") == []
     assert _texts(nlp, "delete-leading-modifier", "In 1998 , he sold the farm .") == ["He sold the farm ."]
+
+
+def test_a_dropped_clause_before_a_closing_quote_leaves_its_comma(nlp):
+    """'… the old bridge, which collapsed in May," the mayor said.' keeps the comma before the quotation
+    mark that "the mayor said" follows (relations-forward-seed3)."""
+    assert _texts(nlp, "delete-relative-clause", "`` We will fix the old bridge , which fell in May , '' the mayor said .") == [
+        "`` We will fix the old bridge, '' the mayor said ."]

@@ -373,6 +373,8 @@ def _ends_clause(doc: Doc, anchor: Token, comma: int) -> bool:
     # the finite clause: "a delegation led by X, Y, visited" closes no clause at Y's comma
     head = next((a for a in [anchor, *anchor.ancestors] if a.pos_ in ("VERB", "AUX") and _finite(a)), anchor.sent.root)
     after = comma + 1
+    while after < len(doc) and doc[after].text in ("''", "”", '"'):
+        after += 1  # a quotation closing there: 'to resolve this issue, which …," the company said.'
     if after >= len(doc) or doc[after].is_punct or doc[after].sent.start != anchor.sent.start:
         return False
     return not (head.left_edge.i <= after <= head.right_edge.i)
