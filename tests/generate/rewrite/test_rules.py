@@ -472,3 +472,18 @@ def test_a_dropped_clause_before_a_closing_quote_leaves_its_comma(nlp):
     mark that "the mayor said" follows (relations-forward-seed3)."""
     assert _texts(nlp, "delete-relative-clause", "`` We will fix the old bridge , which fell in May , '' the mayor said .") == [
         "`` We will fix the old bridge, '' the mayor said ."]
+
+
+def test_extractions_leave_quotations_and_misparsed_clauses_alone(nlp):
+    """No clause is pulled out of a quotation (the copy would be the writer's claim) or out of "forced
+    X, who …, to …" (the parser puts the infinitive inside the clause), and an abbreviation that ends
+    the copy gets no second period (relations-equivalence-seed2, -seed3)."""
+    assert _texts(nlp, "extract-relative-clause",
+                  "We will fix the bridge , which fell in May , '' the mayor said .") == []
+    assert _texts(nlp, "extract-relative-clause", "Three attacks forced the club organizer , who called himself "
+                  "only as `` Ace12 , '' to extend the contest until Sunday .") == []
+    assert _texts(nlp, "extract-relative-clause", "The storm forced the mayor , who was on holiday , to return early .") == [
+        "The storm forced the mayor to return early . The mayor was on holiday."]
+    assert _texts(nlp, "extract-appositive", "Tom Hale , head of sales at Acme Corp. , left early .") == [
+        "Tom Hale left early . Tom Hale was head of sales at Acme Corp."]
+

@@ -334,9 +334,12 @@ def _extractable(doc: Doc, n: Token, ids: list[int], commas: tuple[int, int | No
     into a sentence about ``n``: ``n`` is definite (a copy of "a hard rock" or "another officer" makes
     a claim about any such thing or a second one; train-c, train-g), and the modifier follows ``n``'s
     own phrase (:func:`_right_after`) with ``n`` not inside another noun's phrase (:func:`_embedded`;
-    train-h, train-j)."""
+    train-h, train-j), and not in a quotation."""
     if any(c.dep_ == "det" and c.lower_ in _NOT_DEFINITE for c in n.children):
         return False
+    if _quoted(n) or (commas[1] is not None and commas[1] + 1 < len(doc)
+                      and doc[commas[1] + 1].text in ('"', "''", "”")):
+        return False  # inside a quotation: the copy would be the writer's claim (relations-equivalence-seed3)
     return _right_after(doc, n, ids, commas) and not _embedded(n)
 
 
@@ -356,7 +359,9 @@ def _extract(doc: Doc, n: Token, ids: list[int], commas: tuple[int, int | None],
     if stop is None or stop in drop:
         return []
     first_pieces = keep(doc, [i for i in first if i != stop]) + [Piece(doc[stop].text, stop)]
-    return tidy(doc, rest_of_doc(doc, first_pieces + second + [Piece(".")], n))
+    # no second period after an abbreviation that ends the copy ("… at IBM Corp.")
+    stop_piece = [] if second and second[-1].text.endswith(".") else [Piece(".")]
+    return tidy(doc, rest_of_doc(doc, first_pieces + second + stop_piece, n))
 
 
 def _delete(doc: Doc, anchor: Token, ids: list[int], commas: tuple[int, int | None]) -> list[Piece]:
@@ -466,7 +471,19 @@ def _agrees(n: Token, m: Token) -> bool:
 
 def _nonrestrictive_relcl(m: Token) -> bool:
     first = m.doc[min(t.i for t in m.subtree)]
+    if any(t.tag_ == "TO" and _after_comma(t) for t in m.subtree):
+        # "forced the organizer, who called himself X, to extend …": the parser hung the main
+        # verb's infinitive inside the clause (relations-equivalence-seed2)
+        return False
     return first.lower_ in {"who", "which"} and first.dep_ in {"nsubj", "nsubjpass"} and first.head == m
+
+
+def _after_comma(t: Token) -> bool:
+    """Whether a comma comes right before ``t``, or before the closing quotation marks right before it."""
+    i = t.i - 1
+    while i >= 0 and t.doc[i].text in ('"', "''", "”"):
+        i -= 1
+    return i >= 0 and t.doc[i].text == ","
 
 
 def extract_relative_clause(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
