@@ -455,8 +455,12 @@ def run_generate(args: argparse.Namespace) -> dict[str, Any]:
     exclude = [(int(seed), int(size or args.n)) for seed, _, size in
                (d.strip().partition(":") for d in args.exclude_seeds.split(",") if d.strip())]
     # sentences earlier runs drew (their work folders' inputs), whatever made the draw
-    seen = {row["id"] for folder in args.exclude_inputs.split(",") if folder.strip()
-            for path in sorted(Path(folder.strip()).glob("inputs-*.jsonl")) for row in _read_jsonl(path)}
+    folders = [Path(folder.strip()) for folder in args.exclude_inputs.split(",") if folder.strip()]
+    empty = [str(f) for f in folders if not any(f.glob("inputs-*.jsonl"))]
+    if empty:  # a mistyped folder would exclude nothing and put read sentences in the new draw
+        raise SystemExit(f"--exclude-inputs: no inputs-*.jsonl in {', '.join(empty)}")
+    seen = {row["id"] for folder in folders for path in sorted(folder.glob("inputs-*.jsonl"))
+            for row in _read_jsonl(path)}
     for name, make in (("mrpc", lambda: mrpc_inputs(args.mrpc, args.n, args.seed, exclude)),
                        ("framenet", lambda: framenet_inputs(args.framenet, args.splits, args.n, args.seed, exclude))):
         path = args.work / f"inputs-{name}.jsonl"
