@@ -250,30 +250,32 @@ def _read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 
 def fresh_sample(rows: Callable[[int], list[dict[str, Any]]], n: int, seed: int,
-                 exclude: Sequence[tuple[int, int]] = ()) -> list[dict[str, Any]]:
+                 exclude: Sequence[tuple[int, int]] = (), seen: Iterable[str] = ()) -> list[dict[str, Any]]:
     """``n`` of the rows made for ``seed`` (``rows(seed)``), sampled with it, leaving out those that
-    the draws ``exclude`` (seed, size) took: sentences read in earlier runs are not judged again."""
-    taken = {r["id"] for s, size in exclude for r in sample(rows(s), size, s)}
+    the draws ``exclude`` (seed, size) took and the ids ``seen``: sentences read in earlier runs are
+    not judged again."""
+    taken = {*seen, *(r["id"] for s, size in exclude for r in sample(rows(s), size, s))}
     return sample([r for r in rows(seed) if r["id"] not in taken], n, seed)
 
 
-def mrpc_inputs(path: Path, n: int, seed: int, exclude: Sequence[tuple[int, int]] = ()) -> list[dict[str, Any]]:
+def mrpc_inputs(path: Path, n: int, seed: int, exclude: Sequence[tuple[int, int]] = (),
+                seen: Iterable[str] = ()) -> list[dict[str, Any]]:
     """``n`` distinct first sentences of MRPC pairs, sampled with ``seed``, no constraints (none of
-    the draws of the ``exclude`` seeds)."""
+    the draws of the ``exclude`` seeds, none ``seen``)."""
     from paraspan.corpus.pairs import read_pair_file
 
-    seen: dict[str, str] = {}
+    first: dict[str, str] = {}
     for pair in read_pair_file(path):
-        seen.setdefault(" ".join(pair.s1.split()), str(pair.id))
-    rows = [{"id": f"mrpc-{ident}", "text": text} for text, ident in seen.items()]
-    return fresh_sample(lambda _seed: rows, n, seed, exclude)
+        first.setdefault(" ".join(pair.s1.split()), str(pair.id))
+    rows = [{"id": f"mrpc-{ident}", "text": text} for text, ident in first.items()]
+    return fresh_sample(lambda _seed: rows, n, seed, exclude, seen)
 
 
 def framenet_inputs(framenet: Path, splits: Path, n: int, seed: int,
-                    exclude: Sequence[tuple[int, int]] = ()) -> list[dict[str, Any]]:
+                    exclude: Sequence[tuple[int, int]] = (), seen: Iterable[str] = ()) -> list[dict[str, Any]]:
     """``n`` FrameNet dev sentences, each with the target and frame elements of one of its frames
     (chosen with ``seed``) as kept spans: what span augmentation must keep (none of the sentences
-    the draws of the ``exclude`` seeds took)."""
+    the draws of the ``exclude`` seeds took, none ``seen``)."""
     from paraspan.corpus.formats import read_corpus
     from paraspan.generate.paraphrase import span_problems
 
@@ -294,7 +296,7 @@ def framenet_inputs(framenet: Path, splits: Path, n: int, seed: int,
             out.append({"id": f"fn-{sentence.id}", "text": sentence.text, "keep": keep})
         return out
 
-    return fresh_sample(rows, n, seed, exclude)
+    return fresh_sample(rows, n, seed, exclude, seen)
 
 
 def tree_height(doc: Any) -> int:
@@ -461,11 +463,12 @@ def run_generate(args: argparse.Namespace) -> dict[str, Any]:
         raise SystemExit(f"--exclude-inputs: no inputs-*.jsonl in {', '.join(empty)}")
     seen = {row["id"] for folder in folders for path in sorted(folder.glob("inputs-*.jsonl"))
             for row in _read_jsonl(path)}
-    for name, make in (("mrpc", lambda: mrpc_inputs(args.mrpc, args.n, args.seed, exclude)),
-                       ("framenet", lambda: framenet_inputs(args.framenet, args.splits, args.n, args.seed, exclude))):
+    for name, make in (("mrpc", lambda: mrpc_inputs(args.mrpc, args.n, args.seed, exclude, seen)),
+                       ("framenet", lambda: framenet_inputs(args.framenet, args.splits, args.n, args.seed, exclude,
+                                                            seen))):
         path = args.work / f"inputs-{name}.jsonl"
         if not path.is_file():  # drawn once: a resumed run works on the same sentences
-            _write_jsonl(path, [row for row in make() if row["id"] not in seen])
+            _write_jsonl(path, make())
         sets[name] = _read_jsonl(path)[args.start: args.limit]
     nlp = load_spacy(exclude=("ner",))
     results: dict[str, Any] = {}

@@ -329,6 +329,10 @@ def _embedded(n: Token) -> bool:
     return head.pos_ in {"NOUN", "PROPN", "PRON"} and head.i != n.i
 
 
+#: closing quotation marks as the tokenizer leaves them
+_CLOSING_QUOTES = frozenset({'"', "''", "”"})
+
+
 def _extractable(doc: Doc, n: Token, ids: list[int], commas: tuple[int, int | None]) -> bool:
     """Whether the comma-delimited modifier ``ids`` (an appositive or a relative clause) can be copied
     into a sentence about ``n``: ``n`` is definite (a copy of "a hard rock" or "another officer" makes
@@ -338,7 +342,7 @@ def _extractable(doc: Doc, n: Token, ids: list[int], commas: tuple[int, int | No
     if any(c.dep_ == "det" and c.lower_ in _NOT_DEFINITE for c in n.children):
         return False
     if _quoted(n) or (commas[1] is not None and commas[1] + 1 < len(doc)
-                      and doc[commas[1] + 1].text in ('"', "''", "”")):
+                      and doc[commas[1] + 1].text in _CLOSING_QUOTES):
         return False  # inside a quotation: the copy would be the writer's claim (relations-equivalence-seed3)
     return _right_after(doc, n, ids, commas) and not _embedded(n)
 
@@ -378,7 +382,7 @@ def _ends_clause(doc: Doc, anchor: Token, comma: int) -> bool:
     # the finite clause: "a delegation led by X, Y, visited" closes no clause at Y's comma
     head = next((a for a in [anchor, *anchor.ancestors] if a.pos_ in ("VERB", "AUX") and _finite(a)), anchor.sent.root)
     after = comma + 1
-    while after < len(doc) and doc[after].text in ("''", "”", '"'):
+    while after < len(doc) and doc[after].text in _CLOSING_QUOTES:
         after += 1  # a quotation closing there: 'to resolve this issue, which …," the company said.'
     if after >= len(doc) or doc[after].is_punct or doc[after].sent.start != anchor.sent.start:
         return False
@@ -481,7 +485,7 @@ def _nonrestrictive_relcl(m: Token) -> bool:
 def _after_comma(t: Token) -> bool:
     """Whether a comma comes right before ``t``, or before the closing quotation marks right before it."""
     i = t.i - 1
-    while i >= 0 and t.doc[i].text in ('"', "''", "”"):
+    while i >= 0 and t.doc[i].text in _CLOSING_QUOTES:
         i -= 1
     return i >= 0 and t.doc[i].text == ","
 
@@ -931,6 +935,9 @@ _ORDINAL_ADJECTIVES = frozenset({"first", "last", "next", "final", "previous", "
 #: number or as "the only" it is an exact count, and nothing under either may go
 _EXCLUSIVE = frozenset({"only", "merely", "solely", "exclusively"})
 
+#: adjectives delete-adjective leaves in place
+_KEPT_ADJECTIVES = _EXCLUSIVE | _ORDINAL_ADJECTIVES
+
 #: the words before a "that"/"as" that make a clause a condition ("to the extent that the rules apply",
 #: "as long as the bridge stands"): its content is downward-entailing like an if-clause's
 _CONDITION_LEADS = (("as", "long"), ("so", "long"), ("the", "extent"), ("the", "degree"), ("in", "case"),
@@ -985,7 +992,8 @@ def _focus_scope(t: Token) -> bool:
 
 
 def _under(t: Token, head: Token) -> bool:
-    return head.left_edge.i <= t.i <= head.right_edge.i and (t.i == head.i or head in t.ancestors)
+    """Whether ``t`` is in the subtree of ``head``."""
+    return t.i == head.i or head.is_ancestor(t)
 
 
 def _condition_lead(mark: Token) -> bool:
@@ -1054,7 +1062,7 @@ def delete_adjective(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
     out = []
     for t in doc:
         if t.dep_ == "amod" and t.pos_ == "ADJ" and t.tag_ == "JJ" and t.i < t.head.i and not list(t.children) \
-                and t.head.pos_ == "NOUN" and t.ent_type_ == "" and t.lower_ not in _EXCLUSIVE | _ORDINAL_ADJECTIVES \
+                and t.head.pos_ == "NOUN" and t.ent_type_ == "" and t.lower_ not in _KEPT_ADJECTIVES \
                 and t.head.lemma_.lower() not in _NEEDS_MODIFIER and not _so_called(t) \
                 and not _contrasted(t, ctx) and _droppable(t):
             out.append(tidy(doc, [Piece(d.text, d.i) for d in doc if d.i != t.i]))
