@@ -487,3 +487,11 @@ def test_extractions_leave_quotations_and_misparsed_clauses_alone(nlp):
     assert _texts(nlp, "extract-appositive", "Tom Hale , head of sales at Acme Corp. , left early .") == [
         "Tom Hale left early . Tom Hale was head of sales at Acme Corp."]
 
+
+def test_no_relative_clause_is_pulled_off_a_phrase_after_the_object(nlp):
+    """"stopped the van near the border, which was closed": the clause may be about the van, so the
+    parser's nearest noun is no safe antecedent (FrameNet dev, read after the fact)."""
+    assert _texts(nlp, "extract-relative-clause", "Police stopped the van near the border , which was closed .") == []
+    assert _texts(nlp, "extract-relative-clause", "Police stopped the van , which was stolen .") == [
+        "Police stopped the van. The van was stolen."]
+
