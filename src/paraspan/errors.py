@@ -1073,6 +1073,7 @@ CATALOGUE: dict[str, ErrorSpec] = {
         "rules_for_relation",
         "--rewrites {value!r} {why}",
         "use --rewrites first, only or off; the rule rewriter offers candidates for --relation equivalence "
-        "(moving, splitting, re-ordering) and forward (deleting modifiers), none for reverse",
+        "(moving, splitting, re-ordering), forward (deleting modifiers) and reverse (a relative clause the LLM "
+        "writes after a noun phrase)",
     ),
 }

@@ -269,6 +269,9 @@ RULE_FAMILIES = {"equivalence": "reliable",
 #: "Directional paraphrases") a dropped adjective was in class 68 times in 101: its errors are lexical
 #: (a fixed term, a contrast, a partitive, an ordinal), which no parse shows; the other deletions 97 in 108
 RULES_LEFT_OUT = {"forward": ("delete-adjective",)}
+#: relations whose rule candidates are insertions the LLM writes at places the parse chooses
+#: (:mod:`paraspan.generate.elaborate`: a relative clause after a noun phrase, for reverse)
+INSERTIONS = ("reverse",)
 RULE_MODES = ("first", "only", "off")
 
 
@@ -281,10 +284,10 @@ def check_rewrites(rewrites: str | None, relation: str | None) -> str:
     adjectives 95 in 103, the LLM's forward outputs 33 in 45; and the rules cost about 2-5 s per
     sentence on a CPU, the LLM's sampling 30."""
     if rewrites is None:
-        return "only" if relation in RULE_FAMILIES else "off"
+        return "only" if relation in RULE_FAMILIES or relation in INSERTIONS else "off"
     if rewrites not in RULE_MODES:
         raise ParaspanError.from_code("E952", value=rewrites, why="is not a mode")
-    if rewrites != "off" and relation not in RULE_FAMILIES:
+    if rewrites != "off" and relation not in RULE_FAMILIES and relation not in INSERTIONS:
         why = ("needs --relation equivalence or forward" if relation is None
                else f"does not apply to --relation {relation}")
         raise ParaspanError.from_code("E952", value=rewrites, why=why)
@@ -306,6 +309,25 @@ def rule_candidates(rewriter: Any, item: ParaphraseInput) -> list[Any]:
     for c in out:
         c.meta["source"] = "rules"
     return out
+
+
+def insertion_candidates(elaborator: Any, items: list[ParaphraseInput]) -> tuple[list[list[Any]], list[str | None]]:
+    """:class:`~paraspan.generate.elaborate.Elaborator`'s candidates for each item (all items' clauses
+    sampled in one batch), none with a banned span's words (an insertion keeps every word), and
+    the elaborator's note for each item without any."""
+    from paraspan.generate.base import GenerationRequest
+
+    results = elaborator.generate_batch([GenerationRequest(str(i.id), i.text, i.ban, i.keep) for i in items])
+    out = []
+    for item, result in zip(items, results, strict=True):
+        cands = list(result.candidates)
+        if item.ban:
+            from paraspan.text.constraints import expand_bans
+
+            bans = expand_bans(item.text[s:e] for s, e in item.ban)
+            cands = [c for c in cands if not bans.find_leaks(c.text)]
+        out.append(cands)
+    return out, [r.note for r in results]
 
 
 def check_relation_options(relation: str | None, judges: str | None, agree: bool,
@@ -459,13 +481,18 @@ def paraphrase_worker(*, model: str, llm_backend: str, device: str, seed: int, n
     from paraspan.llm.hf_backend import load_backend
 
     rewrites = judging.rewrites if judging is not None else "off"
-    paraphraser = None
-    if rewrites != "only":  # with the rewrites only, no LLM is loaded
+    inserts = rewrites != "off" and judging is not None and judging.relation in INSERTIONS
+    paraphraser = rewriter = elaborator = None
+    if rewrites != "only" or inserts:  # with the rule rewrites only, no LLM is loaded
         backend = load_backend(model, backend=llm_backend, device=device, seed=seed,
                                n_ctx=context_size(n_ctx, parallel), n_threads=threads, parallel=parallel)
-        paraphraser = Paraphraser(backend, config)
-    rewriter = None
-    if rewrites != "off" and judging is not None:
+        if rewrites != "only":
+            paraphraser = Paraphraser(backend, config)
+    if inserts:
+        from paraspan.generate.elaborate import ElaborateConfig, Elaborator
+
+        elaborator = Elaborator(backend, ElaborateConfig(n=judging.candidates, seed=seed))
+    elif rewrites != "off" and judging is not None:
         from paraspan.generate.rewrite import Rewriter
         from paraspan.generate.rewrite.rules import RuleSet
 
@@ -497,7 +524,11 @@ def paraphrase_worker(*, model: str, llm_backend: str, device: str, seed: int, n
             results = sample(items)
             return [one(item, results[id(item)], [(c, None) for c in results[id(item)].candidates], None)
                     for item in items]
-        by_rules = [rule_candidates(rewriter, item) if rewriter is not None else [] for item in items]
+        notes: list[str | None] = [None] * len(items)
+        if elaborator is not None:
+            by_rules, notes = insertion_candidates(elaborator, items)
+        else:
+            by_rules = [rule_candidates(rewriter, item) if rewriter is not None else [] for item in items]
         ruled = judge(items, by_rules)
         short = [item for item, (_, rels, _) in zip(items, ruled, strict=True)
                  if sum(map(judging.keeps, rels)) < config.n]
@@ -506,15 +537,15 @@ def paraphrase_worker(*, model: str, llm_backend: str, device: str, seed: int, n
         sampled = dict(zip(map(id, asked), judge(asked, [list(results[id(i)].candidates) for i in asked]),
                            strict=True))
         out = []
-        for item, cands, (passed, rels, rejected) in zip(items, by_rules, ruled, strict=True):
+        for item, cands, (passed, rels, rejected), why in zip(items, by_rules, ruled, notes, strict=True):
             more, more_rels, more_rejected = sampled.get(id(item), ([], [], []))
             result = results.get(id(item)) or GenerationResult(
                 GenerationRequest(str(item.id), item.text, item.ban, item.keep), cands,
-                None if cands or rewrites != "only" else "no rule applies")
+                None if cands or rewrites != "only" else why or "no rule applies")
             chosen, judged = deliver(passed + more, rels + more_rels, judging, config.n, rejected + more_rejected)
             if rewrites != "off":
-                judged["rules"] = {"candidates": len(cands), "delivered": sum(c.meta.get("source") == "rules"
-                                                                             for c, _ in chosen)}
+                judged["rules"] = {"candidates": len(cands), "delivered": sum(
+                    c.meta.get("source") in ("rules", "insertion") for c, _ in chosen)}
             out.append(one(item, result, chosen, judged))
         return out
 
@@ -525,8 +556,8 @@ def paraphrase_worker(*, model: str, llm_backend: str, device: str, seed: int, n
             para = {"text": c.text, "forward": _round(c.scores.get("forward")),
                     "backward": _round(c.scores.get("backward")), "score": _round(c.scores.get("score")),
                     "cluster": c.meta.get("cluster")}
-            if c.meta.get("source") == "rules":  # no LLM scores: the rule that made it instead
-                para.update(source="rules", rule=(c.meta.get("rules") or [None])[0])
+            if c.meta.get("source") in ("rules", "insertion"):  # no paraphrase scores: the rule that made it
+                para.update(source=c.meta["source"], rule=(c.meta.get("rules") or [None])[0])
             elif rewrites != "off":
                 para["source"] = "llm"
             if judging is not None:
