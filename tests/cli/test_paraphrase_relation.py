@@ -242,7 +242,6 @@ def test_rules_only_delivers_the_rewriters_equivalents_without_an_llm(tmp_path: 
 
 @pytest.mark.parametrize("relation, rules, fragment", [
     ("equivalence", "sometimes", "'sometimes' is not a mode"),
-    ("reverse", "only", "'only' does not apply to --relation reverse"),
     (None, "first", "'first' needs --relation equivalence"),
 ])
 def test_rewrites_that_do_not_apply_are_refused_before_any_model_loads(tmp_path: Path, capsys: pytest.CaptureFixture,
@@ -259,7 +258,8 @@ def test_rewrites_default_to_only_where_rules_exist_and_off_elsewhere():
     from paraspan.cli.paraphrase import check_rewrites
 
     assert check_rewrites(None, "equivalence") == check_rewrites(None, "forward") == "only"
-    assert check_rewrites(None, "reverse") == check_rewrites(None, None) == "off"
+    assert check_rewrites(None, "reverse") == "only"  # insertions (paraspan.generate.elaborate)
+    assert check_rewrites(None, None) == "off"
     assert check_rewrites("off", "equivalence") == "off"
 
 
@@ -287,3 +287,24 @@ def test_forward_rules_leave_adjectives_in_place(tmp_path: Path, monkeypatch: py
     rules = {p["rule"] for p in row["paraphrases"]}
     assert "delete-adverb" in rules and "delete-adjective" not in rules
     assert all("old tractor" in p["text"] for p in row["paraphrases"])
+
+
+def test_reverse_delivers_insertions_that_keep_every_word(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--relation reverse: a relative clause the LLM writes after a noun phrase, judged like any candidate."""
+    from tests.generate.test_elaborate import ScriptedBackend
+
+    def script(user: str) -> list[str]:
+        return [" which opened in the spring, sold the painting", " which stands, bought it"]
+
+    monkeypatch.setattr("paraspan.llm.hf_backend.load_backend", lambda *a, **k: ScriptedBackend(script))
+    monkeypatch.setattr("paraspan.filter.judges.load_judge", lambda spec, **_: MoreGeneral())
+    rows = [{"id": "s", "text": "The museum sold the painting last year."}, {"id": "n", "text": "A man left."}]
+    src, out = _write(tmp_path / "in.jsonl", rows), tmp_path / "out.jsonl"
+    assert main(["paraphrase", str(src), "-o", str(out), "--relation", "reverse", "--n", "2", "--workers", "1",
+                 "--no-progress"]) == 0
+    got, none = _read(out)
+    assert [p["text"] for p in got["paraphrases"]] == ["The museum, which opened in the spring, sold the painting last year."]
+    [para] = got["paraphrases"]
+    assert para["source"] == "insertion" and para["rule"] == "insert-relative-clause"
+    assert para["relation"]["class"] == "reverse_entailment" and got["judged"]["rules"]["delivered"] == 1
+    assert not none["paraphrases"] and none["note"] == "no noun phrase to add a clause to"

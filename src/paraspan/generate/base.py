@@ -184,5 +184,7 @@ generators.register("sister_lu", "paraspan.generate.baselines:make_sister_lu",
                     "sister-LU replacement of a FrameNet target, no infilling (Pancholy et al. 2021)")
 generators.register("substitute", "paraspan.generate.substitute:make_substituter",
                     "the LLM's contextual substitutes of the anchor, the rest of the sentence kept")
+generators.register("elaborate", "paraspan.generate.elaborate:make_elaborator",
+                    "more specific sentences: the LLM's relative clause after a noun phrase (reverse entailment)")
 generators.register("cascade", "paraspan.generate.cascade:make_cascade",
                     "several generators in one chain, in order (default: rewrite, then substitute)")

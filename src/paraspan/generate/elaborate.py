@@ -24,13 +24,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from paraspan.generate.base import Candidate, Capabilities, CharSpan, GenerationRequest, GenerationResult
+from paraspan.generate.base import (
+    Candidate,
+    Capabilities,
+    CharSpan,
+    GenerationRequest,
+    GenerationResult,
+    MappedToken,
+    TokenMapping,
+)
 
 if TYPE_CHECKING:
     from spacy.language import Language
     from spacy.tokens import Doc, Token
 
-__all__ = ["ElaborateConfig", "Elaborator", "Site", "assemble", "clause_of", "sites"]
+__all__ = ["ElaborateConfig", "Elaborator", "Site", "assemble", "clause_of", "insertion_mapping", "make_elaborator",
+           "sites"]
 
 SYSTEM = (
     "You add one plausible detail to a sentence: a relative clause (who …, which …) right after the noun "
@@ -97,6 +106,22 @@ def _definite(n: Token) -> bool:
     return any((c.dep_ in {"det", "poss"} and c.lower_ in _DEFINITE) or c.dep_ == "poss" for c in n.children)
 
 
+def _in_open_quotation(n: Token) -> bool:
+    """Whether ``n`` comes before a closing quotation mark that no opening one precedes: the sentence
+    began inside a quotation ("Their ancestors are coming home at last,'' the leader told Reuters" —
+    a clause there put words in the speaker's mouth; MRPC validation, read after the first run)."""
+    marks = [t for t in n.sent if t.text in {"``", "“", "''", "”", '"'}]
+    straight = [t for t in marks if t.text == '"']
+    if len(straight) % 2 and straight[0].i > n.i:
+        return True
+    for t in marks:
+        if t.text in {"``", "“"}:
+            return False
+        if t.text in {"''", "”"}:
+            return t.i > n.i
+    return False
+
+
 def sites(doc: Doc, keep: Sequence[CharSpan] = ()) -> list[Site]:
     """The noun phrases a relative clause may follow, subjects first: a definite noun (a name, or a
     noun after "the", "this", a possessive …) that ends its own phrase, is the subject of a verb after
@@ -108,7 +133,8 @@ def sites(doc: Doc, keep: Sequence[CharSpan] = ()) -> list[Site]:
     for n in doc:
         if n.pos_ not in {"NOUN", "PROPN"} or n.ent_type_ in _NO_CLAUSE_ENTS:
             continue
-        if n.sent[-1].text == "?" or _quoted(n) or n.dep_ == "conj" or any(c.dep_ == "conj" for c in n.children):
+        if n.sent[-1].text == "?" or _quoted(n) or _in_open_quotation(n) or n.dep_ == "conj" or any(
+                c.dep_ == "conj" for c in n.children):
             continue
         subject = n.dep_ in {"nsubj", "nsubjpass"} and n.head.i > n.i
         # a subject's phrase may run on after the noun ("The Centers for Disease Control, which …"):
@@ -198,8 +224,11 @@ class Elaborator:
     backend: Any
     config: ElaborateConfig = field(default_factory=ElaborateConfig)
     nlp: Language | None = None
-    capabilities: Capabilities = field(default=Capabilities(keeps_meaning=False, retries=0))
+    # keeps_meaning: the pipeline's meaning check applies (augment's default ``verified`` asks the
+    # judges for reverse entailment with this generator, cli/augment.py directional_check)
+    capabilities: Capabilities = field(default=Capabilities(retries=0))
     counts: Counter[str] = field(default_factory=Counter)
+    info: dict[str, Any] = field(default_factory=dict)
 
     def _nlp(self) -> Language:
         if self.nlp is None:
@@ -230,7 +259,8 @@ class Elaborator:
 
         nlp = self._nlp()
         docs = list(nlp.pipe([r.text for r in requests]))
-        chosen = [sites(doc, r.keep)[:self.config.sites] for r, doc in zip(requests, docs, strict=True)]
+        # no clause inside a kept or labelled span: it would split the span
+        chosen = [sites(doc, (*r.keep, *r.protect))[:self.config.sites] for r, doc in zip(requests, docs, strict=True)]
         jobs, where = [], []
         for ri, (request, found) in enumerate(zip(requests, chosen, strict=True)):
             for si, site in enumerate(found):
@@ -252,7 +282,7 @@ class Elaborator:
         texts = [t for group in offered for t, _, _ in group]
         parsed = dict(zip(texts, nlp.pipe(texts), strict=True)) if texts else {}
         results = []
-        for request, group, found in zip(requests, offered, chosen, strict=True):
+        for request, group, found, doc in zip(requests, offered, chosen, docs, strict=True):
             seen: set[str] = set()
             candidates = []
             for text, site, mean in sorted(group, key=lambda g: -g[2]):
@@ -263,8 +293,10 @@ class Elaborator:
                 if why:
                     self.counts[f"rejected:{why}"] += 1
                     continue
-                candidates.append(Candidate(text, {"logprob": round(mean, 4)}, meta={
-                    "source": "insertion", "rules": ["insert-relative-clause"], "site": site.phrase}))
+                candidates.append(Candidate(text, {"logprob": round(mean, 4)},
+                                            mapping=insertion_mapping(doc, parsed[text], site.offset),
+                                            meta={"source": "insertion", "rules": ["insert-relative-clause"],
+                                                  "site": site.phrase}))
             note = None if candidates else ("no noun phrase to add a clause to" if not found
                                             else "no clause passed the checks")
             results.append(GenerationResult(request, candidates[:request.n or self.config.n], note,
@@ -290,3 +322,45 @@ class Elaborator:
             if m.dep_ == "relcl" and _nonrestrictive_relcl(m) and not _agrees(m.head, m):
                 return "the clause does not agree with the noun"
         return ""
+
+
+def insertion_mapping(source: Doc, output: Doc, offset: int) -> TokenMapping:
+    """Source → output tokens of an insertion at character ``offset`` of the source: the tokens before
+    it are where they were, those after it moved by the inserted text's length, the inserted words
+    carry nothing (so a labelled span keeps exactly its words)."""
+    from paraspan.generate.project import doc_heads, doc_tokens
+
+    shift = len(output.text) - len(source.text)
+    where = {span: i for i, span in enumerate(doc_tokens(source))}
+    tokens = []
+    for t in output:
+        start, end = t.idx, t.idx + len(t.text)
+        if end <= offset:
+            src = where.get((start, end))
+        elif start >= offset + shift:
+            src = where.get((start - shift, end - shift))
+        else:
+            src = None
+        tokens.append(MappedToken(start, end, src))
+    return TokenMapping(tuple(doc_tokens(source)), tuple(doc_heads(source)), tuple(tokens))
+
+
+def make_elaborator(model: str = "default", n: int = 3, sites: int = 3, samples: int = 4, top_k: int = 10,
+                    temperature: float = 0.8, seed: int = 0, threads: int | None = 1, n_ctx: int = 2048,
+                    batch: int = 64, backend: str = "auto", device: str = "auto") -> Elaborator:
+    """The registered ``elaborate`` generator: more specific sentences (reverse entailments) made by
+    adding a relative clause the LLM (``model``, as for ``paraphrase``) writes after one of up to
+    ``sites`` noun phrases, ``samples`` clauses sampled for each, at most ``n`` outputs; no clause
+    goes inside a labelled span, and the labels keep exactly their words. ``paraspan augment``'s
+    default ``verified`` check asks the NLI judges for reverse entailment with this generator."""
+    from paraspan.generate.paraphrase import context_size
+    from paraspan.llm.hf_backend import load_backend
+
+    width = max(8, samples, batch)
+    runtime = load_backend(model, backend=backend, device=device, seed=seed, n_ctx=context_size(n_ctx, width),
+                           n_threads=threads, parallel=width)
+    config = ElaborateConfig(n=n, sites=sites, samples=samples, top_k=top_k, temperature=temperature, seed=seed)
+    resolved = getattr(getattr(runtime, "llm", None), "resolved", None)
+    return Elaborator(runtime, config, info={
+        "llm": getattr(resolved, "name", None) or getattr(runtime, "model_name", model),
+        "llm_backend": runtime.name, "relation": "reverse"})

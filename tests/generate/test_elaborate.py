@@ -1,0 +1,169 @@
+"""Reverse entailments by insertion (:mod:`paraspan.generate.elaborate`), with a scripted LLM."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import pytest
+
+from paraspan.generate.base import GenerationRequest
+from paraspan.generate.elaborate import ElaborateConfig, Elaborator, Site, assemble, clause_of, sites
+from paraspan.llm.backend import Prompt, Sample
+from paraspan.models import load_spacy
+
+
+@pytest.fixture(scope="module")
+def nlp() -> Any:
+    return load_spacy()
+
+
+class ScriptedBackend:
+    """Answers each prompt with the continuations ``script(user message)`` gives; the prompt's one
+    token is the number of the user message, so the answer can be looked up."""
+
+    def __init__(self, script: Callable[[str], Sequence[str]]) -> None:
+        self.script = script
+        self.users: list[str] = []
+
+    def chat_prompt(self, system: str, user: str, *, split_at: str | None = None) -> Prompt:
+        self.users.append(user)
+        return Prompt((), (len(self.users) - 1,))
+
+    def tokenize(self, text: str, *, special: bool = False) -> list[int]:
+        return []
+
+    def sample_batch(self, jobs: Sequence[Any], *, top_k: int = 10, temperature: float = 1.0) -> list[list[Sample]]:
+        return [[Sample(text, [1], [-0.5 - i / 10], "stop") for i, text in enumerate(
+            self.script(self.users[job.prompt.suffix[0]]))] for job in jobs]
+
+
+def _phrases(nlp: Any, text: str) -> list[str]:
+    return [s.phrase for s in sites(nlp(text))]
+
+
+def test_sites_are_definite_subjects_and_nouns_that_end_the_sentence(nlp: Any) -> None:
+    assert _phrases(nlp, "The painting went to Anna Berg.") == ["The painting", "Anna Berg"]
+    # a noun in a phrase after the verb's object may be what a clause after it is about
+    assert _phrases(nlp, "The museum sold the painting to Anna Berg.") == ["The museum"]
+    # a subject's phrase runs on; the clause goes after all of it
+    assert _phrases(nlp, "The mayor of Leeds opened the new bridge.") == ["The mayor of Leeds", "the new bridge"]
+    # a bare plural subject is a group; an indefinite or a date gets none
+    assert _phrases(nlp, "Analysts expect a cut.") == ["Analysts"]
+    assert _phrases(nlp, "A man sold the boat on Friday.") == []
+    # a question, a quotation, a coordination
+    assert _phrases(nlp, "Did the museum sell the painting?") == []
+    assert "The museum" not in _phrases(nlp, '"The museum sold it," Anna said.')
+    assert _phrases(nlp, "The museum and the gallery sold paintings.") == []
+    # a sentence that begins inside a quotation whose opening mark it lacks
+    assert _phrases(nlp, "The old museum is closing at last,'' the mayor told Reuters.") == ["the mayor", "Reuters"]
+    # (a lone straight mark: the rewriter's _quoted reads it as opening, so nothing after it either)
+    assert _phrases(nlp, 'The old museum is closing at last," the mayor told Reuters.') == []
+
+
+def test_no_site_inside_a_kept_span(nlp: Any) -> None:
+    text = "The painting went to Anna Berg."
+    assert [s.phrase for s in sites(nlp(text), keep=[(0, 17)])] == ["Anna Berg"]  # "The painting went"
+    assert [s.phrase for s in sites(nlp(text), keep=[(4, 12)])] == ["The painting", "Anna Berg"]  # ends at the site
+
+
+SOURCE = "The museum sold the painting last year."
+SITE = Site(1, len("The museum"), "The museum", False)
+FINAL = Site(4, len("The museum sold the painting"), "the painting", True)
+
+
+@pytest.mark.parametrize("sample, clause, why", [
+    (" which opened in the spring, sold the painting", "which opened in the spring", ""),
+    ("which stands by the river, sold the painting last year.", "which stands by the river", ""),
+    (" the old one, sold the painting", None, "not a relative clause"),
+    (" which stands by the river and", None, "unfinished"),
+    (" which stands by the river, bought the painting", None, "did not go on with the sentence"),
+    (" which sold the painting, sold the painting", None, "repeats the sentence"),
+    (" which meets every Tuesday, sold the painting", None, "copies an example"),
+    (" which (the old one) stands, sold the painting", None, "punctuation or number"),
+    (" which " + "very " * 14 + "old, sold the painting", None, "length"),
+    (" which opened in 1990, sold the painting", None, "punctuation or number"),  # a date the source lacks,
+])
+def test_a_clause_must_end_where_the_sentence_goes_on(sample: str, clause: str | None, why: str) -> None:
+    assert clause_of(sample, SOURCE, SITE) == (clause, why)
+
+
+def test_a_clause_at_the_end_of_the_sentence_ends_it() -> None:
+    source = "The museum sold the painting."
+    assert clause_of(" which hung in the hall.", source, FINAL) == ("which hung in the hall", "")
+    assert clause_of(" which hung in the hall. It was old.", source, FINAL)[1] == "went on after the sentence"
+    assert assemble(source, FINAL, "which hung in the hall") == "The museum sold the painting, which hung in the hall."
+    assert assemble(SOURCE, SITE, "which opened in 1990") == "The museum, which opened in 1990, sold the painting last year."
+
+
+def test_elaborator_offers_checked_insertions(nlp: Any) -> None:
+    def script(user: str) -> list[str]:
+        if 'after: "The museum"' in user:
+            return [" which opened in the spring, sold the painting",
+                    " which were closed, sold the painting",  # plural verb on a singular noun
+                    " which opened in the spring, sold the painting"]  # the same again: offered once
+        return [" which hung in the hall."]
+
+    backend = ScriptedBackend(script)
+    gen = Elaborator(backend, ElaborateConfig(n=5), nlp=nlp)
+    [result] = gen.generate_batch([GenerationRequest("s", "The museum sold the painting.")])
+    texts = [c.text for c in result.candidates]
+    assert texts == ["The museum, which opened in the spring, sold the painting.",
+                     "The museum sold the painting, which hung in the hall."]
+    assert all(c.meta["source"] == "insertion" and c.meta["rules"] == ["insert-relative-clause"]
+               for c in result.candidates)
+    assert gen.counts["rejected:the clause does not agree with the noun"] == 1
+    assert 'Sentence: The museum sold the painting.\nAdd a clause after: "the painting"' in backend.users[1]
+
+
+def test_elaborator_says_why_there_is_none(nlp: Any) -> None:
+    gen = Elaborator(ScriptedBackend(lambda user: [" the old one, sold it"]), nlp=nlp)
+    none, bad = gen.generate_batch([GenerationRequest("a", "A man sold a boat."),
+                                    GenerationRequest("b", "The museum sold it.")])
+    assert not none.candidates and none.note == "no noun phrase to add a clause to"
+    assert not bad.candidates and bad.note == "no clause passed the checks"
+
+
+def test_a_clause_the_parser_does_not_hang_on_the_noun_is_refused(nlp: Any) -> None:
+    """The deletion rule must give the source back: a "clause" that swallows the verb does not."""
+    gen = Elaborator(ScriptedBackend(lambda user: [" which sold, sold the painting"]), nlp=nlp)
+    [result] = gen.generate_batch([GenerationRequest("s", "The museum sold the painting.")])
+    assert not result.candidates
+
+
+def test_labels_keep_exactly_their_words_after_an_insertion(nlp: Any) -> None:
+    """The candidate's token mapping carries every source token and no inserted one, so projection
+    moves the labelled spans and leaves the clause unlabelled."""
+    from paraspan.generate.project import project_mapping
+    from tests.generate.rewrite.helpers import srl
+
+    text = "The museum sold the painting."
+    sentence = srl("a", text, ("sell.01", "sold", [("ARG0", "The museum"), ("ARG1", "the painting")]))
+    gen = Elaborator(ScriptedBackend(lambda user: [" which opened in the spring, sold the painting",
+                                                   " which hung in the hall."]), ElaborateConfig(n=5), nlp=nlp)
+    [result] = gen.generate_batch([GenerationRequest("a", text)])
+    assert len(result.candidates) == 2
+    for cand in result.candidates:
+        [placed] = project_mapping(sentence, cand.mapping).structures
+        assert placed is not None and cand.text[placed.anchor.start:placed.anchor.end] == "sold"
+        assert [(a.label, cand.text[a.start:a.end]) for a in placed.args] == [("ARG0", "The museum"),
+                                                                               ("ARG1", "the painting")]
+
+
+def test_no_clause_inside_a_labelled_span(nlp: Any) -> None:
+    users: list[str] = []
+    backend = ScriptedBackend(lambda user: users.append(user) or [])
+    gen = Elaborator(backend, nlp=nlp)
+    text = "The painting went to Anna Berg."
+    gen.generate_batch([GenerationRequest("a", text, protect=((0, 17),))])  # "The painting went"
+    assert [u.rsplit('after: "', 1)[1] for u in users] == ['Anna Berg"']
+
+
+def test_elaborate_is_registered_and_augment_judges_it_as_reverse() -> None:
+    from paraspan.cli.augment import directional_check
+    from paraspan.generate.base import generators
+
+    assert "elaborate" in generators.names()
+    data: dict[str, Any] = {"generator": {"name": "elaborate"}, "filters": ["verified"]}
+    directional_check(data)
+    assert data["filters"] == [{"name": "verified", "relation": "reverse"}]
