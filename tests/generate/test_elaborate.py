@@ -57,6 +57,8 @@ def test_sites_are_definite_subjects_and_nouns_that_end_the_sentence(nlp: Any) -
     assert _phrases(nlp, "The museum and the gallery sold paintings.") == []
     # a sentence that begins inside a quotation whose opening mark it lacks
     assert _phrases(nlp, "The old museum is closing at last,'' the mayor told Reuters.") == ["the mayor", "Reuters"]
+    # a PTB quotation later in the sentence is no lone closing mark
+    assert "The museum" in _phrases(nlp, "The museum called the painting its `` top priority '' .")
     # (a lone straight mark: the rewriter's _quoted reads it as opening, so nothing after it either)
     assert _phrases(nlp, 'The old museum is closing at last," the mayor told Reuters.') == []
 
@@ -86,6 +88,15 @@ FINAL = Site(4, len("The museum sold the painting"), "the painting", True)
 ])
 def test_a_clause_must_end_where_the_sentence_goes_on(sample: str, clause: str | None, why: str) -> None:
     assert clause_of(sample, SOURCE, SITE) == (clause, why)
+
+
+def test_the_pronoun_must_fit_the_noun() -> None:
+    source = "Two congressmen have visited Iraq."
+    place = Site(4, len("Two congressmen have visited Iraq"), "Iraq", True, "GPE")
+    assert clause_of(" who is a political figure.", source, place) == (None, "the pronoun does not fit the noun")
+    assert clause_of(" which is at war.", source, place) == ("which is at war", "")
+    person = Site(0, len("Anna"), "Anna", False, "PERSON")
+    assert clause_of(" which is a lawyer, left", "Anna left.", person)[1] == "the pronoun does not fit the noun"
 
 
 def test_a_clause_at_the_end_of_the_sentence_ends_it() -> None:

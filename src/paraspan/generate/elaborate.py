@@ -67,6 +67,9 @@ EXAMPLE_CLAUSES = ("which meets every Tuesday", "who was saving for a guitar", "
 _DEFINITE = frozenset({"the", "this", "that", "these", "those", "his", "her", "its", "their", "our", "my", "your"})
 #: entity types after which a relative clause reads as a comment on a date or amount, not a detail
 _NO_CLAUSE_ENTS = frozenset({"DATE", "TIME", "MONEY", "PERCENT", "CARDINAL", "QUANTITY", "ORDINAL"})
+#: entity types a pronoun cannot refer to: "Iraq, who is an important political figure" (judged
+#: wrong, seed4); a company may be "who" in newswire ("Forrester, who specializes in …", judged right)
+_PRONOUN_MISFITS = {"who": frozenset({"GPE", "LOC", "FAC"}), "which": frozenset({"PERSON"})}
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 _STOP = frozenset({"the", "a", "an", "of", "to", "in", "on", "for", "and", "with", "by", "at", "from", "is", "was",
                    "are", "were", "be", "been", "has", "have", "had", "it", "its", "that", "this", "as", "who",
@@ -97,6 +100,8 @@ class Site:
     offset: int
     phrase: str
     final: bool
+    #: the noun's entity type ("" for none): the pronoun must fit it (:data:`_PRONOUN_MISFITS`)
+    entity: str = ""
 
 
 def _definite(n: Token) -> bool:
@@ -110,12 +115,13 @@ def _in_open_quotation(n: Token) -> bool:
     """Whether ``n`` comes before a closing quotation mark that no opening one precedes: the sentence
     began inside a quotation ("Their ancestors are coming home at last,'' the leader told Reuters" —
     a clause there put words in the speaker's mouth; MRPC validation, read after the first run)."""
-    marks = [t for t in n.sent if t.text in {"``", "“", "''", "”", '"'}]
+    # the tokenizer splits a PTB opening quote into two backticks
+    marks = [t for t in n.sent if t.text in {"``", "`", "“", "''", "”", '"'}]
     straight = [t for t in marks if t.text == '"']
     if len(straight) % 2 and straight[0].i > n.i:
         return True
     for t in marks:
-        if t.text in {"``", "“"}:
+        if t.text in {"``", "`", "“"}:
             return False
         if t.text in {"''", "”"}:
             return t.i > n.i
@@ -155,7 +161,7 @@ def sites(doc: Doc, keep: Sequence[CharSpan] = ()) -> list[Site]:
         if any(s < offset < e for s, e in keep):
             continue
         phrase = doc[n.left_edge.i:end + 1].text
-        site = Site(n.i, offset, phrase, final)
+        site = Site(n.i, offset, phrase, final, n.ent_type_)
         found.append((0 if subject else 1, site))
     return [s for _, s in sorted(found, key=lambda p: (p[0], p[1].offset))]
 
@@ -171,14 +177,18 @@ def _stem(word: str) -> str:
 
 def clause_of(sample: str, source: str, site: Site, max_words: int = 14) -> tuple[str | None, str]:
     """The clause (who … or which …) in the LLM's continuation ``sample`` of the source up to
-    ``site`` and a comma, and why not where there is none. It must begin with who or which; end at
+    ``site`` and a comma, and why not where there is none. It must begin with who or which (not who
+    for a place or which for a person); end at
     a comma (at the sentence's end: its final punctuation) after which the LLM goes on with the
     source's own next words; have 2 to ``max_words`` words and no quotation mark, bracket or digit
     the source lacks; not repeat the source (half its content words or more from it) or copy an
     example's clause (:data:`EXAMPLE_CLAUSES`)."""
     text = sample.split("\n")[0].strip()
-    if text.split(" ")[0] not in {"who", "which"}:
+    pronoun = text.split(" ")[0]
+    if pronoun not in {"who", "which"}:
         return None, "not a relative clause"
+    if site.entity in _PRONOUN_MISFITS[pronoun]:
+        return None, "the pronoun does not fit the noun"
     rest = source[site.offset:].strip()
     stop = "." if site.final else ","
     cut = text.find(stop)
