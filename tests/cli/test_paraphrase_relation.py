@@ -151,7 +151,7 @@ def test_augment_checks_the_generators_direction_with_the_default_filter(tmp_pat
     config = run_config(generator="paraphrase", overrides=["generator.relation=reverse"],
                         settings={"choose_by": "verified"}, output_filter="verified")
     assert config.generator.relation == "reverse"  # type: ignore[attr-defined]
-    assert _verified_specs(config.filters) == [{"name": "verified", "relation": "reverse"}]
+    assert _verified_specs(config.filters) == [{"name": "verified", "relation": "reverse", "judges": ["llm"]}]
     filters = build_filters(config)
     verified = next(f for f in filters if f.name == "verified")
     parts = {p.name: p for p in verified.parts}

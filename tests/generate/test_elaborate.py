@@ -177,4 +177,4 @@ def test_elaborate_is_registered_and_augment_judges_it_as_reverse() -> None:
     assert "elaborate" in generators.names()
     data: dict[str, Any] = {"generator": {"name": "elaborate"}, "filters": ["verified"]}
     directional_check(data)
-    assert data["filters"] == [{"name": "verified", "relation": "reverse"}]
+    assert data["filters"] == [{"name": "verified", "relation": "reverse", "judges": ["llm"]}]
