@@ -467,6 +467,13 @@ def test_deletions_keep_partitives_ordinals_and_idioms(nlp):
     assert _texts(nlp, "delete-leading-modifier", "In 1998 , he sold the farm .") == ["He sold the farm ."]
 
 
+def test_a_since_that_a_perfect_measures_from_stays(nlp):
+    """"Since 1990, the club has won six cups" claims six cups of that period (relations-forward-seed5-train)."""
+    assert _texts(nlp, "delete-leading-modifier", "Since 1990 , the club has won six cups .") == []
+    assert _texts(nlp, "delete-leading-modifier", "Since March , the price has risen ten percent .") == []
+    assert _texts(nlp, "delete-leading-modifier", "In 1990 , the club won six cups .") == ["The club won six cups ."]
+
+
 def test_a_dropped_clause_before_a_closing_quote_leaves_its_comma(nlp):
     """'… the old bridge, which collapsed in May," the mayor said.' keeps the comma before the quotation
     mark that "the mayor said" follows (relations-forward-seed3)."""
