@@ -308,3 +308,24 @@ def test_reverse_delivers_insertions_that_keep_every_word(tmp_path: Path, monkey
     assert para["source"] == "insertion" and para["rule"] == "insert-relative-clause"
     assert para["relation"]["class"] == "reverse_entailment" and got["judged"]["rules"]["delivered"] == 1
     assert not none["paraphrases"] and none["note"] == "no noun phrase to add a clause to"
+
+
+def test_augment_paraphrase_generator_takes_the_measured_generators_for_a_direction(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """generator {name: paraphrase, relation: forward|reverse} gives the rule deletions (no adjectives) and
+    the insertions, as `paraspan paraphrase --relation` does; rewrites=off the LLM's free rewrites."""
+    from paraspan.generate.elaborate import Elaborator
+    from paraspan.generate.paraphrase import Paraphraser, make_paraphraser
+    from paraspan.generate.rewrite import Rewriter
+    from tests.generate.test_elaborate import ScriptedBackend
+
+    monkeypatch.setattr("paraspan.llm.hf_backend.load_backend", lambda *a, **k: ScriptedBackend(lambda u: []))
+    forward = make_paraphraser(relation="forward")
+    assert isinstance(forward, Rewriter)
+    assert "delete-adverb" in forward.rules.names() and "delete-adjective" not in forward.rules.names()
+    assert all(r.family == "compression" for r in forward.rules.rules)
+    assert isinstance(make_paraphraser(relation="reverse"), Elaborator)
+    assert isinstance(make_paraphraser(relation="reverse", rewrites="off"), Paraphraser)
+    assert isinstance(make_paraphraser(), Paraphraser)  # equivalence: the sentence paraphraser, as before
+    rules = make_paraphraser(rewrites="only")  # as paraphrase --relation equivalence --rewrites only
+    assert isinstance(rules, Rewriter) and "delete-adverb" not in rules.rules.names()

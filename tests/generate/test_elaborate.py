@@ -22,6 +22,8 @@ class ScriptedBackend:
     """Answers each prompt with the continuations ``script(user message)`` gives; the prompt's one
     token is the number of the user message, so the answer can be looked up."""
 
+    name = "scripted"
+
     def __init__(self, script: Callable[[str], Sequence[str]]) -> None:
         self.script = script
         self.users: list[str] = []

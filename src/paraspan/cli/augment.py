@@ -187,7 +187,9 @@ def augment_cmd(
     paper's sentence paraphraser (on FrameNet dev its candidates nearly all fail the checks). Every
     output carries source_id and provenance (scores, models, filter decisions). With --generator
     paraphrase, --set generator.relation=forward (or reverse) asks for more general (more specific)
-    sentences, and the default verified check for that direction."""
+    sentences, as `paraspan paraphrase --relation` makes them (rule deletions of modifiers; relative
+    clauses inserted after a noun phrase; generator.rewrites=off: the LLM's free rewrites), and the
+    default verified check for that direction, judged by the llm judge."""
     from paraspan.pipeline import export_outputs, open_store, run_augment
 
     settings: dict[str, Any] = {}

@@ -261,20 +261,6 @@ class Judging:
         return relation.relation == self.wanted and not (self.agree and relation.agree is False)
 
 
-#: the rewriter's rule families whose rewrites bear the relation to their source (equivalence: the
-#: ``reliable`` preset, those of the ``cascade``'s rewrite member: voice is left out there, where
-#: active/passive rewrites were judged wrong more often than the others)
-RULE_FAMILIES = {"equivalence": "reliable",
-                 # deletions of modifiers: adverbs, appositives, non-restrictive relative clauses,
-                 # modifiers set off by commas or before the subject
-                 "forward": "compression"}
-#: rules of those families left out. Over every judged forward run (benchmarks/README.md,
-#: "Directional paraphrases") a dropped adjective was in class 68 times in 101: its errors are lexical
-#: (a fixed term, a contrast, a partitive, an ordinal), which no parse shows; the other deletions 97 in 108
-RULES_LEFT_OUT = {"forward": ("delete-adjective",)}
-#: relations whose rule candidates are insertions the LLM writes at places the parse chooses
-#: (:mod:`paraspan.generate.elaborate`: a relative clause after a noun phrase, for reverse)
-INSERTIONS = ("reverse",)
 RULE_MODES = ("first", "only", "off")
 
 
@@ -287,6 +273,8 @@ def check_rewrites(rewrites: str | None, relation: str | None) -> str:
     adjectives 95 in 103, the LLM's forward outputs 33 in 45; the reverse insertions 64 in 72, the
     LLM's reverse outputs 18 in 25; and the rules cost about 2-5 s per sentence on a CPU, the
     insertions about 10 (with the judges), the LLM's sampling 30."""
+    from paraspan.generate.paraphrase import INSERTIONS, RULE_FAMILIES
+
     if rewrites is None:
         return "only" if relation in RULE_FAMILIES or relation in INSERTIONS else "off"
     if rewrites not in RULE_MODES:
@@ -481,7 +469,7 @@ def paraphrase_worker(*, model: str, llm_backend: str, device: str, seed: int, n
     from paraspan.filter.judges import load_judge
     from paraspan.filter.relations import relate
     from paraspan.generate.base import GenerationRequest, GenerationResult
-    from paraspan.generate.paraphrase import Paraphraser, context_size
+    from paraspan.generate.paraphrase import INSERTIONS, Paraphraser, context_size
     from paraspan.llm.hf_backend import load_backend
 
     rewrites = judging.rewrites if judging is not None else "off"
@@ -497,11 +485,10 @@ def paraphrase_worker(*, model: str, llm_backend: str, device: str, seed: int, n
 
         elaborator = Elaborator(backend, ElaborateConfig(n=judging.candidates, seed=seed))
     elif rewrites != "off" and judging is not None:
+        from paraspan.generate.paraphrase import relation_rules
         from paraspan.generate.rewrite import Rewriter
-        from paraspan.generate.rewrite.rules import RuleSet
 
-        rules = RuleSet.default().only(RULE_FAMILIES[judging.relation])
-        rewriter = Rewriter(rules.without(RULES_LEFT_OUT.get(judging.relation, ())), max_lexical=0)
+        rewriter = Rewriter(relation_rules(judging.relation), max_lexical=0)
     nli = [load_judge(spec, threads=threads) for spec in judging.judges] if judging is not None else []
     words = direction_check(judging.relation) if judging is not None else None
     n_wanted = judging.candidates if judging is not None else None
