@@ -159,6 +159,7 @@ def test_augment_checks_the_generators_direction_with_the_default_filter(tmp_pat
     assert parts["content"].relation == "reverse"
     assert parts["contraction"].relation == "reverse"  # words added, the kept ones keep their heads
     assert build_chooser(config, filters) is verified  # iterations choose by the same check
+    assert "facts" in parts  # an insertion keeps every number and name
 
     # the default generator and other filters: as before
     assert _verified_specs(run_config(output_filter="verified").filters) == ["verified"]
@@ -329,3 +330,14 @@ def test_augment_paraphrase_generator_takes_the_measured_generators_for_a_direct
     assert isinstance(make_paraphraser(), Paraphraser)  # equivalence: the sentence paraphraser, as before
     rules = make_paraphraser(rewrites="only")  # as paraphrase --relation equivalence --rewrites only
     assert isinstance(rules, Rewriter) and "delete-adverb" not in rules.rules.names()
+
+
+def test_forward_verified_lets_a_date_or_name_go_outside_the_labels() -> None:
+    """A more general sentence may drop "In October 2002, …": no facts check for forward (the content
+    check keeps the labelled spans' words and refuses a dropped hedge)."""
+    from paraspan.filter.combine import verified
+
+    names = [p.name for p in verified(relation="forward", labels=False, fluency=False, meaning=()).parts]
+    assert "facts" not in names and "content" in names
+    assert "facts" in [p.name for p in verified(labels=False, fluency=False, meaning=()).parts]
+    assert "facts" not in [p.name for p in verified(facts=False, labels=False, fluency=False, meaning=()).parts]

@@ -69,13 +69,14 @@ def all_of(parts: list[str | dict[str, Any]], short_circuit: bool = False, recor
 def verified(labels: bool = True, verifier: str = "auto", frames: str | None = None, spans: bool = True,
              fluency: bool = True,
              fluency_model: str = "default", fluency_threshold: float | None = None,
-             fluency_statistic: str | None = None, facts: bool = True, content: bool = True,
+             fluency_statistic: str | None = None, facts: bool | None = None, content: bool = True,
              meaning: tuple[str, ...] = ("equivalence",), judges: tuple[str, ...] = ("minilm-nli",),
              threads: int | None = 1, short_circuit: bool = True, record_as: str | None = None,
              relation: Literal["equivalence", "forward", "reverse"] = "equivalence") -> AllOf:
     """The ``verified`` check: labels (``verifier``, ``frames`` for the FrameNet lexicon), span
     shape (``spans``), fluency (``fluency_model``, ``fluency_statistic``: None = the filter's default,
-    ``fluency_threshold``: None = the calibrated one), numbers and names kept (``facts``), content words
+    ``fluency_threshold``: None = the calibrated one), numbers and names kept (``facts``; None: except
+    for ``relation="forward"``, whose outputs may drop them outside the labelled spans), content words
     kept and none added (``content``) and meaning
     (NLI relations in ``meaning``, both ways, by ``judges``); ``meaning=()`` leaves it out.
     ``short_circuit`` (default): an output a check rejects is not shown to the later, costlier ones.
@@ -84,6 +85,10 @@ def verified(labels: bool = True, verifier: str = "auto", frames: str | None = N
     (``("equivalence",)``), the NLI class accepted (``forward_entailment``, ``reverse_entailment``)."""
     if relation != "equivalence" and tuple(meaning) == ("equivalence",):
         meaning = (f"{relation}_entailment",)
+    if facts is None:
+        # a more general sentence may drop a date or a name ("In October 2002, a delegation …"); the
+        # content check keeps those of the labelled spans and refuses a dropped hedge or negation
+        facts = relation != "forward"
     # cheapest first: with ``short_circuit`` an output the lexical checks reject costs no model call
     parts: list[Mapping[str, Any]] = []
     if spans:
