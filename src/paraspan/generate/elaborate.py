@@ -363,7 +363,7 @@ def make_elaborator(model: str = "default", n: int = 3, sites: int = 3, samples:
     ``sites`` noun phrases, ``samples`` clauses sampled for each, at most ``n`` outputs; no clause
     goes inside a labelled span, and the labels keep exactly their words. ``paraspan augment``'s
     default ``verified`` check asks the NLI judges for reverse entailment with this generator."""
-    from paraspan.generate.paraphrase import context_size
+    from paraspan.llm.backend import context_size
     from paraspan.llm.hf_backend import load_backend
 
     width = max(8, samples, batch)

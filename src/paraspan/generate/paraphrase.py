@@ -49,7 +49,7 @@ import numpy as np
 
 from paraspan.errors import ParaspanError
 from paraspan.generate.base import Candidate, Capabilities, CharSpan, GenerationRequest, GenerationResult
-from paraspan.llm.backend import Backend, Prompt, Sample, SampleGroup
+from paraspan.llm.backend import Backend, Prompt, Sample, SampleGroup, context_size
 from paraspan.text.constraints import BanSet, content_words, expand_bans, protected_words, words
 
 SYSTEM_PROMPT = "You are an expert editor who paraphrases English sentences."
@@ -680,12 +680,6 @@ class Paraphraser:
         if not rejected:
             return "nothing was sampled"
         return ", ".join(f"{count} {reason.replace('_', ' ')}" for reason, count in rejected.most_common())
-
-
-def context_size(n_ctx: int, parallel: int) -> int:
-    """A context of at least ``n_ctx`` tokens with room for ``parallel`` sequences decoded together:
-    the cached prefix, a few prompts' suffixes and ``parallel`` answers of ~80 tokens."""
-    return max(n_ctx, 1024 + 80 * parallel)
 
 
 def make_paraphraser(model: str = "default", samples: int = 6, constraint_sets: int = 4, top_k: int = 10,

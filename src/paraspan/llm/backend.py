@@ -111,6 +111,12 @@ def sample_batch(backend: Any, jobs: Sequence[SampleJob], *, top_k: int,
                                   temperature=temperature) for job in jobs]
 
 
+def context_size(n_ctx: int, parallel: int) -> int:
+    """A context of at least ``n_ctx`` tokens with room for ``parallel`` sequences decoded together:
+    the cached prefix, a few prompts' suffixes and ``parallel`` answers of ~80 tokens."""
+    return max(n_ctx, 1024 + 80 * parallel)
+
+
 @runtime_checkable
 class Backend(Protocol):
     """A causal LM that can sample under bans and score continuations."""
