@@ -108,7 +108,7 @@ def _definite(n: Token) -> bool:
     if n.pos_ == "PROPN":
         return not any(c.dep_ == "det" and c.lower_ in {"a", "an", "no", "every", "each", "any", "some"}
                        for c in n.children)
-    return any((c.dep_ in {"det", "poss"} and c.lower_ in _DEFINITE) or c.dep_ == "poss" for c in n.children)
+    return any(c.dep_ == "poss" or (c.dep_ == "det" and c.lower_ in _DEFINITE) for c in n.children)
 
 
 def _in_open_quotation(n: Token) -> bool:
@@ -178,11 +178,11 @@ def _stem(word: str) -> str:
 def clause_of(sample: str, source: str, site: Site, max_words: int = 14) -> tuple[str | None, str]:
     """The clause (who … or which …) in the LLM's continuation ``sample`` of the source up to
     ``site`` and a comma, and why not where there is none. It must begin with who or which (not who
-    for a place or which for a person); end at
-    a comma (at the sentence's end: its final punctuation) after which the LLM goes on with the
-    source's own next words; have 2 to ``max_words`` words and no quotation mark, bracket or digit
-    the source lacks; not repeat the source (half its content words or more from it) or copy an
-    example's clause (:data:`EXAMPLE_CLAUSES`)."""
+    for a place or which for a person); end at a comma (at the sentence's end: its final
+    punctuation) after which the LLM goes on with the source's own next words; have 2 to
+    ``max_words`` words and no quotation mark, bracket or digit the source lacks; not repeat the
+    source (half its content words or more from it) or copy an example's clause
+    (:data:`EXAMPLE_CLAUSES`)."""
     text = sample.split("\n")[0].strip()
     pronoun = text.split(" ")[0]
     if pronoun not in {"who", "which"}:
