@@ -292,15 +292,21 @@ def rule_candidates(rewriter: Any, item: ParaphraseInput) -> list[Any]:
     from paraspan.generate.base import GenerationRequest
 
     result = rewriter.generate(GenerationRequest(str(item.id), item.text, item.ban, item.keep))
-    out = list(result.candidates)
-    if item.ban:
-        from paraspan.text.constraints import expand_bans
-
-        bans = expand_bans(item.text[s:e] for s, e in item.ban)
-        out = [c for c in out if not bans.find_leaks(c.text)]
+    out = without_banned(item, result.candidates)
     for c in out:
         c.meta["source"] = "rules"
     return out
+
+
+def without_banned(item: ParaphraseInput, candidates: list[Any]) -> list[Any]:
+    """The ``candidates`` with none of a banned span's words: rules and insertions keep the source's
+    words, so a ban rules most of them out."""
+    if not item.ban:
+        return list(candidates)
+    from paraspan.text.constraints import expand_bans
+
+    bans = expand_bans(item.text[s:e] for s, e in item.ban)
+    return [c for c in candidates if not bans.find_leaks(c.text)]
 
 
 def insertion_candidates(elaborator: Any, items: list[ParaphraseInput]) -> tuple[list[list[Any]], list[str | None]]:
@@ -310,16 +316,8 @@ def insertion_candidates(elaborator: Any, items: list[ParaphraseInput]) -> tuple
     from paraspan.generate.base import GenerationRequest
 
     results = elaborator.generate_batch([GenerationRequest(str(i.id), i.text, i.ban, i.keep) for i in items])
-    out = []
-    for item, result in zip(items, results, strict=True):
-        cands = list(result.candidates)
-        if item.ban:
-            from paraspan.text.constraints import expand_bans
-
-            bans = expand_bans(item.text[s:e] for s, e in item.ban)
-            cands = [c for c in cands if not bans.find_leaks(c.text)]
-        out.append(cands)
-    return out, [r.note for r in results]
+    return ([without_banned(item, r.candidates) for item, r in zip(items, results, strict=True)],
+            [r.note for r in results])
 
 
 def check_relation_options(relation: str | None, judges: str | None, agree: bool,

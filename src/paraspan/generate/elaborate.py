@@ -47,7 +47,7 @@ SYSTEM = (
     "or repeat anything the sentence says. Reply with the whole sentence only."
 )
 #: sentences written for paraspan; the real prompt ends with the source and "Rewritten:" followed
-#: by the source up to the noun phrase and ", who"/", which", which the LLM continues
+#: by the source up to the noun phrase and a comma, which the LLM continues (who or which is its choice)
 EXAMPLES = (
     "Sentence: The committee approved the library budget.\n"
     'Add a clause after: "The committee"\n'
@@ -363,14 +363,11 @@ def make_elaborator(model: str = "default", n: int = 3, sites: int = 3, samples:
     ``sites`` noun phrases, ``samples`` clauses sampled for each, at most ``n`` outputs; no clause
     goes inside a labelled span, and the labels keep exactly their words. ``paraspan augment``'s
     default ``verified`` check asks the NLI judges for reverse entailment with this generator."""
-    from paraspan.llm.backend import context_size
+    from paraspan.llm.backend import backend_info, context_size
     from paraspan.llm.hf_backend import load_backend
 
     width = max(8, samples, batch)
     runtime = load_backend(model, backend=backend, device=device, seed=seed, n_ctx=context_size(n_ctx, width),
                            n_threads=threads, parallel=width)
     config = ElaborateConfig(n=n, sites=sites, samples=samples, top_k=top_k, temperature=temperature, seed=seed)
-    resolved = getattr(getattr(runtime, "llm", None), "resolved", None)
-    return Elaborator(runtime, config, info={
-        "llm": getattr(resolved, "name", None) or getattr(runtime, "model_name", model),
-        "llm_backend": runtime.name, "relation": "reverse"})
+    return Elaborator(runtime, config, info={**backend_info(runtime, model), "relation": "reverse"})

@@ -49,7 +49,7 @@ import numpy as np
 
 from paraspan.errors import ParaspanError
 from paraspan.generate.base import Candidate, Capabilities, CharSpan, GenerationRequest, GenerationResult
-from paraspan.llm.backend import Backend, Prompt, Sample, SampleGroup, context_size
+from paraspan.llm.backend import Backend, Prompt, Sample, SampleGroup, backend_info, context_size
 from paraspan.text.constraints import BanSet, content_words, expand_bans, protected_words, words
 
 SYSTEM_PROMPT = "You are an expert editor who paraphrases English sentences."
@@ -755,11 +755,7 @@ def make_paraphraser(model: str = "default", samples: int = 6, constraint_sets: 
                               else random_fraction,
                               backward=rescore_top is not None if backward is None else backward)
     paraphraser = Paraphraser(runtime, config)
-    resolved = getattr(getattr(runtime, "llm", None), "resolved", None)
-    paraphraser.info = {"llm": getattr(resolved, "name", None) or getattr(runtime, "model_name", model),
-                        "llm_package": getattr(resolved, "source_package", None)
-                        or getattr(runtime, "source_package", None),
-                        "llm_backend": runtime.name,
+    paraphraser.info = {**backend_info(runtime, model),
                         "paraphrase_config": {k: v for k, v in asdict(config).items() if v is not None}}
     if runtime.name == "transformers":
         paraphraser.info["device"] = str(runtime.device)

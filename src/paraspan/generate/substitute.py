@@ -558,7 +558,7 @@ def make_substituter(model: str = "default", samples: int = 12, n: int = 5, top_
     whose anchors it replaces (``frame``, the default; ``frame,srl``; ``all``); ``anchor``: ``synonym``
     (the default: a substitute shares a WordNet synset with the old word) or ``frame`` (any word the
     verification takes: for a verb, any LU of its frame)."""
-    from paraspan.generate.paraphrase import context_size
+    from paraspan.llm.backend import backend_info, context_size
     from paraspan.text.lexical_units import UPOS_TO_FN
 
     allowed = (None if pos.strip().lower() == "all"
@@ -579,8 +579,5 @@ def make_substituter(model: str = "default", samples: int = 12, n: int = 5, top_
                            n_threads=threads, parallel=width)
     substituter = Substituter(runtime, samples, n, top_k, temperature, max_words, seed, min_votes, agreement,
                               min_back_votes, allowed, kind_set, anchor)
-    resolved = getattr(getattr(runtime, "llm", None), "resolved", None)
-    substituter.info = {"llm": getattr(resolved, "name", None) or getattr(runtime, "model_name", model),
-                        "llm_package": getattr(resolved, "source_package", None)
-                        or getattr(runtime, "source_package", None), "llm_backend": runtime.name}
+    substituter.info = backend_info(runtime, model)
     return substituter

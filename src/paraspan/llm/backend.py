@@ -111,6 +111,15 @@ def sample_batch(backend: Any, jobs: Sequence[SampleJob], *, top_k: int,
                                   temperature=temperature) for job in jobs]
 
 
+def backend_info(runtime: Any, model: str) -> dict[str, Any]:
+    """What a generator's provenance records of its loaded backend: the model's name, the package it
+    came from and the runtime (llama.cpp or transformers)."""
+    resolved = getattr(getattr(runtime, "llm", None), "resolved", None)
+    return {"llm": getattr(resolved, "name", None) or getattr(runtime, "model_name", model),
+            "llm_package": getattr(resolved, "source_package", None) or getattr(runtime, "source_package", None),
+            "llm_backend": runtime.name}
+
+
 def context_size(n_ctx: int, parallel: int) -> int:
     """A context of at least ``n_ctx`` tokens with room for ``parallel`` sequences decoded together:
     the cached prefix, a few prompts' suffixes and ``parallel`` answers of ~80 tokens."""
