@@ -303,7 +303,8 @@ def subset(work: Path, seed: int) -> None:
                             ("fn-train-i.jsonl", fn_train_c[1050:]),  # and train-h on its first 200
                             ("fn-train-j.jsonl", fn_train_c[1250:]),  # and train-i on its first 200
                             ("fn-train-k.jsonl", fn_train_c[1450:]),  # and train-j on its first 200
-                            ("fn-train-l.jsonl", fn_train_c[1650:])):  # and train-k on its first 200
+                            ("fn-train-l.jsonl", fn_train_c[1650:]),  # and train-k on its first 200
+                            ("fn-train-m.jsonl", fn_train_c[1850:])):  # and train-l on its first 200
         write_corpus(iter(sentences), work / name, "jsonl")
         print(f"{work / name}: {len(sentences)} sentences")
 

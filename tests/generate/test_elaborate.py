@@ -144,23 +144,35 @@ def test_a_clause_the_parser_does_not_hang_on_the_noun_is_refused(nlp: Any) -> N
     assert not result.candidates
 
 
-def test_labels_keep_exactly_their_words_after_an_insertion(nlp: Any) -> None:
-    """The candidate's token mapping carries every source token and no inserted one, so projection
-    moves the labelled spans and leaves the clause unlabelled."""
+def test_an_argument_takes_in_the_clause_about_its_noun_and_an_anchor_does_not(nlp: Any) -> None:
+    """A non-restrictive relative clause belongs to its noun's phrase, so the argument that holds the
+    noun takes it in ("[ARG0 The museum, which opened in the spring,] sold"), without the commas
+    around it; an anchor (the predicate, an entity mention) keeps exactly its words, and an argument
+    the clause is not about keeps its own."""
+    from paraspan.corpus.schema import Span, Structure
     from paraspan.generate.project import project_mapping
     from tests.generate.rewrite.helpers import srl
 
     text = "The museum sold the painting."
     sentence = srl("a", text, ("sell.01", "sold", [("ARG0", "The museum"), ("ARG1", "the painting")]))
+    sentence.structures.append(Structure("entity", "ORG", Span(4, 10, "ORG")))  # "museum"
     gen = Elaborator(ScriptedBackend(lambda user: [" which opened in the spring, sold the painting",
                                                    " which hung in the hall."]), ElaborateConfig(n=5), nlp=nlp)
     [result] = gen.generate_batch([GenerationRequest("a", text)])
-    assert len(result.candidates) == 2
-    for cand in result.candidates:
-        [placed] = project_mapping(sentence, cand.mapping).structures
-        assert placed is not None and cand.text[placed.anchor.start:placed.anchor.end] == "sold"
-        assert [(a.label, cand.text[a.start:a.end]) for a in placed.args] == [("ARG0", "The museum"),
-                                                                               ("ARG1", "the painting")]
+    by_text = {c.text: c for c in result.candidates}
+    assert set(by_text) == {"The museum, which opened in the spring, sold the painting.",
+                            "The museum sold the painting, which hung in the hall."}
+    spans = {}
+    for got, cand in by_text.items():
+        predicate, entity = project_mapping(sentence, cand.mapping).structures
+        assert got[predicate.anchor.start:predicate.anchor.end] == "sold"
+        assert got[entity.anchor.start:entity.anchor.end] == "museum"
+        spans[got] = [(a.label, got[a.start:a.end]) for a in predicate.args]
+    assert spans == {
+        "The museum, which opened in the spring, sold the painting.": [
+            ("ARG0", "The museum, which opened in the spring"), ("ARG1", "the painting")],
+        "The museum sold the painting, which hung in the hall.": [
+            ("ARG0", "The museum"), ("ARG1", "the painting, which hung in the hall")]}
 
 
 def test_no_clause_inside_a_labelled_span(nlp: Any) -> None:

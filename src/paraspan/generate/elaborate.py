@@ -304,7 +304,7 @@ class Elaborator:
                     self.counts[f"rejected:{why}"] += 1
                     continue
                 candidates.append(Candidate(text, {"logprob": round(mean, 4)},
-                                            mapping=insertion_mapping(doc, parsed[text], site.offset),
+                                            mapping=insertion_mapping(doc, parsed[text], site.offset, site.token),
                                             meta={"source": "insertion", "rules": ["insert-relative-clause"],
                                                   "site": site.phrase}))
             note = None if candidates else ("no noun phrase to add a clause to" if not found
@@ -334,10 +334,14 @@ class Elaborator:
         return ""
 
 
-def insertion_mapping(source: Doc, output: Doc, offset: int) -> TokenMapping:
+def insertion_mapping(source: Doc, output: Doc, offset: int, noun: int | None = None) -> TokenMapping:
     """Source → output tokens of an insertion at character ``offset`` of the source: the tokens before
-    it are where they were, those after it moved by the inserted text's length, the inserted words
-    carry nothing (so a labelled span keeps exactly its words)."""
+    it are where they were, those after it moved by the inserted text's length. The inserted words,
+    but for the commas around them, belong with source token ``noun`` (the noun the clause is
+    about) as arguments see it and not as anchors do: an argument is a whole phrase, and a
+    non-restrictive relative clause is part of its noun's phrase (PropBank and FrameNet annotate
+    "[Agent The museum, which opened in May,] sold …"), while an anchor — a target, a predicate,
+    an entity mention — keeps exactly its words. Without ``noun`` they carry nothing."""
     from paraspan.generate.project import doc_heads, doc_tokens
 
     shift = len(output.text) - len(source.text)
@@ -352,6 +356,15 @@ def insertion_mapping(source: Doc, output: Doc, offset: int) -> TokenMapping:
         else:
             src = None
         tokens.append(MappedToken(start, end, src))
+    inserted = [j for j, t in enumerate(tokens) if t.src is None and offset <= t.start and t.end <= offset + shift]
+    while inserted and output[inserted[0]].is_punct:
+        inserted.pop(0)
+    while inserted and output[inserted[-1]].is_punct:
+        inserted.pop()
+    if noun is not None:
+        for j in inserted:
+            # ``marker``: joins arguments, not anchors (see MappedToken)
+            tokens[j] = MappedToken(tokens[j].start, tokens[j].end, None, attach=noun, marker=True)
     return TokenMapping(tuple(doc_tokens(source)), tuple(doc_heads(source)), tuple(tokens))
 
 
@@ -361,7 +374,8 @@ def make_elaborator(model: str = "default", n: int = 3, sites: int = 3, samples:
     """The registered ``elaborate`` generator: more specific sentences (reverse entailments) made by
     adding a relative clause the LLM (``model``, as for ``paraphrase``) writes after one of up to
     ``sites`` noun phrases, ``samples`` clauses sampled for each, at most ``n`` outputs; no clause
-    goes inside a labelled span, and the labels keep exactly their words. ``paraspan augment``'s
+    goes inside a labelled span; anchors keep exactly their words, and an argument whose noun gets the
+    clause takes it in (:func:`insertion_mapping`). ``paraspan augment``'s
     default ``verified`` check asks the NLI judges for reverse entailment with this generator."""
     from paraspan.llm.backend import backend_info, context_size
     from paraspan.llm.hf_backend import load_backend

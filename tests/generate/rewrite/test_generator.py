@@ -167,3 +167,24 @@ def test_families_choose_rules_by_the_relation_they_keep():
     assert set(forward.names()) - set(fewer.names()) == {"delete-adjective"}
     with pytest.raises(KeyError):
         forward.without(["delete-adjectives"])  # a typo drops nothing: refused
+
+
+def test_an_added_that_joins_the_clause_argument_and_a_dropped_one_leaves_it(rewriter):
+    """FrameNet and PropBank put the complementizer inside the clause's span ("[Message that the
+    talks failed]"); the clause's own arguments and every anchor keep their words."""
+    text = "The minister said the talks failed ."
+    s = Sentence("t", text, [
+        Structure("frame", "Statement", Span(*find(text, "said"), "say.v"),
+                  [Span(*find(text, "The minister"), "Speaker"), Span(*find(text, "the talks failed"), "Message")]),
+        Structure("frame", "Success_or_failure", Span(*find(text, "failed"), "fail.v"),
+                  [Span(*find(text, "the talks"), "Agent")])])
+    [rw] = [r for r in rewriter.rewrite_sentence(s) if r.provenance["rules"] == ["insert-that"]]
+    assert rw.text == "The minister said that the talks failed ."
+    spans = [[(a.label, rw.text[a.start:a.end]) for a in st.args] for st in rw.structures]
+    assert spans == [[("Speaker", "The minister"), ("Message", "that the talks failed")], [("Agent", "the talks")]]
+    assert [rw.text[st.anchor.start:st.anchor.end] for st in rw.structures] == ["said", "failed"]
+    back = Sentence("b", rw.text, rw.structures)
+    [dropped] = [r for r in rewriter.rewrite_sentence(back) if r.provenance["rules"] == ["delete-that"]]
+    assert dropped.text == text
+    assert [[(a.label, dropped.text[a.start:a.end]) for a in st.args] for st in dropped.structures] == [
+        [("Speaker", "The minister"), ("Message", "the talks failed")], [("Agent", "the talks")]]

@@ -34,6 +34,9 @@ CASES = [
     ("delete-adverb", "The teacher quickly answered the question.", "The teacher answered the question."),
     ("delete-adjective", "The children visited the old museum.", "The children visited the museum."),
     ("it-cleft", "The farmer sold the tractor.", "It was the farmer that sold the tractor."),
+    ("insert-that", "The farmer said the tractor was sold.", "The farmer said that the tractor was sold."),
+    ("insert-that", "She told reporters the talks had failed.", "She told reporters that the talks had failed."),
+    ("delete-that", "The farmer said that the tractor was sold.", "The farmer said the tractor was sold."),
 ]
 
 
@@ -502,3 +505,21 @@ def test_no_relative_clause_is_pulled_off_a_phrase_after_the_object(nlp):
     assert _texts(nlp, "extract-relative-clause", "Police stopped the van , which was stolen .") == [
         "Police stopped the van. The van was stolen."]
 
+
+
+def test_the_complementizer_rules_decline_where_that_matters(nlp):
+    """"that" is added or dropped only before a finite clause that follows its verb at once and
+    begins with its subject; not in a passive "it is believed that", not where a phrase before the
+    subject would hang on the verb, not in unquoted speech, not for one of two "that" clauses, not
+    after verbs whose bare clause reads as a garden path."""
+    assert _texts(nlp, "delete-that", "It is believed that the firm lied.") == []
+    assert _texts(nlp, "delete-that", "He said that in 1990 the firm lied.") == []
+    assert _texts(nlp, "delete-that", "Officials said that the bridge would open and that tolls would rise.") == []
+    assert _texts(nlp, "delete-that", "The minister stated that the budget was balanced.") == []
+    assert _texts(nlp, "insert-that", "The minister stated the budget was balanced.") == [
+        "The minister stated that the budget was balanced."]
+    assert _texts(nlp, "insert-that", "He said I am done.") == []  # speech: "I" is the speaker
+    assert _texts(nlp, "insert-that", "I think I am right.") == ["I think that I am right."]
+    assert _texts(nlp, "insert-that", 'He said "the plan failed".') == []
+    assert _texts(nlp, "insert-that", "He said that was wrong.") == []
+    assert _texts(nlp, "insert-that", "He asked whether the plan failed.") == []

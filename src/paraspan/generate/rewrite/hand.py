@@ -1136,6 +1136,101 @@ def it_cleft(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
     return out
 
 
+# --------------------------------------------------------------------------- the complementizer "that"
+
+#: verbs of saying, thinking and knowing whose finite complement clause takes "that" or not with
+#: the same meaning ("He said (that) the plan failed"); a "that" may be added after any of them
+_THAT_VERBS = {"say", "tell", "think", "believe", "hope", "guess", "suppose", "feel", "expect", "know", "claim",
+               "realize", "realise", "assume", "fear", "worry", "wish", "insist", "argue", "suggest", "predict",
+               "suspect", "agree", "admit", "estimate", "acknowledge", "concede", "recall", "remember",
+               "understand", "find", "show", "report", "announce", "confirm", "reveal", "warn", "mean", "decide",
+               "ensure", "deny", "doubt", "learn", "hear", "promise", "assure", "indicate", "note", "add",
+               "explain", "conclude", "state", "declare", "maintain", "contend", "allege", "emphasize",
+               "emphasise", "stress", "complain", "testify", "observe", "notice", "discover", "recognize",
+               "recognise", "imagine", "bet", "reckon", "figure", "pretend", "swear", "judge", "determine"}
+#: of those, the ones whose "that" may also be dropped: with the others a bare clause reads as a
+#: garden path or too loose for written English ("He stated the plan …", "She noted the rate …")
+_THAT_DROPPABLE = {"say", "tell", "think", "believe", "hope", "guess", "suppose", "feel", "expect", "know", "claim",
+                   "realize", "realise", "assume", "fear", "worry", "wish", "insist", "argue", "suggest", "predict",
+                   "suspect", "agree", "admit", "estimate", "acknowledge", "concede", "recall", "remember",
+                   "understand", "find", "show", "report", "announce", "confirm", "reveal", "warn", "mean", "decide",
+                   "ensure", "deny", "doubt", "learn", "hear", "promise", "assure", "imagine", "bet", "reckon",
+                   "figure", "pretend", "swear"}
+_FINITE_TAGS = {"VBD", "VBZ", "VBP", "MD"}
+_PERSONAL = {"i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "ourselves", "you", "your", "yours",
+             "yourself", "yourselves"}
+
+
+def _complement_clauses(doc: Doc, droppable: bool) -> list[tuple[Token, Token, Token | None]]:
+    """(verb, its complement clause's verb, the clause's "that" or None) where the clause, finite
+    and with its own subject first, follows the verb at once or after a short object ("told him
+    (that)", "told reporters (that)"), and nothing about it makes "that" matter: the verb is active
+    with a subject of its own, the clause is neither quoted nor one of two "that" clauses."""
+    found = []
+    for v in doc:
+        if v.pos_ != "VERB" or v.lemma_.lower() not in (_THAT_DROPPABLE if droppable else _THAT_VERBS):
+            continue
+        if _child(v, "auxpass", "expl", "nsubjpass") is not None or (v.dep_ == "ROOT" and _child(v, "nsubj") is None):
+            continue  # "It is believed that …", an imperative "Say …"
+        clauses = [c for c in v.children if c.dep_ == "ccomp" and c.i > v.i]
+        if len(clauses) != 1:
+            continue
+        c = clauses[0]
+        subj = _child(c, "nsubj", "nsubjpass", "expl")
+        finite = c.tag_ in _FINITE_TAGS or any(a.dep_ in {"aux", "auxpass"} and a.tag_ in _FINITE_TAGS
+                                               for a in c.children)
+        if subj is None or subj.i > c.i or not finite or not contiguous(subtree(c)):
+            continue
+        marks = _children(c, "mark")
+        that = marks[0] if marks and marks[0].lower_ == "that" and marks[0].i == c.left_edge.i else None
+        if marks and that is None:
+            continue  # "if", "whether", "because" …
+        first = (that.i + 1) if that is not None else c.left_edge.i
+        if first != subj.left_edge.i:
+            continue  # something before the subject ("said that in 1990 the firm …") would hang on the verb
+        before = (that.i if that is not None else first) - 1
+        objects = [o for o in v.children if o.dep_ in {"dobj", "dative"} and o.i > v.i]
+        if before != v.i and not (len(objects) == 1 and objects[0].right_edge.i == before
+                                  and before - objects[0].left_edge.i < 2 and objects[0].left_edge.i == v.i + 1):
+            continue
+        if any(t.is_quote or t.text in {"``", "''", "`", "“", "”"} for t in doc[v.i:c.right_edge.i + 1]) or _quoted(v):
+            continue
+        if any(t.dep_ == "conj" and _child(t, "mark") is not None for t in c.subtree):
+            continue  # "said that X and that Y": the second "that" needs the first
+        found.append((v, c, that))
+    return found
+
+
+def insert_that(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
+    """"He said the plan failed." → "He said that the plan failed." The "that" joins the clause's
+    argument spans (a frame's Message, a predicate's ARG1), as annotators include it, and no anchor."""
+    out = []
+    for v, c, that in _complement_clauses(doc, droppable=False):
+        if that is not None:
+            continue
+        first = doc[c.left_edge.i]
+        if first.lower_ in {"that", "this", "those", "these"}:
+            continue  # "said that that was …" reads as a stammer
+        speaker = _child(v, "nsubj")
+        third = speaker is None or speaker.lower_ not in _PERSONAL
+        if third and any(t.lower_ in _PERSONAL for t in c.subtree):
+            continue  # unquoted direct speech ("He said I'm done"): with "that" the "I" would be someone else
+        pieces = keep(doc, range(0, first.i)) + [Piece("that", attach=c.i, marker=True)] + keep(
+            doc, range(first.i, len(doc)))
+        out.append(pieces)
+    return out
+
+
+def delete_that(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
+    """"He said that the plan failed." → "He said the plan failed." (verbs that take a bare clause)"""
+    out = []
+    for _v, _c, that in _complement_clauses(doc, droppable=True):
+        if that is None or doc[that.i + 1].lower_ in {"that", "this", "those", "these", "there"}:
+            continue  # "said that those …" without "that" reads "said those" as the object
+        out.append(keep(doc, [i for i in range(len(doc)) if i != that.i]))
+    return out
+
+
 _WN_POS = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
 
 
@@ -1319,6 +1414,12 @@ IT_CLEFT = Rule("it-cleft", "insertion", "hand", it_cleft,
                 # v4: no cleft of a sentence-initial capitalised word that is no name (fn-ds-s0);
                 # v5: nor of a bare plural ("It is examples that include …"; fn-cascade-train-i)
                 version="5")
+INSERT_THAT = Rule("insert-that", "insertion", "hand", insert_that,
+                   description='add the complementizer "that" before a verb\'s complement clause',
+                   example="He said the plan failed. → He said that the plan failed.")
+DELETE_THAT = Rule("delete-that", "insertion", "hand", delete_that,
+                   description='drop the complementizer "that" where the verb takes a bare clause',
+                   example="He said that the plan failed. → He said the plan failed.")
 SYNONYM = Rule("synonym", "lexical", "hand", synonym,
                description="replace a content word by its commonest WordNet synonym, inflected (lemminflect)",
                example="He bought a car. → He purchased a car.")
@@ -1327,5 +1428,5 @@ HAND_RULES: tuple[Rule, ...] = (
     PASSIVE_TO_ACTIVE, ACTIVE_TO_PASSIVE, EXTRACT_APPOSITIVE, EXTRACT_RELATIVE_CLAUSE, EXTRACT_PARTICIPIAL,
     SPLIT_CONJOINED_CLAUSES, SPLIT_CONJOINED_VP, MOVE_LEADING_ADVERBIAL, FRONT_TRAILING_ADVERBIAL, PP_TO_GENITIVE,
     GENITIVE_TO_PP, DELETE_APPOSITIVE, DELETE_RELATIVE_CLAUSE, DELETE_COMMA_MODIFIER, DELETE_LEADING_MODIFIER,
-    DELETE_ADVERB, DELETE_ADJECTIVE, IT_CLEFT, SYNONYM,
+    DELETE_ADVERB, DELETE_ADJECTIVE, IT_CLEFT, SYNONYM, INSERT_THAT, DELETE_THAT,
 )

@@ -31,6 +31,7 @@ for _name, _attr in (
     ("delete-relative-clause", "DELETE_RELATIVE_CLAUSE"), ("delete-comma-modifier", "DELETE_COMMA_MODIFIER"),
     ("delete-leading-modifier", "DELETE_LEADING_MODIFIER"), ("delete-adverb", "DELETE_ADVERB"),
     ("delete-adjective", "DELETE_ADJECTIVE"), ("it-cleft", "IT_CLEFT"), ("synonym", "SYNONYM"),
+    ("insert-that", "INSERT_THAT"), ("delete-that", "DELETE_THAT"),
 ):
     rewrite_rules.register(_name, f"paraspan.generate.rewrite.hand:{_attr}")
 
