@@ -123,6 +123,36 @@ def test_filter_with_two_judges_needs_agreement(scripted):
     assert RelationFilter([a, b], agree=False).decide(out, source).keep
 
 
+def test_an_appeal_judge_hears_only_what_the_judges_refused_and_may_keep_it(scripted):
+    """A costly judge asked again about the outputs the cheap one refused for their relation, and
+    about nothing else (not a kept output, not an empty one); its relation, recorded, decides."""
+    source = Sentence("s", S1)
+    kept = Sentence("o1", "A man plays a guitar.", source_id="s")
+    rescued = Sentence("o2", "It is a man that is playing a guitar.", source_id="s")
+    lost = Sentence("o3", S2, source_id="s")
+    empty = Sentence("o4", "", source_id="s")
+    cheap = scripted({(S1, kept.text): E, (kept.text, S1): E, (S1, S2): E}, name="cheap")
+    costly = scripted({(S1, rescued.text): E, (rescued.text, S1): E}, name="costly")
+    flt = RelationFilter(cheap, appeal=[costly])
+    decisions = decide_all(flt, [(out, source) for out in (kept, rescued, lost, empty)])
+    assert [d.keep for d in decisions] == [True, True, False, False]
+    assert sorted(costly.calls) == sorted([(S1, rescued.text), (S1, S2), (rescued.text, S1), (S2, S1)])
+    assert "on appeal costly: relation equivalence" in decisions[1].reason
+    assert rescued.provenance["relation"]["label"] == "alternation"  # the first judges' view stays
+    assert rescued.provenance["relation"]["appeal"]["label"] == "equivalence"
+    assert decisions[2].details["appeal"]["label"] == "alternation"  # the costly judge found no entailment
+    assert "appeal" not in kept.provenance["relation"]
+    # no appeal without refusals: the costly judge is not even loaded
+    loads = []
+    quiet = RelationFilter(cheap, load_appeal=lambda: loads.append(1) or [costly])
+    assert quiet.decide(kept, source).keep and loads == []
+    # built by name, the appeal is checked like the judges (no model loads)
+    built = build_filter({"name": "relation", "appeal": ["llm"]})
+    assert built._appeal is None and built._load_appeal is not None
+    with pytest.raises(ParaspanError):
+        build_filter({"name": "relation", "appeal": ["nonesuch"]})
+
+
 def test_filter_rejects_unknown_relations(scripted):
     with pytest.raises(ParaspanError, match="paraphrase"):
         RelationFilter(scripted({}), accept={"paraphrase"})

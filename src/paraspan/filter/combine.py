@@ -71,14 +71,15 @@ def verified(labels: bool = True, verifier: str = "auto", frames: str | None = N
              fluency_model: str = "default", fluency_threshold: float | None = None,
              fluency_statistic: str | None = None, facts: bool | None = None, content: bool = True,
              meaning: tuple[str, ...] = ("equivalence",), judges: tuple[str, ...] = ("minilm-nli",),
-             threads: int | None = 1, short_circuit: bool = True, record_as: str | None = None,
+             appeal: tuple[str, ...] = (), threads: int | None = 1, short_circuit: bool = True, record_as: str | None = None,
              relation: Literal["equivalence", "forward", "reverse"] = "equivalence") -> AllOf:
     """The ``verified`` check: labels (``verifier``, ``frames`` for the FrameNet lexicon), span
     shape (``spans``), fluency (``fluency_model``, ``fluency_statistic``: None = the filter's default,
     ``fluency_threshold``: None = the calibrated one), numbers and names kept (``facts``; None: except
     for ``relation="forward"``, whose outputs may drop them outside the labelled spans), content words
     kept and none added (``content``) and meaning
-    (NLI relations in ``meaning``, both ways, by ``judges``); ``meaning=()`` leaves it out.
+    (NLI relations in ``meaning``, both ways, by ``judges``, and ``appeal``'s judges asked again about
+    what they refuse); ``meaning=()`` leaves it out.
     ``short_circuit`` (default): an output a check rejects is not shown to the later, costlier ones.
     ``relation``: what an output may be to its source, ``equivalence``, ``forward`` (more general) or
     ``reverse`` (more specific), for the content check and, when ``meaning`` is left at its default
@@ -102,7 +103,8 @@ def verified(labels: bool = True, verifier: str = "auto", frames: str | None = N
     if labels:
         parts.append({"name": "labels", "verifier": verifier, "frames": frames})
     if meaning:
-        parts.append({"name": "relation", "accept": list(meaning), "judges": list(judges), "threads": threads})
+        parts.append({"name": "relation", "accept": list(meaning), "judges": list(judges), "threads": threads,
+                      **({"appeal": list(appeal)} if appeal else {})})
     if fluency:
         parts.append({"name": "fluency", "model": fluency_model, "threshold": fluency_threshold,
                       **({"statistic": fluency_statistic} if fluency_statistic else {}),

@@ -168,13 +168,17 @@ class RelationFilter(BaseFilter):
 
     def __init__(self, judges: Judge | Sequence[Judge] | None = None, accept: Iterable[str] = ("equivalence",),
                  *, agree: bool = True, name: str = "relation",
-                 load: Callable[[], Sequence[Judge]] | None = None) -> None:
+                 load: Callable[[], Sequence[Judge]] | None = None,
+                 appeal: Sequence[Judge] | None = None,
+                 load_appeal: Callable[[], Sequence[Judge]] | None = None) -> None:
         if judges is None and load is None:
             raise ParaspanError.from_code("E795")
         self._judges: list[Judge] | None = None
         if judges is not None:
             self._judges = list(judges) if isinstance(judges, list | tuple) else [judges]  # type: ignore[list-item]
         self._load = load
+        self._appeal: list[Judge] | None = list(appeal) if appeal else None
+        self._load_appeal = load_appeal
         self.accept = frozenset(accept)
         self.agree = agree
         self.name = name
@@ -190,6 +194,13 @@ class RelationFilter(BaseFilter):
             assert self._load is not None
             self._judges = list(self._load())
         return self._judges
+
+    @property
+    def appeal(self) -> list[Judge]:
+        """The appeal judges (none unless given), loaded now if they were not yet."""
+        if self._appeal is None and self._load_appeal is not None:
+            self._appeal = list(self._load_appeal())
+        return self._appeal or []
 
     def decide(self, output: Sentence, source: Sentence | None = None) -> FilterDecision:
         return self.decide_batch([(output, source)])[0]
@@ -207,7 +218,8 @@ class RelationFilter(BaseFilter):
         judges = self.judges if compared else []
         relations = iter(relate([(source.text, out.text) for out, source in compared if source is not None], judges)
                          if compared else [])
-        decisions = []
+        decisions: list[FilterDecision] = []
+        appealable: list[int] = []  # refused for the relation the judges found (not for an empty pair)
         for (out, _), is_new in zip(pairs, new, strict=True):
             if is_new:
                 decisions.append(FilterDecision(True, None, "not compared: the generator writes new content",
@@ -229,12 +241,35 @@ class RelationFilter(BaseFilter):
                 keep, reason = False, f"relation {rel.relation} is not in {sorted(self.accept)}"
                 if rel.note:
                     reason += f" ({rel.note})"
+                else:
+                    appealable.append(len(decisions))
             elif self.agree and rel.agree is False:
                 keep, reason = False, f"judges disagree ({self._views(rel)})"
             else:
                 keep, reason = True, f"relation {rel.relation}" + (f" ({rel.note})" if rel.note else "")
             decisions.append(FilterDecision(keep, None, reason, details))
+        if appealable and (self._appeal is not None or self._load_appeal is not None):
+            self._hear_appeals(pairs, decisions, appealable)
         return decisions
+
+    def _hear_appeals(self, pairs: Sequence[tuple[Sentence, Sentence | None]], decisions: list[FilterDecision],
+                      refused: list[int]) -> None:
+        """The appeal judges, asked only about the outputs ``refused`` for their relation: an output
+        whose relation the appeal finds in ``accept`` is kept (recorded as ``appeal`` in its
+        provenance's relation and in the decision's details)."""
+        judges = self.appeal
+        heard = relate([(pairs[i][1].text, pairs[i][0].text) for i in refused], judges)  # type: ignore[union-attr]
+        for i, rel in zip(refused, heard, strict=True):
+            out, old = pairs[i][0], decisions[i]
+            name = ",".join(j.name for j in judges)
+            record = {"judge": name, "label": rel.relation, "forward": rel.forward, "backward": rel.backward}
+            out.provenance.setdefault("relation", {})["appeal"] = record
+            details = {**old.details, "appeal": record}
+            if rel.relation in self.accept:
+                decisions[i] = FilterDecision(True, None, f"{old.reason}; on appeal {name}: relation {rel.relation}",
+                                              details)
+            else:
+                decisions[i] = FilterDecision(False, None, f"{old.reason}; on appeal {name}: {rel.relation}", details)
 
     @staticmethod
     def _views(rel: PairRelation) -> str:
@@ -243,25 +278,29 @@ class RelationFilter(BaseFilter):
 
 def relation_filter(judges: tuple[str, ...] = (DEFAULT_JUDGE,), accept: tuple[str, ...] = ("equivalence",),
                     agree: bool = True, threads: int | None = None, max_length: int = 256,
-                    record_as: str | None = None) -> RelationFilter:
+                    record_as: str | None = None, appeal: tuple[str, ...] = ()) -> RelationFilter:
     """The registered ``relation`` filter: NLI both ways by ``judges`` (specs as for
     ``paraspan relabel --judges``: minilm-nli, minilm-nli:FOLDER, llm, llm:MODEL, hub:ID), keeping
     the relations in ``accept``; with several judges and ``agree``, only what they agree on.
+    ``appeal``: judges asked again, only about what ``judges`` refused for its relation; an output
+    they find in ``accept`` is kept (a costly judge spent on the few a cheap one refuses).
     ``threads`` and ``max_length`` go to the judges, which load on the first decision."""
     specs = [s.strip() for s in judges if s.strip()]
+    appeals = [s.strip() for s in appeal if s.strip()]
     if not specs:
         raise ParaspanError.from_code("E795")
-    if len(set(specs)) != len(specs):
-        raise ParaspanError.from_code("E734", text=list(judges))
+    if len(set(specs)) != len(specs) or len(set(appeals)) != len(appeals):
+        raise ParaspanError.from_code("E734", text=list(judges) + list(appeal))
     registry = judge_registry()
-    for spec in specs:
+    for spec in specs + appeals:
         kind, _, arg = spec.partition(":")
         registry.get(kind)  # an unknown judge fails now, naming the known ones (no model loads)
         if kind == "hub" and not arg:
             raise ParaspanError.from_code("E789")
 
     load = _JudgeLoader(tuple(specs), threads, max_length)
-    return RelationFilter(accept=accept, agree=agree, name=record_as or "relation", load=load)
+    return RelationFilter(accept=accept, agree=agree, name=record_as or "relation", load=load,
+                          load_appeal=_JudgeLoader(tuple(appeals), threads, max_length) if appeals else None)
 
 
 @dataclass(frozen=True)
