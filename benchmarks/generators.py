@@ -50,6 +50,7 @@ import json
 import os
 import random
 import re
+import sqlite3
 import subprocess
 import sys
 from collections import Counter
@@ -199,6 +200,15 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
     # the code after its judgments (split-conjoined-clauses v5, no rewrite of a sentence broken inside
     # brackets) on the next fresh sentences
     "fn-cascade-train-l": ("fn-train-l.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
+    # the code after its judgments (the elaborate span fix does not touch the cascade) with the new
+    # rules insert-that and delete-that, on the next fresh sentences
+    "fn-cascade-train-m": ("fn-train-m.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
+    # the same sentences with the substituter asked for nouns too (WordNet synonyms of the old word, as for
+    # verbs since fn-ds-s0; nouns were 46% right before that requirement): is it a coverage lever?
+    "fn-cascade-train-m-nouns": ("fn-train-m.jsonl", "cascade", [
+        "--iterations", "3", "--choose-by", "verified", "--set",
+        'generator.members=[{"name": "rewrite", "families": "insertion,reorder,genitive,split,extraction"}, '
+        '{"name": "substitute", "pos": "v,n"}]']),
     # what the downstream learner got from the final code (issue 19, 2026-11-26): the run store of
     # `benchmarks/downstream.py --task frame_id --percents 10 --seed-list 0,1,2 --augment generator:cascade
     # --augment-only` copied when seed 0 and most of seed 1 were done, cut to the sentences no judged run
@@ -554,6 +564,67 @@ def factory_default(factory: Any, option: str) -> Any:
     return inspect.signature(factory).parameters[option].default
 
 
+#: the runs whose relation-refused candidates the ``appeal`` step asks the appeal judge about
+APPEAL_RUNS = tuple(f"fn-cascade-train-{x}" for x in "ghijkl")
+APPEAL_JUDGMENTS = RESULTS / "judged" / "relation-refused.judgments.jsonl"
+
+
+def appeal(work: Path, names: list[str], judge: str = "llm") -> dict[str, Any]:
+    """What an appeal judge (``relation`` filter's ``appeal``) would add: every iteration-1 candidate
+    of the runs' structures without a written output that ``verified`` refused for its NLI relation
+    (every cheaper check passed it), asked again by ``judge``, and the fluency check (the one
+    ``verified`` runs after the relation) run on it; scored against the hand judgments of a random
+    sample (``APPEAL_JUDGMENTS``: run, input, candidate, score, note; no text)."""
+    from collections import Counter
+
+    from paraspan.corpus.schema import Sentence
+    from paraspan.filter import build_filter
+
+    rows = []
+    for name in names:
+        db = work / f"{name}.db"
+        if not db.is_file():
+            continue
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+        written = {r[0] for r in con.execute("select input_id from outputs")}
+        for iid, it, cand, text, meta, src in con.execute(
+                "select c.input_id, c.iteration, c.candidate, c.text, c.meta, json_extract(i.json, '$.text') "
+                "from candidates c join inputs i on i.id = c.input_id order by i.position, c.candidate"):
+            refused = json.loads(meta or "{}").get("refused") or ""
+            if refused.startswith("relation:") and iid not in written and it == 1:
+                rows.append({"run": name, "input_id": iid, "candidate": cand, "text": text, "source": src,
+                             "member": "rewrite" if json.loads(meta or "{}").get("rules") else "substitute"})
+    rel = build_filter({"name": "relation", "accept": ["equivalence"], "judges": [judge], "threads": 2})
+    flu = build_filter({"name": "fluency", "threads": 2})
+    pairs = [(Sentence(f"o{i}", r["text"]), Sentence(f"s{i}", r["source"])) for i, r in enumerate(rows)]
+    for start in range(0, len(pairs), 16):
+        part = pairs[start:start + 16]
+        for r, d, f in zip(rows[start:start + 16], rel.decide_batch(part), flu.decide_batch(part), strict=True):
+            r["appeal"], r["fluency"] = bool(d.keep), bool(f.keep)
+    hand = {}
+    if APPEAL_JUDGMENTS.is_file():
+        for line in APPEAL_JUDGMENTS.read_text(encoding="utf-8").splitlines():
+            j = json.loads(line)
+            hand[(j["run"], j["input_id"], j["candidate"])] = j["score"] >= 50
+    cells: Counter = Counter()
+    for r in rows:
+        right = hand.get((r["run"], r["input_id"], r["candidate"]))
+        verdict = "unjudged" if right is None else ("right" if right else "wrong")
+        appealed, fluent = "keep" if r["appeal"] else "refuse", "keep" if r["fluency"] else "refuse"
+        cells[f"{r['member']}|appeal={appealed}|fluency={fluent}|{verdict}"] += 1
+    added = [r for r in rows if r["appeal"] and r["fluency"]]
+    judged = [hand[(r["run"], r["input_id"], r["candidate"])] for r in added
+              if (r["run"], r["input_id"], r["candidate"]) in hand]
+    sample = [r for r in rows if (r["run"], r["input_id"], r["candidate"]) in hand]
+    structures = sum(int(json.loads(Path(work / f"{n}.summary.json").read_text())["inputs"]) for n in names
+                     if (work / f"{n}.summary.json").is_file())
+    return {"judge": judge, "runs": names, "structures": structures, "refused_for_relation": len(rows),
+            "appeal_and_fluency_keep": len(added), "judged_sample": len(sample),
+            "judged_sample_right": sum(hand[(r["run"], r["input_id"], r["candidate"])] for r in sample),
+            "added_judged": len(judged), "added_right": sum(judged),
+            "added_precision_ci95": wilson(sum(judged), len(judged)) if judged else None, "cells": dict(cells)}
+
+
 def recheck_markdown(results: dict[str, Any]) -> str:
     rows = ["| run | written and judged | still written by the current code: judged correct (95% CI) | "
             "dropped: right / wrong |", "|---|---:|---|---|"]
@@ -640,7 +711,8 @@ def learned_markdown(results: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("step", choices=("subset", "run", "score", "learned", "recheck", "substitutes", "rules"))
+    ap.add_argument("step", choices=("subset", "run", "score", "learned", "recheck", "substitutes", "rules",
+                                     "appeal"))
     ap.add_argument("names", nargs="*", help="runs (for run: one; for score: default all)")
     ap.add_argument("--work", type=Path, required=True, help="folder for inputs, stores and outputs (not the repo)")
     ap.add_argument("--seed", type=int, default=0)
@@ -675,6 +747,12 @@ def main(argv: list[str] | None = None) -> int:
         old.setdefault("_recheck", {}).update(recheck(args.work, args.names or list(RUNS)))  # runs not in WORK stay
         path.write_text(json.dumps(old, indent=1) + "\n", encoding="utf-8")
         print(recheck_markdown(old["_recheck"]))
+        return 0
+    if args.step == "appeal":
+        result = old.setdefault("_appeal", {})[",".join(args.names or APPEAL_RUNS)] = appeal(
+            args.work, list(args.names or APPEAL_RUNS))
+        path.write_text(json.dumps(old, indent=1) + "\n", encoding="utf-8")
+        print(json.dumps(result, indent=1))
         return 0
     if args.step == "learned":
         old["_learned_filter"] = learned(args.work, args.names or list(RUNS))
