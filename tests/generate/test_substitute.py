@@ -257,6 +257,9 @@ def test_a_substitute_does_not_repeat_a_content_word_just_before_it():
     # "'…,' says Mr. Hammond" → "tells Mr. Hammond" reads as him being told (fn-cascade-train-h)
     ("`` We have to scrape , '' says Mr. Hammond .", "says", "Statement", "say.v", "states",
      "the anchor follows a quotation"),
+    # and after a single-quoted one: "' …, ' said X" → "told X" (fn-cascade-train-m)
+    ("' Things went very well , ' said the mayor .", "said", "Statement", "say.v", "stated",
+     "the anchor follows a quotation"),
     # "Some experts believe that …" → "trust that" (judged wrong twice on FrameNet train)
     ("Some experts believe that the plan will fail .", "believe", "Certainty", "believe.v", "trust",
      "the anchor is a verb of believing (a substitute changes how sure the claim is)"),

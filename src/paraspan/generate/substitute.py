@@ -102,7 +102,7 @@ class _Job:
 
 _WORDS = re.compile(r"[^\W_]+")
 #: a closing quotation mark (and its comma) right before the anchor
-_QUOTE_BEFORE = re.compile(r"(''|\"|”|’)\s*,?\s*$")
+_QUOTE_BEFORE = re.compile(r"(''|\"|”|’|(?<=[\s,])')\s*,?\s*$")  # a lone ' closes a single-quoted one (train-m)
 #: verbs that are mostly auxiliaries or copulas: their "substitutes" were other forms of themselves or
 #: broke agreement ("it is" → "it are", "I am" → "I be"; EWT dev, ewt-cascade-v3)
 LIGHT_VERBS = frozenset({"be", "have", "do", "'s", "'re", "'m", "'ve", "'d", "'ll"})

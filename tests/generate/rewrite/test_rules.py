@@ -523,3 +523,16 @@ def test_the_complementizer_rules_decline_where_that_matters(nlp):
     assert _texts(nlp, "insert-that", 'He said "the plan failed".') == []
     assert _texts(nlp, "insert-that", "He said that was wrong.") == []
     assert _texts(nlp, "insert-that", "He asked whether the plan failed.") == []
+
+
+def test_v6_fronting_v8_genitive_from_the_train_m_judgments(nlp):
+    """No fronting in a verbless fragment or of a phrase holding a quotation mark, brackets or a web
+    address (a source line the parser hung on it); no genitive of a compass part ("Dubai's north")."""
+    assert _texts(nlp, "front-trailing-adverbial", "This being typed in a standing position .") == []
+    assert _texts(nlp, "front-trailing-adverbial",
+                  "The team was led by the mayor at the town hall ( Daily Post , 2 May ) .") == []
+    assert _texts(nlp, "front-trailing-adverbial", "The team sold the farm in 1998 .") == [
+        "In 1998, the team sold the farm."]
+    assert _texts(nlp, "pp-to-genitive", "The farm is situated in the north of Dubai .") == []
+    assert _texts(nlp, "pp-to-genitive", "The farm is situated near the home of the mayor .") == [
+        "The farm is situated near the mayor's home."]
