@@ -151,6 +151,9 @@ def test_an_appeal_judge_hears_only_what_the_judges_refused_and_may_keep_it(scri
     assert built._appeal is None and built._load_appeal is not None
     with pytest.raises(ParaspanError):
         build_filter({"name": "relation", "appeal": ["nonesuch"]})
+    # and verified passes it to its relation check
+    [relation] = [p for p in build_filter({"name": "verified", "appeal": ["llm"]}).parts if p.name == "relation"]
+    assert relation._load_appeal is not None
 
 
 def test_filter_rejects_unknown_relations(scripted):
