@@ -625,6 +625,37 @@ def appeal(work: Path, names: list[str], judge: str = "llm") -> dict[str, Any]:
             "added_precision_ci95": wilson(sum(judged), len(judged)) if judged else None, "cells": dict(cells)}
 
 
+def rejected(work: Path, name: str) -> dict[str, Any]:
+    """The run's refused candidates, judged: per structure without a written output, the best-placed
+    iteration-1 candidate ``verified`` refused (the one the chooser tried first), judged by reading
+    (``judged/<run>.rejected.judgments.jsonl``: input, candidate, score, note; no text), by the check
+    that refused it. A chain's rejected candidates are not outputs, so the review app does not show
+    them; this is the "rejected: judged correct" figure for a run made with ``--choose-by verified``."""
+    from collections import Counter
+
+    path = RESULTS / "judged" / f"{name}.rejected.judgments.jsonl"
+    hand = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    con = sqlite3.connect(f"file:{work / f'{name}.db'}?mode=ro", uri=True)
+    written = {r[0] for r in con.execute("select input_id from outputs")}
+    first: dict[str, tuple[int, str]] = {}
+    for iid, cand, meta in con.execute("select c.input_id, c.candidate, c.meta from candidates c join inputs i "
+                                       "on i.id = c.input_id where c.iteration = 1 order by i.position, c.candidate"):
+        why = json.loads(meta or "{}").get("refused")
+        if why and iid not in written and iid not in first:
+            first[iid] = (cand, why.split(":", 1)[0])
+    by_check: Counter = Counter()
+    right_by_check: Counter = Counter()
+    for j in hand:
+        cand, check = first[j["input_id"]]  # a judgment of anything else is a mistake: fail loudly
+        assert cand == j["candidate"], j
+        by_check[check] += 1
+        right_by_check[check] += j["score"] >= 50
+    right = sum(right_by_check.values())
+    return {"structures_refused": len(first), "judged": len(hand), "judged_right": right,
+            "precision_ci95": wilson(right, len(hand)),
+            "by_check": {k: [right_by_check[k], v] for k, v in by_check.items()}}
+
+
 def recheck_markdown(results: dict[str, Any]) -> str:
     rows = ["| run | written and judged | still written by the current code: judged correct (95% CI) | "
             "dropped: right / wrong |", "|---|---:|---|---|"]
@@ -712,7 +743,7 @@ def learned_markdown(results: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("step", choices=("subset", "run", "score", "learned", "recheck", "substitutes", "rules",
-                                     "appeal"))
+                                     "appeal", "rejected"))
     ap.add_argument("names", nargs="*", help="runs (for run: one; for score: default all)")
     ap.add_argument("--work", type=Path, required=True, help="folder for inputs, stores and outputs (not the repo)")
     ap.add_argument("--seed", type=int, default=0)
@@ -747,6 +778,12 @@ def main(argv: list[str] | None = None) -> int:
         old.setdefault("_recheck", {}).update(recheck(args.work, args.names or list(RUNS)))  # runs not in WORK stay
         path.write_text(json.dumps(old, indent=1) + "\n", encoding="utf-8")
         print(recheck_markdown(old["_recheck"]))
+        return 0
+    if args.step == "rejected":
+        for name in args.names:
+            result = old.setdefault("_rejected", {})[name] = rejected(args.work, name)
+            print(name, json.dumps(result))
+        path.write_text(json.dumps(old, indent=1) + "\n", encoding="utf-8")
         return 0
     if args.step == "appeal":
         result = old.setdefault("_appeal", {})[",".join(args.names or APPEAL_RUNS)] = appeal(
