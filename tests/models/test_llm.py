@@ -39,6 +39,29 @@ def test_loads_are_cached_per_settings(small: LocalLLM) -> None:
     assert again.n_threads == default_threads() and again.n_ctx == 512
 
 
+def test_a_loaded_model_is_closed_at_exit_while_llama_cpp_is_still_there() -> None:
+    """Each new load registers an exit hook that closes it (a cached model freed later, in module
+    teardown, printed a TypeError from llama.cpp's finalizer after the test run); the hook holds the
+    model weakly and closing twice is harmless."""
+    import atexit
+    import gc
+    import weakref
+
+    from paraspan.models.llm import _close_at_exit
+
+    before = atexit._ncallbacks()
+    model = load_llm("small", n_ctx=256, seed=4242)  # settings no other test loads: a new model
+    assert atexit._ncallbacks() == before + 1
+    ref = weakref.ref(model.llama)
+    _close_at_exit(ref)
+    _close_at_exit(ref)
+    del model
+    load_llm.__globals__["_load"].cache_clear()
+    gc.collect()
+    assert ref() is None  # the exit hook did not keep it alive
+    _close_at_exit(ref)  # a model gone already: nothing to do
+
+
 def test_a_local_gguf_path_loads(small: LocalLLM) -> None:
     model = load_llm(str(small.resolved.path), n_ctx=512)
     assert model.resolved.source_package is None

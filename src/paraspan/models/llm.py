@@ -6,9 +6,11 @@ SmolLM2-135M-Instruct for fast tests; a local ``.gguf`` path works too.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import os
 import time
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -147,9 +149,20 @@ def _load(path: Path, n_ctx: int, n_threads: int, seed: int) -> Any:
     except ImportError:
         raise ModelError.from_code("E372", llama_pin=LLAMA_PIN) from None
     try:
-        return llama_cpp.Llama(
+        llama = llama_cpp.Llama(
             model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, n_threads_batch=n_threads,
             seed=seed, verbose=False,
         )
     except (ValueError, RuntimeError) as exc:
         raise ModelError.from_code("E373", path=path, exc=exc, llama_pin=LLAMA_PIN) from None
+    # a cached model outlives the interpreter's exit handlers; freed later, in module teardown, its
+    # finalizer finds llama.cpp's bindings gone and prints a TypeError. Close it while they are there
+    # (a weak reference, so the exit hook keeps no evicted model alive)
+    atexit.register(_close_at_exit, weakref.ref(llama))
+    return llama
+
+
+def _close_at_exit(ref: weakref.ref[Any]) -> None:
+    model = ref()
+    if model is not None:
+        model.close()
