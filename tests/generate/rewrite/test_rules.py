@@ -536,3 +536,15 @@ def test_v6_fronting_v8_genitive_from_the_train_m_judgments(nlp):
     assert _texts(nlp, "pp-to-genitive", "The farm is situated in the north of Dubai .") == []
     assert _texts(nlp, "pp-to-genitive", "The farm is situated near the home of the mayor .") == [
         "The farm is situated near the mayor's home."]
+
+
+def test_from_the_wikiann_cascade_e_judgments(nlp):
+    """No cleft of a list's verb ("It is its former editors that include …"), no appositive after a
+    closing quotation mark (the mark stayed behind: "prints The Journal''."), no fronting of a phrase
+    with a clause of its own ("In Australia, where it has been recorded …, it is found.")."""
+    assert _texts(nlp, "it-cleft", "Its former editors include Anna Berg and Max Brod .") == []
+    assert _texts(nlp, "it-cleft", "Its former editors praised Anna Berg .") == [
+        "It was its former editors that praised Anna Berg ."]
+    assert _texts(nlp, "extract-appositive", "The school also prints The Courier'' , a weekly newspaper .") == []
+    assert _texts(nlp, "front-trailing-adverbial",
+                  "The moth is found in Australia , where it has been recorded from Queensland .") == []
