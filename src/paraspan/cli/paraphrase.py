@@ -483,10 +483,9 @@ def paraphrase_worker(*, model: str, llm_backend: str, device: str, seed: int, n
 
         elaborator = Elaborator(backend, ElaborateConfig(n=judging.candidates, seed=seed))
     elif rewrites != "off" and judging is not None:
-        from paraspan.generate.paraphrase import relation_rules
-        from paraspan.generate.rewrite import Rewriter
+        from paraspan.generate.paraphrase import relation_rewriter
 
-        rewriter = Rewriter(relation_rules(judging.relation), max_lexical=0)
+        rewriter = relation_rewriter(judging.relation)
     nli = [load_judge(spec, threads=threads) for spec in judging.judges] if judging is not None else []
     words = direction_check(judging.relation) if judging is not None else None
     n_wanted = judging.candidates if judging is not None else None

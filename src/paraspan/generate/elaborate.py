@@ -356,12 +356,12 @@ def insertion_mapping(source: Doc, output: Doc, offset: int, noun: int | None = 
         else:
             src = None
         tokens.append(MappedToken(start, end, src))
-    inserted = [j for j, t in enumerate(tokens) if t.src is None and offset <= t.start and t.end <= offset + shift]
-    while inserted and output[inserted[0]].is_punct:
-        inserted.pop(0)
-    while inserted and output[inserted[-1]].is_punct:
-        inserted.pop()
     if noun is not None:
+        inserted = [j for j, t in enumerate(tokens) if t.src is None and offset <= t.start and t.end <= offset + shift]
+        while inserted and output[inserted[0]].is_punct:
+            inserted.pop(0)
+        while inserted and output[inserted[-1]].is_punct:
+            inserted.pop()
         for j in inserted:
             # ``marker``: joins arguments, not anchors (see MappedToken)
             tokens[j] = MappedToken(tokens[j].start, tokens[j].end, None, attach=noun, marker=True)

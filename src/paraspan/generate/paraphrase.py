@@ -175,6 +175,14 @@ def relation_rules(relation: str) -> Any:
     return RuleSet.default().only(RULE_FAMILIES[relation]).without(RULES_LEFT_OUT.get(relation, ()))
 
 
+def relation_rewriter(relation: str, max_per_sentence: int | None = None) -> Any:
+    """A rule rewriter of :func:`relation_rules`, without WordNet synonyms (a synonym may change the
+    meaning, so its rewrite would not bear the relation for sure)."""
+    from paraspan.generate.rewrite import Rewriter
+
+    return Rewriter(relation_rules(relation), max_lexical=0, max_per_sentence=max_per_sentence)
+
+
 def directional_random_fraction(relation: str) -> float:
     """The default share of randomized bans for ``relation``: ParaBank 2's 0.3 for equivalence, none
     for a direction. A forward or reverse output keeps the source's words outside what it drops or
@@ -737,9 +745,7 @@ def make_paraphraser(model: str = "default", samples: int = 6, constraint_sets: 
 
     mode = rewrites or ("off" if relation == "equivalence" else "only")
     if mode == "only" and relation in RULE_FAMILIES:
-        from paraspan.generate.rewrite import Rewriter
-
-        return Rewriter(relation_rules(relation), max_lexical=0, max_per_sentence=n)
+        return relation_rewriter(relation, max_per_sentence=n)
     if mode == "only":
         from paraspan.generate.elaborate import make_elaborator
 

@@ -416,7 +416,7 @@ def extract_appositive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue  # "another officer, Maria Lopez," → "Another officer was Maria Lopez." (train-c); see the helper
         if m.ent_type_ == "DATE":
             continue  # "…, Inside China Today , 22 October 1997": a citation's date, no apposition (train-j)
-        if commas[0] > 0 and (doc[commas[0] - 1].is_quote or doc[commas[0] - 1].text in {"''", "``"}):
+        if commas[0] > 0 and doc[commas[0] - 1].is_quote:
             continue  # a quotation mark before the comma stays behind: "prints The Journal''." (wikiann-cascade-e)
         number = _verb_number(n)  # the sentence's own agreement: "General Motors … is based" is one company
         be = be_form(_main_past(n), is_plural(n) if number is None else number)
@@ -688,8 +688,7 @@ def front_trailing_adverbial(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             ids = subtree(m)
             if not contiguous(ids) or ids[-1] != stop - 1:
                 continue
-            if any(doc[i].is_quote or doc[i].is_bracket or doc[i].like_url or doc[i].text in {"``", "''"}
-                   for i in ids):
+            if any(doc[i].is_quote or doc[i].is_bracket or doc[i].like_url for i in ids):
                 continue  # a source line or a quotation the parser hung on the phrase (train-m)
             if m.dep_ == "prep" and any(doc[i].dep_ in {"relcl", "acl"} and doc[i].pos_ in {"VERB", "AUX"}
                                         for i in ids):
@@ -1200,7 +1199,7 @@ def _complement_clauses(doc: Doc, droppable: bool) -> list[tuple[Token, Token, T
         if before != v.i and not (len(objects) == 1 and objects[0].right_edge.i == before
                                   and before - objects[0].left_edge.i < 2 and objects[0].left_edge.i == v.i + 1):
             continue
-        if any(t.is_quote or t.text in {"``", "''", "`", "“", "”"} for t in doc[v.i:c.right_edge.i + 1]) or _quoted(v):
+        if any(t.is_quote for t in doc[v.i:c.right_edge.i + 1]) or _quoted(v):
             continue
         if any(t.dep_ == "conj" and _child(t, "mark") is not None for t in c.subtree):
             continue  # "said that X and that Y": the second "that" needs the first
