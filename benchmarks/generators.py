@@ -8,6 +8,9 @@ Three steps, each resumable:
     documents (one frame structure per sentence, chosen with ``--seed``), the test part of the
     Universal PropBank EWT document split (the part the shipped ``ewt-up`` verifier never saw),
     WikiANN **dev** (the shipped ``wikiann`` verifier is trained on train).
+``exemplars``
+    writes fresh FrameNet inputs once full-text train and dev are used up: the LU exemplar
+    sentences of FrameNet 1.5, shuffled, and those the connective and attribution rules rewrite.
 ``run NAME``
     runs ``paraspan augment --generator G`` on its input with a run store in ``--work``, with
     the default filter (``verified``) deciding what ``-o`` gets; ``export --filter all`` of the
@@ -218,6 +221,16 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
     # had an output of (the others' outputs were read before and the rules fixed on them), every one of
     # their written outputs judged (review --filter verified --sample 72); not made by `run`
     "fn-ds-final": ("-", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
+    # the code with the connective and attribution rules (generate/rewrite/connective.py) on fresh
+    # sentences: FrameNet 1.5 LU exemplars (step `exemplars`), a random sample, and those the new
+    # rules rewrite (chosen for the rules: their precision, not coverage)
+    "fn-cascade-exemplars": ("fn-exemplars.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
+    "fn-cascade-exemplars-connective": ("fn-exemplars-connective.jsonl", "cascade",
+                                        ["--iterations", "3", "--choose-by", "verified"]),
+    "fn-cascade-exemplars-swap": ("fn-exemplars-swap.jsonl", "cascade",
+                                  ["--iterations", "3", "--choose-by", "verified"]),
+    # every new rule (connectives, attributions, swapped names), on the next 200 random exemplars
+    "fn-cascade-exemplars-b": ("fn-exemplars-b.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
 }
 
 
@@ -319,6 +332,43 @@ def subset(work: Path, seed: int) -> None:
                             ("fn-train-k.jsonl", fn_train_c[1450:]),  # and train-j on its first 200
                             ("fn-train-l.jsonl", fn_train_c[1650:]),  # and train-k on its first 200
                             ("fn-train-m.jsonl", fn_train_c[1850:])):  # and train-l on its first 200
+        write_corpus(iter(sentences), work / name, "jsonl")
+        print(f"{work / name}: {len(sentences)} sentences")
+
+
+#: the rules the connective/attribution subset is chosen for (generate/rewrite/connective.py)
+CONNECTIVE_RULES = ("lower-connective", "raise-connective", "move-attribution", "front-attribution")
+
+
+def exemplars(work: Path, seed: int, scan: int = 40000) -> None:
+    """Fresh FrameNet sentences once full-text train and dev are used up: the LU exemplar sentences of
+    FrameNet 1.5 (BNC sentences chosen by lexicographers, one annotated frame each; no run used them,
+    the shipped verifier was trained on them as on train). ``fn-exemplars.jsonl``: those with a
+    target and at least one frame element, shuffled; ``fn-exemplars-connective.jsonl``: of the first
+    ``scan`` of them, those the rules of :data:`CONNECTIVE_RULES` rewrite, and ``fn-exemplars-swap.jsonl``
+    those ``swap-conjuncts`` rewrites (chosen for the rules, so a run on them measures those rules'
+    precision, not a generator's coverage)."""
+    from paraspan.corpus.formats import read_corpus, write_corpus
+    from paraspan.generate.rewrite.core import RuleContext
+    from paraspan.generate.rewrite.rules import rewrite_rules
+    from paraspan.models import load_spacy
+
+    work.mkdir(parents=True, exist_ok=True)
+    pool = [s for s in read_corpus(FRAMENET, "framenet", exemplars=True)
+            if len(s.structures) == 1 and s.structures[0].anchor is not None and s.structures[0].args]
+    random.Random(seed + 8).shuffle(pool)
+    rules = [rewrite_rules.get(name) for name in CONNECTIVE_RULES]
+    swap = rewrite_rules.get("swap-conjuncts")
+    nlp = load_spacy()
+    chosen, swapped = [], []
+    for s, doc in zip(pool[:scan], nlp.pipe(s.text for s in pool[:scan]), strict=True):
+        if any(rule.apply(doc, RuleContext()) for rule in rules):
+            chosen.append(s)
+        if swap.apply(doc, RuleContext()):
+            swapped.append(s)
+    for name, sentences in (("fn-exemplars.jsonl", pool[scan:]), ("fn-exemplars-b.jsonl", pool[scan + 200:]),
+                            ("fn-exemplars-connective.jsonl", chosen),
+                            ("fn-exemplars-swap.jsonl", swapped)):
         write_corpus(iter(sentences), work / name, "jsonl")
         print(f"{work / name}: {len(sentences)} sentences")
 
@@ -746,8 +796,8 @@ def learned_markdown(results: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("step", choices=("subset", "run", "score", "learned", "recheck", "substitutes", "rules",
-                                     "appeal", "rejected"))
+    ap.add_argument("step", choices=("subset", "exemplars", "run", "score", "learned", "recheck", "substitutes",
+                                     "rules", "appeal", "rejected"))
     ap.add_argument("names", nargs="*", help="runs (for run: one; for score: default all)")
     ap.add_argument("--work", type=Path, required=True, help="folder for inputs, stores and outputs (not the repo)")
     ap.add_argument("--seed", type=int, default=0)
@@ -758,6 +808,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.step == "subset":
         subset(args.work, args.seed)
+        return 0
+    if args.step == "exemplars":
+        exemplars(args.work, args.seed)
         return 0
     if args.step == "run":
         if len(args.names) != 1 or args.names[0] not in RUNS:

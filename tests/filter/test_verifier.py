@@ -245,6 +245,20 @@ def test_auto_picks_the_shipped_verifier_or_names_them() -> None:
     assert err.value.code == "E844" and "train-verifier" in str(err.value) and "wikiann" in str(err.value)
 
 
+def test_auto_rejects_a_frame_of_the_release_its_verifier_never_saw_instead_of_stopping() -> None:
+    """A FrameNet exemplar of a frame without full-text annotation (Exchange_currency in 1.5) is in
+    the shipped FrameNet verifier's schema but not its labels: rejected with that reason (the run
+    goes on), not E844, which stopped a run on FrameNet exemplars."""
+    flt = build_filter("labels")
+    text = "She changed her pounds into dollars ."
+    odd = Sentence("x", text, [Structure("frame", "Exchange_currency", Span(4, 11, "change.v"),
+                                         [Span(12, 22, "Source_currency"), Span(23, 35, "Target_currency")])])
+    verifier = flt.verifier_for(odd)
+    assert verifier is not None and not verifier.known("trigger", "Exchange_currency")
+    decision = flt.decide(odd)
+    assert not decision.keep and "never seen" in decision.reason
+
+
 def test_shipped_framenet_verifier_uses_the_lexicon() -> None:
     verifier = Verifier.load("framenet15")
     sentence = Sentence("s", "She bought the house for forty dollars .", [

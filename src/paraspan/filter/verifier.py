@@ -208,6 +208,15 @@ class Verifier:
     def known(self, kind: str, label: str) -> bool:
         return _key(kind, label) in self._index
 
+    def in_schema(self, kind: str, label: str) -> bool:
+        """Whether a label belongs to this verifier's schema: seen in training, or (FrameNet) a frame
+        or frame element of the release it was built with that training never saw."""
+        if self.known(kind, label):
+            return True
+        if kind == "trigger":
+            return label in self.frame_fes
+        return kind == "fe" and any(label in fes for fes in self.frame_fes.values())
+
     def kind_labels(self, kind: str) -> list[str]:
         return [lab.split(":", 1)[1] for lab in self.labels if lab.startswith(kind + ":")]
 
@@ -383,13 +392,16 @@ class LabelsFilter(BaseFilter):
         return self._frames
 
     def verifier_for(self, sentence: Sentence) -> Verifier | None:
-        """The verifier named, or (``auto``) the shipped one knowing most of the output's labels."""
+        """The verifier named, or (``auto``) the shipped one whose schema holds most of the output's
+        labels. A label of that schema the verifier never saw in training (a FrameNet frame without
+        annotated examples in full text) is then rejected span by span, not an error; E844 is for
+        labels of no shipped schema at all."""
         if self.verifier_spec != "auto":
             return self._get(self.verifier_spec)
         claims = [(inst.kind, inst.label or "") for _, _, inst in spans_of(sentence)]
         if not claims:
             return None
-        known = {name: sum(self._get(name).known(kind, label) for kind, label in claims) for name in SHIPPED}
+        known = {name: sum(self._get(name).in_schema(kind, label) for kind, label in claims) for name in SHIPPED}
         best = max(SHIPPED, key=lambda name: known[name])
         if not known[best]:
             raise ParaspanError.from_code("E844", labels=", ".join(sorted({f"{k} {lab}" for k, lab in claims})[:8]),

@@ -188,3 +188,33 @@ def test_an_added_that_joins_the_clause_argument_and_a_dropped_one_leaves_it(rew
     assert dropped.text == text
     assert [[(a.label, dropped.text[a.start:a.end]) for a in st.args] for st in dropped.structures] == [
         [("Speaker", "The minister"), ("Message", "the talks failed")], [("Agent", "the talks")]]
+
+
+
+def test_connective_and_attribution_moves_carry_every_span_with_its_words(rewriter):
+    """The subject keeps its words around a moved "however"; an anchor on the connective itself
+    stays put (moved, it would land inside its own frame element); an attribution and the clause
+    change places with all their spans."""
+    text = "However , the mill closed in May ."
+    closure = Structure("frame", "Business_closure", Span(*find(text, "closed"), "close.v"),
+                        [Span(*find(text, "the mill"), "Business"), Span(*find(text, "in May"), "Time")])
+    [rw] = [r for r in rewriter.rewrite_sentence(Sentence("t", text, [closure]))
+            if r.provenance["rules"] == ["lower-connective"]]
+    assert rw.text == "The mill, however, closed in May ."
+    assert [(a.label, rw.text[a.start:a.end]) for a in rw.structures[0].args] == [
+        ("Business", "The mill"), ("Time", "in May")]
+    concessive = Structure("frame", "Concessive", Span(*find(text, "However"), "however.adv"),
+                           [Span(*find(text, "the mill closed in May"), "Main_assertion")])
+    assert not [r for r in rewriter.rewrite_sentence(Sentence("c", text, [concessive, closure]))
+                if r.provenance["rules"] == ["lower-connective"]]
+    text = "According to the ministry , the mill closed in May ."
+    attributed = Structure("frame", "Attributed_information", Span(*find(text, "According to"), "according to.prep"),
+                           [Span(*find(text, "the ministry"), "Speaker"),
+                            Span(*find(text, "the mill closed in May"), "Proposition")])
+    [rw] = [r for r in rewriter.rewrite_sentence(Sentence("a", text, [attributed]))
+            if r.provenance["rules"] == ["move-attribution"]]
+    assert rw.text == "The mill closed in May, according to the ministry."
+    st = rw.structures[0]
+    assert rw.text[st.anchor.start:st.anchor.end] == "according to"
+    assert [(a.label, rw.text[a.start:a.end]) for a in st.args] == [
+        ("Speaker", "the ministry"), ("Proposition", "The mill closed in May")]

@@ -37,6 +37,13 @@ CASES = [
     ("insert-that", "The farmer said the tractor was sold.", "The farmer said that the tractor was sold."),
     ("insert-that", "She told reporters the talks had failed.", "She told reporters that the talks had failed."),
     ("delete-that", "The farmer said that the tractor was sold.", "The farmer said the tractor was sold."),
+    ("lower-connective", "However, the old factory closed in May.", "The old factory, however, closed in May."),
+    ("raise-connective", "The old factory, however, closed in May.", "However, the old factory closed in May."),
+    ("move-attribution", "According to the ministry, the old factory closed in May.",
+     "The old factory closed in May, according to the ministry."),
+    ("front-attribution", "The old factory closed in May, according to the ministry.",
+     "According to the ministry, the old factory closed in May."),
+    ("swap-conjuncts", "Germany and France signed the treaty in May.", "France and Germany signed the treaty in May."),
 ]
 
 
@@ -548,3 +555,50 @@ def test_from_the_wikiann_cascade_e_judgments(nlp):
     assert _texts(nlp, "extract-appositive", "The school also prints The Courier'' , a weekly newspaper .") == []
     assert _texts(nlp, "front-trailing-adverbial",
                   "The moth is found in Australia , where it has been recorded from Queensland .") == []
+
+
+def test_connectives_and_attributions_decline_where_the_move_changes_or_breaks_the_sentence(nlp):
+    """Patterns met on FrameNet train sentences while writing the rules (re-written here)."""
+    # an extraposed "it" reads stilted with the connective after it
+    assert _texts(nlp, "lower-connective", "However, it is not clear whether the mill will close.") == []
+    # a long or punctuated subject puts the connective too far in
+    assert _texts(nlp, "lower-connective", "However, the mill, which opened in May, closed.") == []
+    # "thus" does not sit after a subject
+    assert _texts(nlp, "lower-connective", "Thus, the mill closed in May.") == []
+    # the attribution covers the first clause only after the move
+    assert _texts(nlp, "move-attribution", "According to the ministry, the mill closed; the workers left.") == []
+    assert _texts(nlp, "front-attribution", "The mill closed; the workers left, according to the ministry.") == []
+    # a participle the parser left outside the attribution would lose its noun
+    assert _texts(nlp, "move-attribution",
+                  "According to a report, cited by the local paper, the mill closed in May.") == []
+    # a quotation: its closing mark would come before the new comma
+    assert _texts(nlp, "move-attribution", "According to the minister, `` the mill is closed . ''") == []
+    # an anchor on the connective is left where it is
+    doc = nlp("However, the old factory closed in May.")
+    assert _texts(nlp, "lower-connective", "However, the old factory closed in May.", frozenset({0})) == []
+    assert doc[0].text == "However"
+
+
+def test_swap_conjuncts_declines_lists_dates_one_names_and_titles(nlp):
+    """Patterns met on FrameNet train and WikiANN dev while writing the rule (re-written here)."""
+    assert _texts(nlp, "swap-conjuncts", "He visited Spain, Italy and Greece in May.") == []  # a list of three
+    assert _texts(nlp, "swap-conjuncts", "The mill was closed in July and August.") == []  # dates keep their order
+    assert _texts(nlp, "swap-conjuncts", "She worked for the Boston and Maine Railroad.") == []  # inside a name
+    assert _texts(nlp, "swap-conjuncts", "He joined the Committee on Education and Labor.") == []
+    assert _texts(nlp, "swap-conjuncts", "Bosnia and Herzegovina joined the league.") == []  # one country
+    assert _texts(nlp, "swap-conjuncts", "They flew to Trinidad and Tobago last year.") == []
+    assert _texts(nlp, "swap-conjuncts", "He chaired the Commission for Britain and Ireland in 1990 .") == []
+    assert _texts(nlp, "swap-conjuncts", "Warren Buffett and Bill Gates") == []  # a heading: may be one name
+    # the order means something
+    assert _texts(nlp, "swap-conjuncts", "Germany and France won gold and silver respectively.") == []
+
+
+def test_exemplar_judgments_fronting_of_a_governed_preposition_and_a_cut_modifier_list(nlp):
+    """fn-cascade-exemplars-connective (patterns re-written here): front-trailing-adverbial v8 does
+    not front the preposition the verb governs; pp-to-genitive v9 makes no genitive of a phrase the
+    parser cut before a list of modifiers."""
+    assert _texts(nlp, "front-trailing-adverbial", "The union will insist on a bigger pay rise .") == []
+    assert _texts(nlp, "front-trailing-adverbial", "The union will meet in the spring .") == [
+        "In the spring, the union will meet."]
+    assert _texts(nlp, "pp-to-genitive",
+                  "He tried to settle the case in the terms of the presenting , everyday , discourse .") == []

@@ -72,6 +72,17 @@ _NO_PASSIVE = {"flee", "have", "lack", "resemble", "fit", "suit", "cost", "weigh
 _LOCATIVE_COMPLEMENT = {"live", "locate", "reside", "lie", "situate", "base", "stay", "remain", "dwell",
                         # and verbs whose preposition belongs to them ("named after", "consists of")
                         "name", "call", "consist", "depend", "rely", "belong", "refer", "result", "know"}
+#: prepositions a verb governs (the fronting rule moves only in/on/at/over/… phrases): "insist on a
+#: rise" → "On a rise, they insist" fronts the verb's own complement (fn-cascade-exemplars-connective)
+_GOVERNED_PREPS: dict[str, frozenset[str]] = {
+    **dict.fromkeys(("insist", "focus", "concentrate", "comment", "embark", "elaborate", "hinge", "count", "bank",
+                     "agree", "reflect", "impinge", "capitalize", "improve"), frozenset({"on"})),
+    **dict.fromkeys(("believe", "participate", "engage", "invest", "specialize", "specialise", "succeed", "persist",
+                     "indulge", "excel", "result", "culminate", "interfere", "intervene"), frozenset({"in"})),
+    **dict.fromkeys(("look", "glance", "stare", "aim", "hint", "laugh", "marvel"),
+                    frozenset({"at"})),
+    **dict.fromkeys(("preside", "ponder", "agonize", "mull", "triumph", "prevail"), frozenset({"over"})),
+}
 _PLACES = {"GPE", "LOC", "FAC"}
 #: nouns an of-phrase with a name after them names ("the city of Tyre" is Tyre)
 #: nouns of a part, an amount or a time of something: "the majority of X" is no "X's majority"
@@ -683,6 +694,8 @@ def front_trailing_adverbial(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
                 continue
             if m.dep_ == "prep" and v.lemma_ in _LOCATIVE_COMPLEMENT:
                 continue  # "He lives in Leeds" → "In Leeds, he lives.": the verb's only complement
+            if m.dep_ == "prep" and m.lower_ in _GOVERNED_PREPS.get(v.lemma_, ()):
+                continue  # "insist on a rise" → "On a rise, they insist": the verb's own preposition
             if any(c.dep_ == "advmod" and c.lower_ in _FOCUS and c.i < m.i for c in [*m.children, *v.children]):
                 continue  # "found only in Zambia" → "Only in Zambia, it is found" needs inversion
             ids = subtree(m)
@@ -869,6 +882,11 @@ def pp_to_genitive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue  # "at the turn of the century" → "at the century's turn": a time owns nothing (train-f)
         o_ids = subtree(o)
         n_ids = subtree(n)
+        after = o_ids[-1] + 1
+        cut = after + 1 < len(doc) and doc[after].text == "," and (
+            doc[after + 1].pos_ == "ADJ" or doc[after + 1].dep_ == "amod")
+        if cut:
+            continue  # the parser cut a list of modifiers ("the terms of the presenting, everyday, discourse")
         if len(o_ids) > 4 or any(t.dep_ in {"prep", "relcl", "acl", "appos", "conj", "cc"} for t in o.subtree):
             continue
         if o.pos_ == "NOUN" and _child(o, "det") is None:
@@ -1354,8 +1372,9 @@ FRONT_TRAILING_ADVERBIAL = Rule("front-trailing-adverbial", "reorder", "hand", f
                                 # v5: not the second half of "with X at its head" (train-j);
                                 # v6: not in a verbless fragment, not a phrase with quotation marks, brackets
                                 # or a web address (train-m); v7: not a phrase with a clause of its own
-                                # (wikiann-cascade-e)
-                                version="7")
+                                # (wikiann-cascade-e); v8: not the preposition the verb governs
+                                # ("insist on"; fn-cascade-exemplars-connective)
+                                version="8")
 PP_TO_GENITIVE = Rule("pp-to-genitive", "genitive", "hand", pp_to_genitive,
                       description="the N of the M → the M's N",
                       example="The arrival of the train was late. → The train's arrival was late.",
@@ -1365,8 +1384,9 @@ PP_TO_GENITIVE = Rule("pp-to-genitive", "genitive", "hand", pp_to_genitive,
                       # v5: nor of a place in something ("the top of") or an -ing noun ("the arming of"; train-e);
                       # v6: no possessor whose first WordNet sense is a time ("the turn of the century"; train-f);
                       # v7: nor of more places in something ("the tip of the road"; train-i);
-                      # v8: nor of a compass part ("the north of Dubai"; train-m)
-                      version="8")
+                      # v8: nor of a compass part ("the north of Dubai"; train-m);
+                      # v9: not before a comma and an adjective, a cut list (exemplars-connective)
+                      version="9")
 GENITIVE_TO_PP = Rule("genitive-to-pp", "genitive", "hand", genitive_to_pp,
                       description="the M's N → the N of the M",
                       example="The train's arrival was late. → The arrival of the train was late.",

@@ -34,6 +34,12 @@ for _name, _attr in (
     ("insert-that", "INSERT_THAT"), ("delete-that", "DELETE_THAT"),
 ):
     rewrite_rules.register(_name, f"paraspan.generate.rewrite.hand:{_attr}")
+for _name, _attr in (
+    ("lower-connective", "LOWER_CONNECTIVE"), ("raise-connective", "RAISE_CONNECTIVE"),
+    ("move-attribution", "MOVE_ATTRIBUTION"), ("front-attribution", "FRONT_ATTRIBUTION"),
+    ("swap-conjuncts", "SWAP_CONJUNCTS"),
+):
+    rewrite_rules.register(_name, f"paraspan.generate.rewrite.connective:{_attr}")
 
 SHIPPED_LEARNED = "learned-rules.json"
 
