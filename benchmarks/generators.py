@@ -230,6 +230,7 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
     "fn-cascade-exemplars-swap": ("fn-exemplars-swap.jsonl", "cascade",
                                   ["--iterations", "3", "--choose-by", "verified"]),
     # every new rule (connectives, attributions, swapped names), on the next 200 random exemplars
+    "wikiann-cascade-f": ("wikiann-dev-f.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
     "fn-cascade-exemplars-b": ("fn-exemplars-b.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
 }
 
@@ -308,6 +309,7 @@ def subset(work: Path, seed: int) -> None:
                             ("ewt-dev-part.jsonl", parts["dev"]), ("wikiann-dev.jsonl", wikiann),
                             ("wikiann-dev-b.jsonl", wikiann[400:]), ("wikiann-dev-c.jsonl", wikiann[800:]),
                             ("wikiann-dev-d.jsonl", wikiann[1200:]), ("wikiann-dev-e.jsonl", wikiann[1600:]),
+                            ("wikiann-dev-f.jsonl", wikiann[2000:]),  # for the rules of generate/rewrite/connective.py
                             ("fn-dev-c.jsonl", fn[150:]),
                             ("fn-dev-d.jsonl", fn[80:]), ("fn-dev-e.jsonl", fn[92:]),
                             ("fn-dev-f.jsonl", fn[152:]), ("fn-dev-other.jsonl", fn_other),

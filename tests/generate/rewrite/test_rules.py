@@ -602,3 +602,21 @@ def test_exemplar_judgments_fronting_of_a_governed_preposition_and_a_cut_modifie
         "In the spring, the union will meet."]
     assert _texts(nlp, "pp-to-genitive",
                   "He tried to settle the case in the terms of the presenting , everyday , discourse .") == []
+
+
+def test_exemplar_judgments_b(nlp):
+    """fn-cascade-exemplars-b (patterns re-written here): no fronting of the second half of "as
+    much X, as Y" (front-trailing-adverbial v9), no "the nest of an ants" (genitive-to-pp v5)."""
+    assert "As to keep the tribes out, the wall was built as much to keep people in." not in _texts(
+        nlp, "front-trailing-adverbial", "The wall was built as much to keep people in , as to keep the tribes out .")
+    assert _texts(nlp, "genitive-to-pp", "The garden became like an ants ' nest as people climbed up .") == []
+    # the tagger reads "strode" as a noun here: the copy's "was"/"is" cannot be told (extract-participial v3)
+    assert _texts(nlp, "extract-participial", "Observing his target through cold eyes , Mortimer strode ahead ,"
+                  " pistol ready .") == []
+
+
+def test_swap_conjuncts_v2_keeps_shared_surnames_articles_and_routes(nlp):
+    """fn-cascade-exemplars-swap (patterns re-written here)."""
+    assert _texts(nlp, "swap-conjuncts", "Children will enjoy the books by Tom and Mary Baker .") == []
+    assert _texts(nlp, "swap-conjuncts", "Farmers in the North and East burned wood .") == []
+    assert _texts(nlp, "swap-conjuncts", "The birds flew home through Spain and France in May .") == []

@@ -203,7 +203,9 @@ _PAIRED_NAMES = frozenset({("bosnia", "herzegovina"), ("trinidad", "tobago"), ("
                            ("saint", "pierre"), ("pierre", "miquelon"), ("ashmore", "cartier")})
 #: words that make the order of the conjuncts mean something
 _ORDER_WORDS = frozenset({"respectively", "former", "latter", "vice", "first", "then", "later", "before", "after",
-                          "versus", "vs", "vs.", "v.", "from"})
+                          "versus", "vs", "vs.", "v.", "from", "through", "via"})  # a route's stops are in order
+_COMPASS = frozenset({"north", "south", "east", "west", "midlands", "northeast", "northwest", "southeast",
+                      "southwest"})
 _NAME_TAGS = frozenset({"NNP", "NNPS"})
 #: spaCy entity types whose coordination is symmetric (people, groups, places), unlike dates or amounts
 _SWAPPABLE = frozenset({"PERSON", "ORG", "GPE", "LOC", "NORP", "FAC"})
@@ -262,6 +264,11 @@ def swap_conjuncts(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue  # inside the anchor: an entity mention "Bosnia and Herzegovina" keeps its words
         if a.ent_type_ not in _SWAPPABLE or a.ent_type_ != b.ent_type_:
             continue  # dates and numbers keep their order ("in July and August")
+        if a.ent_type_ == "PERSON" and len(a_ids) == 1 and len(b_ids) > 1:
+            continue  # a shared surname: "Colin and Jacqui Hawkins" is no "Jacqui Hawkins and Colin"
+        if doc[a_ids[0]].lower_ == "the" and doc[b_ids[0]].lower_ != "the" and (
+                b.ent_type_ in {"NORP", "LOC"} or b.lower_ in _COMPASS):
+            continue  # a shared article: "the South and East" is no "East and the South"
         if not (_one_entity(doc, a_ids) and _one_entity(doc, b_ids)):
             continue  # two names of one kind, each a whole name ("David and Lucile Packard Foundation" is one)
         if _inside_name(doc, a_ids[0], b_ids[-1]) or _title_like(doc, a.sent, [*a_ids, cc.i, *b_ids]):
@@ -280,4 +287,6 @@ def swap_conjuncts(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
 
 SWAP_CONJUNCTS = Rule("swap-conjuncts", "reorder", "hand", swap_conjuncts,
                       description="two coordinated names change places",
-                      example="Iran and Iraq signed the treaty. → Iraq and Iran signed the treaty.")
+                      example="Iran and Iraq signed the treaty. → Iraq and Iran signed the treaty.",
+                      # v2: no shared surname or article, no route (fn-cascade-exemplars-swap)
+                      version="2")
