@@ -230,6 +230,11 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
     "fn-cascade-exemplars-swap": ("fn-exemplars-swap.jsonl", "cascade",
                                   ["--iterations", "3", "--choose-by", "verified"]),
     # every new rule (connectives, attributions, swapped names), on the next 200 random exemplars
+    # the span-label check relative to the gold source (a span the verifier fails on the source too, with
+    # the same words, does not count against the output: filter/verifier.py, `relative`), on the next 200
+    "fn-cascade-exemplars-c": ("fn-exemplars-c.jsonl", "cascade", [
+        "--iterations", "3", "--choose-by", "verified",
+        "--set", 'filters=[{"name": "verified", "labels_relative": true}]']),
     "wikiann-cascade-f": ("wikiann-dev-f.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
     "fn-cascade-exemplars-b": ("fn-exemplars-b.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
 }
@@ -369,6 +374,7 @@ def exemplars(work: Path, seed: int, scan: int = 40000) -> None:
         if swap.apply(doc, RuleContext()):
             swapped.append(s)
     for name, sentences in (("fn-exemplars.jsonl", pool[scan:]), ("fn-exemplars-b.jsonl", pool[scan + 200:]),
+                            ("fn-exemplars-c.jsonl", pool[scan + 400:]),
                             ("fn-exemplars-connective.jsonl", chosen),
                             ("fn-exemplars-swap.jsonl", swapped)):
         write_corpus(iter(sentences), work / name, "jsonl")

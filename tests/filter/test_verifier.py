@@ -266,3 +266,28 @@ def test_shipped_framenet_verifier_uses_the_lexicon() -> None:
     trigger = verifier.check(sentence)[0]
     assert trigger.kind == "trigger" and not trigger.ok
     assert trigger.reason.startswith("lemma 'buy' is an LU of ") and "Commerce_buy" in trigger.reason
+
+
+def test_relative_labels_excuse_a_span_the_verifier_fails_on_the_gold_source_too() -> None:
+    """A rewrite that keeps a span's words and label cannot have made it wrong: when the shipped
+    verifier fails the gold source's span as well (it reads this "army" as Military), ``relative``
+    does not count it against the output; a changed word is checked as before."""
+    from paraspan.filter import build_filters
+
+    def frame(text: str, word: str) -> Sentence:
+        at = text.index(word)
+        of = text.index("of servants")
+        return Sentence("a", text, [Structure("frame", "Aggregate", Span(at, at + len(word), "army.n"),
+                                              [Span(of, of + len("of servants"), "Individuals")])])
+
+    source = frame("The popes had to reward their growing army of servants .", "army")
+    moved = frame("However , the popes had to reward their growing army of servants .", "army")
+    [plain] = build_filters([{"name": "labels"}])
+    [relative] = build_filters([{"name": "labels", "relative": True}])
+    assert not plain.decide(moved, source).keep
+    decision = relative.decide(moved, source)
+    assert decision.keep and "on the gold source too" in decision.reason
+    assert not relative.decide(moved).keep  # no source, nothing to compare with
+    swapped = frame("The popes had to reward their growing troops of servants .", "troops")
+    refused = relative.decide(swapped, source)  # another word: its own check, whatever the source's
+    assert not refused.keep and "'troops' as Aggregate" in refused.reason

@@ -114,3 +114,22 @@ def test_entities_move_with_their_tokens(nlp):
     assert text == "in Oslo Anna met Bob."
     assert [(st.label, text[st.anchor.start:st.anchor.end]) for st in proj.structures] == [
         ("PER", "Anna"), ("PER", "Bob"), ("LOC", "Oslo")]
+
+
+def test_an_extraction_that_copies_a_mention_does_not_carry_its_entities(nlp):
+    """NER labels every mention: a copy of an entity's words written as new words has no label,
+    so the candidate counts as losing a mention (wikiann-cascade-f: "… was the X leader. The X
+    leader was …")."""
+    from paraspan.generate.base import GenerationRequest
+    from paraspan.generate.project import carry_entities
+    from paraspan.generate.rewrite import Rewriter, RuleSet
+
+    text = "Her grandfather was the famous Basque poet , the Bard of Irun ."
+    sentence = Sentence("e", text, [Structure("entity", "ORG", Span(*find(text, "Basque"), "ORG"), []),
+                                    Structure("entity", "PER", Span(*find(text, "Bard of Irun"), "PER"), [])])
+    rewriter = Rewriter(RuleSet.default().only("extraction"), nlp=nlp)
+    result = rewriter.generate(GenerationRequest("e", text, sentence=sentence, structure=1))
+    [copy] = [c for c in result.candidates if c.meta["rules"] == ["extract-appositive"]]
+    assert copy.text.count("Basque") == 2
+    carried, lost = carry_entities(sentence, 1, copy)
+    assert lost == 1 and [s.label for s in carried] == ["ORG"]

@@ -71,7 +71,8 @@ def verified(labels: bool = True, verifier: str = "auto", frames: str | None = N
              fluency_model: str = "default", fluency_threshold: float | None = None,
              fluency_statistic: str | None = None, facts: bool | None = None, content: bool = True,
              meaning: tuple[str, ...] = ("equivalence",), judges: tuple[str, ...] = ("minilm-nli",),
-             appeal: tuple[str, ...] = (), threads: int | None = 1, short_circuit: bool = True,
+             appeal: tuple[str, ...] = (), labels_relative: bool = False, threads: int | None = 1,
+             short_circuit: bool = True,
              record_as: str | None = None,
              relation: Literal["equivalence", "forward", "reverse"] = "equivalence") -> AllOf:
     """The ``verified`` check: labels (``verifier``, ``frames`` for the FrameNet lexicon), span
@@ -80,7 +81,8 @@ def verified(labels: bool = True, verifier: str = "auto", frames: str | None = N
     for ``relation="forward"``, whose outputs may drop them outside the labelled spans), content words
     kept and none added (``content``) and meaning
     (NLI relations in ``meaning``, both ways, by ``judges``, and ``appeal``'s judges asked again about
-    what they refuse); ``meaning=()`` leaves it out.
+    what they refuse); ``meaning=()`` leaves it out. ``labels_relative``: a span label the verifier
+    fails on the gold source too (same words) does not count against the output.
     ``short_circuit`` (default): an output a check rejects is not shown to the later, costlier ones.
     ``relation``: what an output may be to its source, ``equivalence``, ``forward`` (more general) or
     ``reverse`` (more specific), for the content check and, when ``meaning`` is left at its default
@@ -102,7 +104,8 @@ def verified(labels: bool = True, verifier: str = "auto", frames: str | None = N
         if relation != "equivalence":  # a directional output may drop or add words, not rearrange them
             parts.append({"name": "contraction", "relation": relation})
     if labels:
-        parts.append({"name": "labels", "verifier": verifier, "frames": frames})
+        parts.append({"name": "labels", "verifier": verifier, "frames": frames,
+                      **({"relative": True} if labels_relative else {})})
     if meaning:
         parts.append({"name": "relation", "accept": list(meaning), "judges": list(judges), "threads": threads,
                       **({"appeal": list(appeal)} if appeal else {})})

@@ -376,10 +376,12 @@ class Verifier:
 class LabelsFilter(BaseFilter):
     """Keep an output iff every span's label is verified; ``counts`` tallies rejections by cause."""
 
-    def __init__(self, verifier: str = "auto", frames: str | None = None, record_as: str | None = None) -> None:
+    def __init__(self, verifier: str = "auto", frames: str | None = None, record_as: str | None = None,
+                 relative: bool = False) -> None:
         self.name = record_as or "labels"
         self.verifier_spec = verifier
         self.frames_path = frames
+        self.relative = relative
         self.counts: Counter[str] = Counter()
         self._loaded: dict[str, Verifier] = {}
         self._frames: FrameIndex | None = None
@@ -408,6 +410,24 @@ class LabelsFilter(BaseFilter):
                                           shipped=", ".join(SHIPPED))
         return self._get(best)
 
+    def _excused(self, pairs: Sequence[tuple[Sentence, Sentence | None]], chosen: Sequence[Verifier | None],
+                 checked: Sequence[Sequence[SpanCheck]]) -> list[set[tuple[str, str, str]]]:
+        """For each output, the failed spans its gold source fails as well, by (kind, label, words): a
+        rewrite that kept a span's words and label cannot have made it wrong. A label never seen in
+        training is not excused (it is rejected with that reason)."""
+        excused: list[set[tuple[str, str, str]]] = [set() for _ in pairs]
+        todo = [i for i, checks in enumerate(checked)
+                if pairs[i][1] is not None and chosen[i] is not None and any(not c.ok for c in checks)]
+        for verifier in {id(chosen[i]): chosen[i] for i in todo}.values():
+            idx = [i for i in todo if chosen[i] is verifier]
+            sources = [pairs[i][1] for i in idx]
+            for i, source_checks in zip(idx, verifier.check_many(sources, self._frame_index()),  # type: ignore[union-attr]
+                                        strict=True):
+                gold_fails = {(c.kind, c.label, c.text) for c in source_checks
+                              if not c.ok and "never seen" not in c.reason}
+                excused[i] = {(c.kind, c.label, c.text) for c in checked[i] if not c.ok} & gold_fails
+        return excused
+
     def _get(self, spec: str) -> Verifier:
         if spec not in self._loaded:
             self._loaded[spec] = Verifier.load(spec)
@@ -425,9 +445,13 @@ class LabelsFilter(BaseFilter):
             for i, checks in zip(idx, verifier.check_many([outputs[i] for i in idx], self._frame_index()),
                                  strict=True):
                 checked[i] = checks
+        excused = self._excused(pairs, chosen, checked) if self.relative else [set() for _ in checked]
         out: list[FilterDecision] = []
-        for checks in checked:
-            failed = [c for c in checks if not c.ok]
+        for checks, free in zip(checked, excused, strict=True):
+            failed = [c for c in checks if not c.ok and (c.kind, c.label, c.text) not in free]
+            shared = sum(1 for c in checks if not c.ok) - len(failed)
+            if shared:
+                self.counts["failed on the source too"] += shared
             for c in failed:
                 self.counts["unseen label" if "never seen" in c.reason else "bad span" if c.predicted is None
                             else "rejected"] += 1
@@ -435,13 +459,22 @@ class LabelsFilter(BaseFilter):
             details = {"spans": len(checks), "failed": len(failed),
                        "checks": [{"kind": c.kind, "span": list(c.span), "label": c.label, "predicted": c.predicted,
                                    "p": round(c.probability, 4), "ok": c.ok} for c in checks]}
-            reason = failed[0].reason if failed else f"all {len(checks)} span labels verified"
+            if failed:
+                reason = failed[0].reason
+            elif shared:
+                reason = (f"{len(checks) - shared} of {len(checks)} span labels verified; the verifier fails the "
+                          f"other {shared} on the gold source too")
+            else:
+                reason = f"all {len(checks)} span labels verified"
             out.append(FilterDecision(not failed, score, reason, details))
         return out
 
 
-def labels_filter(verifier: str = "auto", frames: str | None = None, record_as: str | None = None) -> LabelsFilter:
+def labels_filter(verifier: str = "auto", frames: str | None = None, record_as: str | None = None,
+                  relative: bool = False) -> LabelsFilter:
     """Keep outputs whose every span label the span-label verifier accepts (``verifier``: a folder,
     a shipped name, or ``auto`` to pick the shipped one for the output's labels; ``frames``: a
-    FrameNet release whose lexicon rules out triggers of other frames)."""
-    return LabelsFilter(verifier, frames, record_as)
+    FrameNet release whose lexicon rules out triggers of other frames). ``relative``: a span the
+    verifier also fails on the gold source (the same words, kind and label) does not count against
+    the output: that failure is the verifier's, not the rewrite's."""
+    return LabelsFilter(verifier, frames, record_as, relative)

@@ -275,10 +275,11 @@ def carry_entities(sentence: Sentence, index: int, candidate: Candidate) -> tupl
     """
     if sentence.structures[index].kind != "entity":
         return [], 0
+    copied = _copied_mentions(sentence, candidate)
     others = [i for i, s in enumerate(sentence.structures)
               if i != index and s.kind == "entity" and s.anchor is not None]
     if not others:
-        return [], 0
+        return [], copied
     if candidate.structures is not None:
         got = [candidate.structures[i] for i in others
                if i < len(candidate.structures) and candidate.structures[i] is not None]
@@ -286,5 +287,20 @@ def carry_entities(sentence: Sentence, index: int, candidate: Candidate) -> tupl
         got = project_mapping(sentence, candidate.mapping, which=others).structures
     else:
         got = []
-    return [g for g in got if g is not None], len(others) - len([g for g in got if g is not None])
+    return [g for g in got if g is not None], len(others) - len([g for g in got if g is not None]) + copied
+
+
+def _copied_mentions(sentence: Sentence, candidate: Candidate) -> int:
+    """Words of an entity mention that a rewrite wrote again as new words (an extraction copies its
+    noun phrase: "His grandfather was the X leader. The X leader was …"): the copy
+    carries no label, and NER labels every mention, so each counts as a mention not carried
+    (judged wrong on WikiANN, wikiann-cascade-f)."""
+    mapping = candidate.mapping
+    if mapping is None:
+        return 0
+    names = {sentence.text[s:e] for st in sentence.structures if st.kind == "entity" and st.anchor is not None
+             for s, e in mapping.source_tokens if st.anchor.start <= s and e <= st.anchor.end}
+    names = {n for n in names if n[:1].isupper() and any(ch.isalpha() for ch in n)}
+    return sum(1 for t in mapping.tokens if t.src is None and t.attach is None
+               and candidate.text[t.start:t.end] in names)
 

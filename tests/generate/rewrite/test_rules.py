@@ -620,3 +620,8 @@ def test_swap_conjuncts_v2_keeps_shared_surnames_articles_and_routes(nlp):
     assert _texts(nlp, "swap-conjuncts", "Children will enjoy the books by Tom and Mary Baker .") == []
     assert _texts(nlp, "swap-conjuncts", "Farmers in the North and East burned wood .") == []
     assert _texts(nlp, "swap-conjuncts", "The birds flew home through Spain and France in May .") == []
+
+
+def test_wikiann_f_judgments(nlp):
+    """wikiann-cascade-f (pattern re-written here): "the civil parish of X" names X (pp-to-genitive v10)."""
+    assert _texts(nlp, "pp-to-genitive", "The church is located in the civil parish of Ballymore .") == []

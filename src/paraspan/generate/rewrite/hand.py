@@ -96,7 +96,10 @@ _PART_NOUNS = {"majority", "minority", "rest", "number", "time", "part", "half",
 
 _NAMING_NOUNS = {"city", "town", "village", "state", "province", "county", "country", "island", "republic",
                  "kingdom", "region", "district", "port", "capital", "name", "month", "year", "day", "river",
-                 "lake", "mount", "bay", "gulf", "sea", "valley", "area", "territory", "borough", "municipality"}
+                 "lake", "mount", "bay", "gulf", "sea", "valley", "area", "territory", "borough", "municipality",
+                 # and units of local government (wikiann-cascade-f: "the civil parish of X")
+                 "parish", "commune", "township", "diocese", "canton", "prefecture", "governorate", "ward",
+                 "constituency", "hamlet", "suburb", "settlement", "community", "neighbourhood", "neighborhood"}
 _NO_DELETE_ADV = {"not", "n't", "never", "no", "so", "as", "too", "very", "how", "why", "when", "where", "only",
                   "even", "more", "most", "less", "least", "there", "here", "then", "now", "ago", "else", "further",
                   # ordinals that order an argument ("Second, …"): dropping them drops nothing said
@@ -1394,8 +1397,9 @@ PP_TO_GENITIVE = Rule("pp-to-genitive", "genitive", "hand", pp_to_genitive,
                       # v6: no possessor whose first WordNet sense is a time ("the turn of the century"; train-f);
                       # v7: nor of more places in something ("the tip of the road"; train-i);
                       # v8: nor of a compass part ("the north of Dubai"; train-m);
-                      # v9: not before a comma and an adjective, a cut list (exemplars-connective)
-                      version="9")
+                      # v9: not before a comma and an adjective, a cut list (exemplars-connective);
+                      # v10: no naming "the parish/commune/… of X" (wikiann-cascade-f)
+                      version="10")
 GENITIVE_TO_PP = Rule("genitive-to-pp", "genitive", "hand", genitive_to_pp,
                       description="the M's N → the N of the M",
                       example="The train's arrival was late. → The arrival of the train was late.",
