@@ -235,6 +235,10 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
     "fn-cascade-exemplars-c": ("fn-exemplars-c.jsonl", "cascade", [
         "--iterations", "3", "--choose-by", "verified",
         "--set", 'filters=[{"name": "verified", "labels_relative": true}]']),
+    # the same, with -c's fixes, on the next 200 (more judged outputs of the relative check)
+    "fn-cascade-exemplars-d": ("fn-exemplars-d.jsonl", "cascade", [
+        "--iterations", "3", "--choose-by", "verified",
+        "--set", 'filters=[{"name": "verified", "labels_relative": true}]']),
     "wikiann-cascade-f": ("wikiann-dev-f.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
     "fn-cascade-exemplars-b": ("fn-exemplars-b.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
 }
@@ -374,7 +378,7 @@ def exemplars(work: Path, seed: int, scan: int = 40000) -> None:
         if swap.apply(doc, RuleContext()):
             swapped.append(s)
     for name, sentences in (("fn-exemplars.jsonl", pool[scan:]), ("fn-exemplars-b.jsonl", pool[scan + 200:]),
-                            ("fn-exemplars-c.jsonl", pool[scan + 400:]),
+                            ("fn-exemplars-c.jsonl", pool[scan + 400:]), ("fn-exemplars-d.jsonl", pool[scan + 600:]),
                             ("fn-exemplars-connective.jsonl", chosen),
                             ("fn-exemplars-swap.jsonl", swapped)):
         write_corpus(iter(sentences), work / name, "jsonl")

@@ -625,3 +625,11 @@ def test_swap_conjuncts_v2_keeps_shared_surnames_articles_and_routes(nlp):
 def test_wikiann_f_judgments(nlp):
     """wikiann-cascade-f (pattern re-written here): "the civil parish of X" names X (pp-to-genitive v10)."""
     assert _texts(nlp, "pp-to-genitive", "The church is located in the civil parish of Ballymore .") == []
+
+
+def test_exemplar_judgments_c(nlp):
+    """fn-cascade-exemplars-c (patterns re-written here): pp-to-genitive v11, front-trailing-adverbial v10."""
+    assert _texts(nlp, "pp-to-genitive", "It marks the entrances of Carabosse , the wicked fairy .") == []
+    assert _texts(nlp, "pp-to-genitive",
+                  'He likes titles like " The ecology of the smaller rodents " , but these rank lower .') == []
+    assert _texts(nlp, "front-trailing-adverbial", "Daak leapt through the flying shards and into the cockpit .") == []

@@ -706,6 +706,8 @@ def front_trailing_adverbial(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             ids = subtree(m)
             if not contiguous(ids) or ids[-1] != stop - 1:
                 continue
+            if any(c.dep_ == "conj" for c in m.children):
+                continue  # "leapt through the shards and into the cockpit": a path, the verb's own (exemplars-c)
             if any(doc[i].is_quote or doc[i].is_bracket or doc[i].like_url for i in ids):
                 continue  # a source line or a quotation the parser hung on the phrase (train-m)
             if m.dep_ == "prep" and any(doc[i].dep_ in {"relcl", "acl"} and doc[i].pos_ in {"VERB", "AUX"}
@@ -892,9 +894,12 @@ def pp_to_genitive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         n_ids = subtree(n)
         after = o_ids[-1] + 1
         cut = after + 1 < len(doc) and doc[after].text == "," and (
-            doc[after + 1].pos_ == "ADJ" or doc[after + 1].dep_ == "amod")
+            doc[after + 1].pos_ in {"ADJ", "DET", "NOUN", "PROPN"} or doc[after + 1].dep_ == "amod")
         if cut:
-            continue  # the parser cut a list of modifiers ("the terms of the presenting, everyday, discourse")
+            continue  # a cut list of modifiers ("the terms of the presenting, everyday, discourse") or an
+            # apposition of the possessor that would then describe the possessed ("X's entrances, the fairy")
+        if sum(1 for t in doc[n.sent.start:det.i] if t.is_quote) % 2 == 1:
+            continue  # inside a quotation: a title is quoted as it was written ("… The ecology of …")
         if len(o_ids) > 4 or any(t.dep_ in {"prep", "relcl", "acl", "appos", "conj", "cc"} for t in o.subtree):
             continue
         if o.pos_ == "NOUN" and _child(o, "det") is None:
@@ -1385,8 +1390,8 @@ FRONT_TRAILING_ADVERBIAL = Rule("front-trailing-adverbial", "reorder", "hand", f
                                 # or a web address (train-m); v7: not a phrase with a clause of its own
                                 # (wikiann-cascade-e); v8: not the preposition the verb governs
                                 # ("insist on"; fn-cascade-exemplars-connective); v9: not the second half of
-                                # "as much X, as Y" (fn-cascade-exemplars-b)
-                                version="9")
+                                # "as much X, as Y" (fn-cascade-exemplars-b); v10: no coordinated phrases (-c)
+                                version="10")
 PP_TO_GENITIVE = Rule("pp-to-genitive", "genitive", "hand", pp_to_genitive,
                       description="the N of the M → the M's N",
                       example="The arrival of the train was late. → The train's arrival was late.",
@@ -1398,8 +1403,9 @@ PP_TO_GENITIVE = Rule("pp-to-genitive", "genitive", "hand", pp_to_genitive,
                       # v7: nor of more places in something ("the tip of the road"; train-i);
                       # v8: nor of a compass part ("the north of Dubai"; train-m);
                       # v9: not before a comma and an adjective, a cut list (exemplars-connective);
-                      # v10: no naming "the parish/commune/… of X" (wikiann-cascade-f)
-                      version="10")
+                      # v10: no naming "the parish/commune/… of X" (wikiann-cascade-f); v11: none before an
+                      # apposition, none inside a quotation (fn-cascade-exemplars-c)
+                      version="11")
 GENITIVE_TO_PP = Rule("genitive-to-pp", "genitive", "hand", genitive_to_pp,
                       description="the M's N → the N of the M",
                       example="The train's arrival was late. → The arrival of the train was late.",
