@@ -71,7 +71,7 @@ def verified(labels: bool = True, verifier: str = "auto", frames: str | None = N
              fluency_model: str = "default", fluency_threshold: float | None = None,
              fluency_statistic: str | None = None, facts: bool | None = None, content: bool = True,
              meaning: tuple[str, ...] = ("equivalence",), judges: tuple[str, ...] = ("minilm-nli",),
-             appeal: tuple[str, ...] = (), labels_relative: bool = False, threads: int | None = 1,
+             appeal: tuple[str, ...] = (), labels_relative: bool = True, threads: int | None = 1,
              short_circuit: bool = True,
              record_as: str | None = None,
              relation: Literal["equivalence", "forward", "reverse"] = "equivalence") -> AllOf:
@@ -81,8 +81,10 @@ def verified(labels: bool = True, verifier: str = "auto", frames: str | None = N
     for ``relation="forward"``, whose outputs may drop them outside the labelled spans), content words
     kept and none added (``content``) and meaning
     (NLI relations in ``meaning``, both ways, by ``judges``, and ``appeal``'s judges asked again about
-    what they refuse); ``meaning=()`` leaves it out. ``labels_relative``: a span label the verifier
-    fails on the gold source too (same words) does not count against the output.
+    what they refuse); ``meaning=()`` leaves it out. ``labels_relative`` (default): a span label the
+    verifier fails on the gold source too (same words, kind and label) does not count against the
+    output (judged on FrameNet exemplars: 13 of 15 outputs it let through right, the same rate as
+    the rest; benchmarks/README.md, "Verified augmentation per generator").
     ``short_circuit`` (default): an output a check rejects is not shown to the later, costlier ones.
     ``relation``: what an output may be to its source, ``equivalence``, ``forward`` (more general) or
     ``reverse`` (more specific), for the content check and, when ``meaning`` is left at its default

@@ -568,6 +568,9 @@ def test_connectives_and_attributions_decline_where_the_move_changes_or_breaks_t
     # the attribution covers the first clause only after the move
     assert _texts(nlp, "move-attribution", "According to the ministry, the mill closed; the workers left.") == []
     assert _texts(nlp, "front-attribution", "The mill closed; the workers left, according to the ministry.") == []
+    # a dateline would end up after the attribution
+    assert _texts(nlp, "front-attribution",
+                  "NEW YORK ( AP ) --- Actress Ann Lee sold pills like candy , according to a new biography .") == []
     # a participle the parser left outside the attribution would lose its noun
     assert _texts(nlp, "move-attribution",
                   "According to a report, cited by the local paper, the mill closed in May.") == []
@@ -633,3 +636,10 @@ def test_exemplar_judgments_c(nlp):
     assert _texts(nlp, "pp-to-genitive",
                   'He likes titles like " The ecology of the smaller rodents " , but these rank lower .') == []
     assert _texts(nlp, "front-trailing-adverbial", "Daak leapt through the flying shards and into the cockpit .") == []
+
+
+def test_exemplar_judgments_d(nlp):
+    """fn-cascade-exemplars-d (patterns re-written here): pp-to-genitive v12, front-trailing-adverbial v11."""
+    assert _texts(nlp, "pp-to-genitive", "On the basis of this fact you can understand why they left .") == []
+    assert _texts(nlp, "front-trailing-adverbial",
+                  "All four are united by a reputation for exposing new talent before the industry finds it .") == []

@@ -22,7 +22,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from paraspan.generate.rewrite.core import Piece, Rule, RuleContext, contiguous, final_punct, keep, subtree, tidy
+from paraspan.generate.rewrite.core import (
+    Piece,
+    Rule,
+    RuleContext,
+    contiguous,
+    final_punct,
+    keep,
+    rest_of_doc,
+    subtree,
+    tidy,
+)
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span, Token
@@ -79,7 +89,7 @@ def lower_connective(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue
         body = (keep(doc, ids) + [Piece(",", first.i + 1), Piece(first.text, first.i), Piece(",")]
                 + keep(doc, range(after, sent.end)))
-        out.append(tidy(doc, keep(doc, range(0, sent.start)) + body + keep(doc, range(sent.end, len(doc)))))
+        out.append(tidy(doc, rest_of_doc(doc, body, sent.root)))
     return out
 
 
@@ -103,12 +113,15 @@ def raise_connective(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         if not _verb_group_starts(doc, v, c + 3):
             continue
         body = [Piece(conn.text, conn.i), Piece(",", c)] + keep(doc, ids) + keep(doc, range(c + 3, sent.end))
-        out.append(tidy(doc, keep(doc, range(0, sent.start)) + body + keep(doc, range(sent.end, len(doc)))))
+        out.append(tidy(doc, rest_of_doc(doc, body, sent.root)))
     return out
 
 
-def _attribution(doc: Doc, sent: Span) -> tuple[Token, list[int]] | None:
-    """The sentence's "according to X" on its main verb, with its tokens, if it has exactly one."""
+def _attribution(doc: Doc, sent: Span) -> list[int] | None:
+    """The tokens of the sentence's "according to X" on its main verb, if it has exactly one (and
+    the sentence is not the rest of a line the parser cut, as after a dateline "LEEDS (AP) ---")."""
+    if sent.start > 0 and doc[sent.start - 1].text not in {".", "!", "?", "''", '"', "”"}:
+        return None
     found = [t for t in sent if t.lower_ == "according" and t.dep_ == "prep" and t.head.i == sent.root.i]
     if len(found) != 1 or sum(t.lower_ == "according" for t in sent) != 1:
         return None
@@ -116,12 +129,12 @@ def _attribution(doc: Doc, sent: Span) -> tuple[Token, list[int]] | None:
     if not any(c.lower_ == "to" and c.dep_ == "prep" for c in acc.children):
         return None
     ids = subtree(acc)
-    return (acc, ids) if contiguous(ids) else None
+    return ids if contiguous(ids) else None
 
 
 #: punctuation that joins a second clause: the attribution would then cover one clause before the
 #: move and another after it ("According to X, A; B." → "A; B, according to X.")
-_CLAUSE_JOINS = frozenset({";", ":", "--", "-"})
+_CLAUSE_JOINS = frozenset({";", ":", "--", "---", "-", "—", "–"})  # and a dateline's dash ("LONDON (AP) ---")
 
 
 def _movable_clause(doc: Doc, ids: list[int], rest: list[int]) -> bool:
@@ -134,48 +147,41 @@ def _movable_clause(doc: Doc, ids: list[int], rest: list[int]) -> bool:
                 or doc[rest[-1]].is_punct)  # a quotation's closing mark before the new comma
 
 
-def move_attribution(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
-    """"According to the ministry, the plant closed." → "The plant closed, according to the ministry." """
+def _attribution_moves(doc: Doc, leading: bool) -> list[list[Piece]]:
+    """The attribution and its clause change places: a ``leading`` one goes to the end, a closing one
+    to the front."""
     out = []
     for sent in doc.sents:
-        found = _attribution(doc, sent)
+        ids = _attribution(doc, sent)
         stop = final_punct(sent.root)
-        if found is None or stop is None:
+        if ids is None or stop is None:
             continue
-        _acc, ids = found
-        comma = ids[-1] + 1
-        if ids[0] != sent.start or comma >= stop - 1 or doc[comma].text != ",":
+        if leading:
+            comma, rest = ids[-1] + 1, list(range(ids[-1] + 2, stop))
+            placed = ids[0] == sent.start and bool(rest) and doc[comma].text == ","
+        else:
+            comma, rest = ids[0] - 1, list(range(sent.start, ids[0] - 1))
+            placed = ids[-1] == stop - 1 and bool(rest) and doc[comma].text == ","
+        if not placed or not _movable_clause(doc, ids, rest):
             continue
-        rest = list(range(comma + 1, stop))
-        if not _movable_clause(doc, ids, rest):
-            continue
-        if doc[rest[0]].tag_ in {"VBN", "VBG"}:
+        if leading and doc[rest[0]].tag_ in {"VBN", "VBG"}:
             continue  # a participle the parser left outside the attribution ("According to a report, cited by …")
-        body = keep(doc, rest) + [Piece(",", comma)] + keep(doc, ids) + keep(doc, range(stop, sent.end))
-        out.append(tidy(doc, keep(doc, range(0, sent.start)) + body + keep(doc, range(sent.end, len(doc)))))
+        if not leading and _subject(sent.root) is None:
+            continue  # a fragment ("Up 5 percent, according to …") reads as a heading once fronted
+        first, second = (rest, ids) if leading else (ids, rest)
+        body = keep(doc, first) + [Piece(",", comma)] + keep(doc, second) + keep(doc, range(stop, sent.end))
+        out.append(tidy(doc, rest_of_doc(doc, body, sent.root)))
     return out
+
+
+def move_attribution(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
+    """"According to the ministry, the plant closed." → "The plant closed, according to the ministry." """
+    return _attribution_moves(doc, leading=True)
 
 
 def front_attribution(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
     """"The plant closed, according to the ministry." → "According to the ministry, the plant closed." """
-    out = []
-    for sent in doc.sents:
-        found = _attribution(doc, sent)
-        stop = final_punct(sent.root)
-        if found is None or stop is None:
-            continue
-        _acc, ids = found
-        comma = ids[0] - 1
-        if ids[-1] != stop - 1 or comma <= sent.start or doc[comma].text != ",":
-            continue
-        rest = list(range(sent.start, comma))
-        if not _movable_clause(doc, ids, rest):
-            continue
-        if _subject(sent.root) is None:
-            continue  # a fragment ("Up 5 percent, according to …") reads as a heading once fronted
-        body = keep(doc, ids) + [Piece(",", comma)] + keep(doc, rest) + keep(doc, range(stop, sent.end))
-        out.append(tidy(doc, keep(doc, range(0, sent.start)) + body + keep(doc, range(sent.end, len(doc)))))
-    return out
+    return _attribution_moves(doc, leading=False)
 
 
 LOWER_CONNECTIVE = Rule("lower-connective", "reorder", "hand", lower_connective,
@@ -187,11 +193,14 @@ RAISE_CONNECTIVE = Rule("raise-connective", "reorder", "hand", raise_connective,
 MOVE_ATTRIBUTION = Rule("move-attribution", "reorder", "hand", move_attribution,
                         description='a leading "according to X" → the end of the sentence',
                         example="According to the ministry, the plant closed. → The plant closed, according to the "
-                                "ministry.")
+                                "ministry.",
+                        # v2: no dash of a dateline in the clause (fn-cascade-exemplars-connective, refused)
+                        version="2")
 FRONT_ATTRIBUTION = Rule("front-attribution", "reorder", "hand", front_attribution,
                          description='a closing "according to X" → the start of the sentence',
                          example="The plant closed, according to the ministry. → According to the ministry, the plant "
-                                 "closed.")
+                                 "closed.",
+                         version="2")  # v2 as move-attribution v2
 
 
 # --------------------------------------------------------------------------- coordinated names

@@ -83,6 +83,11 @@ _GOVERNED_PREPS: dict[str, frozenset[str]] = {
                     frozenset({"at"})),
     **dict.fromkeys(("preside", "ponder", "agonize", "mull", "triumph", "prevail"), frozenset({"over"})),
 }
+#: nouns of fixed "the N of" phrases: "on the basis of X" is no "on X's basis" (fn-cascade-exemplars-d),
+#: "the face of the earth" no "the earth's face" (fn-cascade-train-l)
+_FIXED_OF = frozenset({"basis", "behalf", "account", "means", "terms", "course", "case", "light", "event", "face",
+                       "verge", "brink", "eve", "wake", "midst", "sake", "expense", "absence", "presence", "aid",
+                       "help", "cost", "risk", "hands", "grounds", "strength", "virtue", "dint", "way"})
 _PLACES = {"GPE", "LOC", "FAC"}
 #: nouns an of-phrase with a name after them names ("the city of Tyre" is Tyre)
 #: nouns of a part, an amount or a time of something: "the majority of X" is no "X's majority"
@@ -708,6 +713,9 @@ def front_trailing_adverbial(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
                 continue
             if any(c.dep_ == "conj" for c in m.children):
                 continue  # "leapt through the shards and into the cockpit": a path, the verb's own (exemplars-c)
+            if any(doc[i].pos_ in {"VERB", "AUX"} for i in range(v.i + 1, ids[0])):
+                continue  # another verb before the phrase may be what it modifies: "a reputation for exposing
+                # talent before the industry finds it" (exemplars-d; "… he had bought in 1998" likewise)
             if any(doc[i].is_quote or doc[i].is_bracket or doc[i].like_url for i in ids):
                 continue  # a source line or a quotation the parser hung on the phrase (train-m)
             if m.dep_ == "prep" and any(doc[i].dep_ in {"relcl", "acl"} and doc[i].pos_ in {"VERB", "AUX"}
@@ -882,7 +890,7 @@ def pp_to_genitive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue
         if o.pos_ == "PROPN" and n.lemma_ in _NAMING_NOUNS:
             continue  # "the southern city of Tyre" is Tyre, not "Tyre's southern city"
-        if n.lemma_ in _PART_NOUNS:
+        if n.lemma_ in _PART_NOUNS or n.lemma_ in _FIXED_OF:
             continue  # "the majority of these reports", "by the time of the Crusades": no genitive (train-d)
         if n.text.lower().endswith("ing"):
             continue  # "the arming of the rebels": "the rebels' arming" loses who arms whom (train-e)
@@ -1390,8 +1398,9 @@ FRONT_TRAILING_ADVERBIAL = Rule("front-trailing-adverbial", "reorder", "hand", f
                                 # or a web address (train-m); v7: not a phrase with a clause of its own
                                 # (wikiann-cascade-e); v8: not the preposition the verb governs
                                 # ("insist on"; fn-cascade-exemplars-connective); v9: not the second half of
-                                # "as much X, as Y" (fn-cascade-exemplars-b); v10: no coordinated phrases (-c)
-                                version="10")
+                                # "as much X, as Y" (fn-cascade-exemplars-b); v10: no coordinated phrases (-c);
+                                # v11: no other verb between the main verb and the phrase (-d)
+                                version="11")
 PP_TO_GENITIVE = Rule("pp-to-genitive", "genitive", "hand", pp_to_genitive,
                       description="the N of the M → the M's N",
                       example="The arrival of the train was late. → The train's arrival was late.",
@@ -1404,8 +1413,9 @@ PP_TO_GENITIVE = Rule("pp-to-genitive", "genitive", "hand", pp_to_genitive,
                       # v8: nor of a compass part ("the north of Dubai"; train-m);
                       # v9: not before a comma and an adjective, a cut list (exemplars-connective);
                       # v10: no naming "the parish/commune/… of X" (wikiann-cascade-f); v11: none before an
-                      # apposition, none inside a quotation (fn-cascade-exemplars-c)
-                      version="11")
+                      # apposition, none inside a quotation (fn-cascade-exemplars-c); v12: no fixed
+                      # "on the basis of" (-d)
+                      version="12")
 GENITIVE_TO_PP = Rule("genitive-to-pp", "genitive", "hand", genitive_to_pp,
                       description="the M's N → the N of the M",
                       example="The train's arrival was late. → The arrival of the train was late.",
