@@ -127,6 +127,10 @@ def test_a_verb_keeps_its_form_and_capitals_stay_capitals():
 
     assert not fits("had", "has", [], [], "v") and not fits("have", "has", [], [], "v")
     assert fits("possesses", "has", [], [], "v") and fits("donated", "given", [], [], "v")
+    # "thrust" after "he" is past: no "he push" (fn-cascade-exemplars-d); elsewhere a base form may fit
+    assert not fits("push", "thrust", ["It", "was", "cold", "and", "he"], ["his"], "v")
+    assert fits("pushed", "thrust", ["and", "he"], ["his"], "v") and fits("place", "put", ["able", "to"], ["it"], "v")
+    assert fits("place", "put", ["the", "mattress", "and"], ["cushions"], "v")  # a coordinated base form
     assert _substituter(ScriptedBackend([]), samples=1).clean("friend", "AMIGO") == "FRIEND"
 
 
