@@ -418,11 +418,10 @@ class LabelsFilter(BaseFilter):
         excused: list[set[tuple[str, str, str]]] = [set() for _ in pairs]
         todo = [i for i, checks in enumerate(checked)
                 if pairs[i][1] is not None and chosen[i] is not None and any(not c.ok for c in checks)]
-        for verifier in {id(chosen[i]): chosen[i] for i in todo}.values():
+        for verifier in {id(v): v for i in todo if (v := chosen[i]) is not None}.values():
             idx = [i for i in todo if chosen[i] is verifier]
-            sources = [pairs[i][1] for i in idx]
-            for i, source_checks in zip(idx, verifier.check_many(sources, self._frame_index()),  # type: ignore[union-attr]
-                                        strict=True):
+            sources = [source for i in idx if (source := pairs[i][1]) is not None]
+            for i, source_checks in zip(idx, verifier.check_many(sources, self._frame_index()), strict=True):
                 gold_fails = {(c.kind, c.label, c.text) for c in source_checks
                               if not c.ok and "never seen" not in c.reason}
                 excused[i] = {(c.kind, c.label, c.text) for c in checked[i] if not c.ok} & gold_fails
