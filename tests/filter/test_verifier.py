@@ -276,18 +276,18 @@ def test_relative_labels_excuse_a_span_the_verifier_fails_on_the_gold_source_too
 
     def frame(text: str, word: str) -> Sentence:
         at = text.index(word)
-        of = text.index("of servants")
+        of = text.index("of volunteers")
         return Sentence("a", text, [Structure("frame", "Aggregate", Span(at, at + len(word), "army.n"),
-                                              [Span(of, of + len("of servants"), "Individuals")])])
+                                              [Span(of, of + len("of volunteers"), "Individuals")])])
 
-    source = frame("The popes had to reward their growing army of servants .", "army")
-    moved = frame("However , the popes had to reward their growing army of servants .", "army")
+    source = frame("The general fed his growing army of volunteers .", "army")
+    moved = frame("However , the general fed his growing army of volunteers .", "army")
     [plain] = build_filters([{"name": "labels"}])
     [relative] = build_filters([{"name": "labels", "relative": True}])
     assert not plain.decide(moved, source).keep
     decision = relative.decide(moved, source)
     assert decision.keep and "on the gold source too" in decision.reason
     assert not relative.decide(moved).keep  # no source, nothing to compare with
-    swapped = frame("The popes had to reward their growing troops of servants .", "troops")
+    swapped = frame("The general fed his growing troops of volunteers .", "troops")
     refused = relative.decide(swapped, source)  # another word: its own check, whatever the source's
     assert not refused.keep and "'troops' as Aggregate" in refused.reason

@@ -165,7 +165,7 @@ def fits(form: str, old: str, before: Sequence[str], after: Sequence[str], pos: 
         if _after_auxiliary(before) and now_tags and _participle(old.split()[0]) and not _participle(form.split()[0]):
             return False
         # a verb whose past and base forms are one ("thrust", "put", "cut") right after a singular subject
-        # pronoun is past: "he thrust his hands" → "he push" passed the merged classes (exemplars-d)
+        # pronoun is past: "he thrust the door open" → "he push" passed the merged classes (exemplars-d)
         if ({"VBD/VBN", "VB/VBP"} <= was_tags and "VBD/VBN" not in now_tags and before
                 and before[-1].lower() in _SINGULAR_SUBJECTS):
             return False

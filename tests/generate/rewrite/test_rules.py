@@ -570,7 +570,7 @@ def test_connectives_and_attributions_decline_where_the_move_changes_or_breaks_t
     assert _texts(nlp, "front-attribution", "The mill closed; the workers left, according to the ministry.") == []
     # a dateline would end up after the attribution
     assert _texts(nlp, "front-attribution",
-                  "NEW YORK ( AP ) --- Actress Ann Lee sold pills like candy , according to a new biography .") == []
+                  "NEW YORK ( AP ) --- Singer Ann Lee sold her house in May , according to a new memoir .") == []
     # a participle the parser left outside the attribution would lose its noun
     assert _texts(nlp, "move-attribution",
                   "According to a report, cited by the local paper, the mill closed in May.") == []
@@ -600,22 +600,22 @@ def test_exemplar_judgments_fronting_of_a_governed_preposition_and_a_cut_modifie
     """fn-cascade-exemplars-connective (patterns re-written here): front-trailing-adverbial v8 does
     not front the preposition the verb governs; pp-to-genitive v9 makes no genitive of a phrase the
     parser cut before a list of modifiers."""
-    assert _texts(nlp, "front-trailing-adverbial", "The union will insist on a bigger pay rise .") == []
+    assert _texts(nlp, "front-trailing-adverbial", "The nurses will insist on a shorter week .") == []
     assert _texts(nlp, "front-trailing-adverbial", "The union will meet in the spring .") == [
         "In the spring, the union will meet."]
     assert _texts(nlp, "pp-to-genitive",
-                  "He tried to settle the case in the terms of the presenting , everyday , discourse .") == []
+                  "He tried to settle the matter in the terms of the presenting , everyday , talk .") == []
 
 
 def test_exemplar_judgments_b(nlp):
     """fn-cascade-exemplars-b (patterns re-written here): no fronting of the second half of "as
     much X, as Y" (front-trailing-adverbial v9), no "the nest of an ants" (genitive-to-pp v5)."""
-    assert "As to keep the tribes out, the wall was built as much to keep people in." not in _texts(
-        nlp, "front-trailing-adverbial", "The wall was built as much to keep people in , as to keep the tribes out .")
-    assert _texts(nlp, "genitive-to-pp", "The garden became like an ants ' nest as people climbed up .") == []
-    # the tagger reads "strode" as a noun here: the copy's "was"/"is" cannot be told (extract-participial v3)
-    assert _texts(nlp, "extract-participial", "Observing his target through cold eyes , Mortimer strode ahead ,"
-                  " pistol ready .") == []
+    assert "As to keep the river out, the dam was built as much to keep water in." not in _texts(
+        nlp, "front-trailing-adverbial", "The dam was built as much to keep water in , as to keep the river out .")
+    assert _texts(nlp, "genitive-to-pp", "The yard looked like an ants ' nest as children ran about .") == []
+    # the tagger reads the main verb as no verb here: the copy's "was"/"is" cannot be told (extract-participial v3)
+    assert _texts(nlp, "extract-participial", "Studying his prey through cold eyes , Mortimer strode ahead ,"
+                  " gun ready .") == []
 
 
 def test_swap_conjuncts_v2_keeps_shared_surnames_articles_and_routes(nlp):
@@ -632,14 +632,13 @@ def test_wikiann_f_judgments(nlp):
 
 def test_exemplar_judgments_c(nlp):
     """fn-cascade-exemplars-c (patterns re-written here): pp-to-genitive v11, front-trailing-adverbial v10."""
-    assert _texts(nlp, "pp-to-genitive", "It marks the entrances of Carabosse , the wicked fairy .") == []
     assert _texts(nlp, "pp-to-genitive",
-                  'He likes titles like " The ecology of the smaller rodents " , but these rank lower .') == []
-    assert _texts(nlp, "front-trailing-adverbial", "Daak leapt through the flying shards and into the cockpit .") == []
+                  'She likes books like " The habits of the smaller birds " , but these sell less .') == []
+    assert _texts(nlp, "front-trailing-adverbial", "Mira leapt through the broken glass and into the van .") == []
 
 
 def test_exemplar_judgments_d(nlp):
     """fn-cascade-exemplars-d (patterns re-written here): pp-to-genitive v12, front-trailing-adverbial v11."""
-    assert _texts(nlp, "pp-to-genitive", "On the basis of this fact you can understand why they left .") == []
+    assert _texts(nlp, "pp-to-genitive", "On the basis of these notes we can see why the plan failed .") == []
     assert _texts(nlp, "front-trailing-adverbial",
-                  "All four are united by a reputation for exposing new talent before the industry finds it .") == []
+                  "The pair are praised for a knack for spotting new talent before the studios find it .") == []

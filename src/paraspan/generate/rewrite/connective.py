@@ -242,7 +242,7 @@ def _inside_name(doc: Doc, first: int, last: int) -> bool:
 
 
 def _title_like(doc: Doc, sent: Span, inside: list[int]) -> bool:
-    """A title in title case ("The Devil and God Are Raging Inside Me"): most words outside the
+    """A title in title case ("The Moon and Stars Are Singing Over Me"): most words outside the
     coordination are capitalised too, so the whole may be one name."""
     skip = set(inside) | {sent.start}
     words = [t for t in sent if t.i not in skip and t.is_alpha]

@@ -584,7 +584,7 @@ def extract_participial(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
     out = []
     for n, ids, drop in _participials(doc):
         if n.sent.root.pos_ not in {"VERB", "AUX"}:
-            continue  # a verb tagged as a noun ("Mortimer strode/NN"): its tense, for the copy's "was", is unknown
+            continue  # a verb tagged as a noun ("<name> strode/NN"): its tense, for the copy's "was", is unknown
         be = be_form(_main_past(n), is_plural(n))
         copy = [Piece(doc[i].text) for i in subtree(n) if i not in drop and i <= n.i]
         second = lower_first(doc, copy) + [Piece(be)] + lower_first(doc, keep(doc, ids))
@@ -712,10 +712,10 @@ def front_trailing_adverbial(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             if not contiguous(ids) or ids[-1] != stop - 1:
                 continue
             if any(c.dep_ == "conj" for c in m.children):
-                continue  # "leapt through the shards and into the cockpit": a path, the verb's own (exemplars-c)
+                continue  # "leapt through the glass and into the van": a path, the verb's own (exemplars-c)
             if any(doc[i].pos_ in {"VERB", "AUX"} for i in range(v.i + 1, ids[0])):
-                continue  # another verb before the phrase may be what it modifies: "a reputation for exposing
-                # talent before the industry finds it" (exemplars-d; "… he had bought in 1998" likewise)
+                continue  # another verb before the phrase may be what it modifies: "a knack for spotting
+                # talent before the studios find it" (exemplars-d; "… he had bought in 1998" likewise)
             if any(doc[i].is_quote or doc[i].is_bracket or doc[i].like_url for i in ids):
                 continue  # a source line or a quotation the parser hung on the phrase (train-m)
             if m.dep_ == "prep" and any(doc[i].dep_ in {"relcl", "acl"} and doc[i].pos_ in {"VERB", "AUX"}
@@ -904,10 +904,10 @@ def pp_to_genitive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         cut = after + 1 < len(doc) and doc[after].text == "," and (
             doc[after + 1].pos_ in {"ADJ", "DET", "NOUN", "PROPN"} or doc[after + 1].dep_ == "amod")
         if cut:
-            continue  # a cut list of modifiers ("the terms of the presenting, everyday, discourse") or an
-            # apposition of the possessor that would then describe the possessed ("X's entrances, the fairy")
+            continue  # a cut list of modifiers ("the terms of the opening, formal, talk") or an
+            # apposition of the possessor that would then describe the possessed ("X's arrivals, the queen")
         if sum(1 for t in doc[n.sent.start:det.i] if t.is_quote) % 2 == 1:
-            continue  # inside a quotation: a title is quoted as it was written ("… The ecology of …")
+            continue  # inside a quotation: a title is quoted as it was written ("… The habits of …")
         if len(o_ids) > 4 or any(t.dep_ in {"prep", "relcl", "acl", "appos", "conj", "cc"} for t in o.subtree):
             continue
         if o.pos_ == "NOUN" and _child(o, "det") is None:
