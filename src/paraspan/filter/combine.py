@@ -72,8 +72,7 @@ def verified(labels: bool = True, verifier: str = "auto", frames: str | None = N
              fluency_statistic: str | None = None, facts: bool | None = None, content: bool = True,
              meaning: tuple[str, ...] = ("equivalence",), judges: tuple[str, ...] = ("minilm-nli",),
              appeal: tuple[str, ...] = (), labels_relative: bool = True, threads: int | None = 1,
-             short_circuit: bool = True,
-             record_as: str | None = None,
+             short_circuit: bool = True, record_as: str | None = None,
              relation: Literal["equivalence", "forward", "reverse"] = "equivalence") -> AllOf:
     """The ``verified`` check: labels (``verifier``, ``frames`` for the FrameNet lexicon), span
     shape (``spans``), fluency (``fluency_model``, ``fluency_statistic``: None = the filter's default,

@@ -382,6 +382,9 @@ class LabelsFilter(BaseFilter):
         self.verifier_spec = verifier
         self.frames_path = frames
         self.relative = relative
+        # ``relative``: the gold source's failed spans, by (verifier, source id, text). The chooser shows
+        # the check one candidate at a time, so a source would be verified again for each candidate
+        self._gold_fails: dict[tuple[int, str, str], frozenset[tuple[str, str, str]]] = {}
         self.counts: Counter[str] = Counter()
         self._loaded: dict[str, Verifier] = {}
         self._frames: FrameIndex | None = None
@@ -416,15 +419,23 @@ class LabelsFilter(BaseFilter):
         rewrite that kept a span's words and label cannot have made it wrong. A label never seen in
         training is not excused (it is rejected with that reason)."""
         excused: list[set[tuple[str, str, str]]] = [set() for _ in pairs]
-        todo = [i for i, checks in enumerate(checked)
-                if pairs[i][1] is not None and chosen[i] is not None and any(not c.ok for c in checks)]
-        for verifier in {id(v): v for i in todo if (v := chosen[i]) is not None}.values():
-            idx = [i for i in todo if chosen[i] is verifier]
-            sources = [source for i in idx if (source := pairs[i][1]) is not None]
-            for i, source_checks in zip(idx, verifier.check_many(sources, self._frame_index()), strict=True):
-                gold_fails = {(c.kind, c.label, c.text) for c in source_checks
-                              if not c.ok and "never seen" not in c.reason}
-                excused[i] = {(c.kind, c.label, c.text) for c in checked[i] if not c.ok} & gold_fails
+        keys: dict[int, tuple[int, str, str]] = {}
+        for i, checks in enumerate(checked):
+            verifier, source = chosen[i], pairs[i][1]
+            if verifier is not None and source is not None and any(not c.ok for c in checks):
+                keys[i] = (id(verifier), source.id, source.text)
+        if len(self._gold_fails) > 4096:  # a cache for one source's candidates, not for a corpus
+            self._gold_fails.clear()
+        todo = {key: i for i, key in keys.items() if key not in self._gold_fails}  # one check per source
+        for verifier in {id(v): v for i in todo.values() if (v := chosen[i]) is not None}.values():
+            found = [(key, source) for key, i in todo.items() if chosen[i] is verifier
+                     and (source := pairs[i][1]) is not None]
+            for (key, _), source_checks in zip(found, verifier.check_many([s for _, s in found], self._frame_index()),
+                                               strict=True):
+                self._gold_fails[key] = frozenset((c.kind, c.label, c.text) for c in source_checks
+                                                  if not c.ok and "never seen" not in c.reason)
+        for i, key in keys.items():
+            excused[i] = {(c.kind, c.label, c.text) for c in checked[i] if not c.ok} & self._gold_fails[key]
         return excused
 
     def _get(self, spec: str) -> Verifier:

@@ -164,16 +164,17 @@ def fits(form: str, old: str, before: Sequence[str], after: Sequence[str], pos: 
         # the merged class above (fn-ds-s0); the new word must have a participle of its own
         if _after_auxiliary(before) and now_tags and _participle(old.split()[0]) and not _participle(form.split()[0]):
             return False
-        # a verb whose past and base forms are one ("thrust", "put", "cut") right after a singular subject
-        # pronoun is past: "he thrust the door open" → "he push" passed the merged classes (exemplars-d)
+        # a verb whose past and base forms are one ("thrust", "put", "cut") right after "he", "she", "it" is
+        # past ("he thrust the door open" → "he push" passed the merged classes, exemplars-d); after a
+        # relative pronoun it is taken as past too, which also declines a plural present ("who put")
         if ({"VBD/VBN", "VB/VBP"} <= was_tags and "VBD/VBN" not in now_tags and before
-                and before[-1].lower() in _SINGULAR_SUBJECTS):
+                and before[-1].lower() in _PAST_AFTER):
             return False
     return True
 
 
-#: subject pronouns after which a verb with one past and base form ("he put") is past
-_SINGULAR_SUBJECTS = {"he", "she", "it", "who", "which", "that"}
+#: subject pronouns after which a verb with one past and base form ("he put") is taken as past
+_PAST_AFTER = {"he", "she", "it", "who", "which", "that"}
 
 
 def check_anchor(anchor: str) -> None:

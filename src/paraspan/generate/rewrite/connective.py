@@ -58,6 +58,12 @@ def _plain(doc: Doc, ids: list[int]) -> bool:
     return not any(doc[i].is_punct or doc[i].is_quote or doc[i].is_bracket for i in ids)
 
 
+def _movable_subject(doc: Doc, ids: list[int], start: int) -> bool:
+    """Whether a subject's tokens start at ``start`` and are short and plain enough for a
+    connective to stand right after them."""
+    return ids[0] == start and contiguous(ids) and len(ids) <= _MAX_SUBJECT and _plain(doc, ids)
+
+
 def _verb_group_starts(doc: Doc, v: Token, i: int) -> bool:
     """Whether token ``i`` is ``v`` or one of its auxiliaries, negation or adverbs before it: the
     subject is followed by its verb ("The plant, however, had closed")."""
@@ -84,7 +90,7 @@ def lower_connective(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         if subj.lower_ in {"it", "this", "that"}:
             continue  # "It, however, is not clear whether …": an extraposed or vague subject reads stilted
         ids = subtree(subj)
-        if ids[0] != first.i + 2 or not contiguous(ids) or len(ids) > _MAX_SUBJECT or not _plain(doc, ids):
+        if not _movable_subject(doc, ids, first.i + 2):
             continue
         after = ids[-1] + 1
         if after >= sent.end or not _verb_group_starts(doc, v, after):
@@ -104,7 +110,7 @@ def raise_connective(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         if subj is None or not _declarative(sent):
             continue
         ids = subtree(subj)
-        if ids[0] != sent.start or not contiguous(ids) or len(ids) > _MAX_SUBJECT or not _plain(doc, ids):
+        if not _movable_subject(doc, ids, sent.start):
             continue
         c = ids[-1] + 1
         if c + 3 >= sent.end or doc[c].text != "," or doc[c + 2].text != ",":
