@@ -242,6 +242,18 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
     "fn-cascade-exemplars-d": ("fn-exemplars-d.jsonl", "cascade", [
         "--iterations", "3", "--choose-by", "verified",
         "--set", 'filters=[{"name": "verified", "labels_relative": true}]']),
+    # the substituter's context target (a verb outside the anchors, where the anchor's substitutes gave no
+    # output: `generator.targets=anchor,context`), on the next 200
+    "fn-cascade-exemplars-e": ("fn-exemplars-e.jsonl", "cascade", [
+        "--iterations", "3", "--choose-by", "verified", "--set",
+        'generator.members=[{"name": "rewrite", "families": "insertion,reorder,genitive,split,extraction"}, '
+        '{"name": "substitute", "targets": "anchor,context"}]']),
+    # the same after -e's reading (a context verb's substitute must share a FrameNet frame with it and keep
+    # the parse's form; no verb the sentence has twice), on the next 200
+    "fn-cascade-exemplars-f": ("fn-exemplars-f.jsonl", "cascade", [
+        "--iterations", "3", "--choose-by", "verified", "--set",
+        'generator.members=[{"name": "rewrite", "families": "insertion,reorder,genitive,split,extraction"}, '
+        '{"name": "substitute", "targets": "anchor,context"}]']),
 }
 
 
@@ -380,6 +392,7 @@ def exemplars(work: Path, seed: int, scan: int = 40000) -> None:
             swapped.append(s)
     for name, sentences in (("fn-exemplars.jsonl", pool[scan:]), ("fn-exemplars-b.jsonl", pool[scan + 200:]),
                             ("fn-exemplars-c.jsonl", pool[scan + 400:]), ("fn-exemplars-d.jsonl", pool[scan + 600:]),
+                            ("fn-exemplars-e.jsonl", pool[scan + 800:]), ("fn-exemplars-f.jsonl", pool[scan + 1000:]),
                             ("fn-exemplars-connective.jsonl", chosen),
                             ("fn-exemplars-swap.jsonl", swapped)):
         write_corpus(iter(sentences), work / name, "jsonl")

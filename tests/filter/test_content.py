@@ -92,6 +92,12 @@ def test_banned_words_may_become_synonyms_and_spelling_does_not_count(content):
     assert content.decide(weary, source).reason == "lost 'tired'; added 'weary'"
     told = _out("The weary hikers sold their soup to a neighbor.", "sold", generated={"random_bans": ["tired"]})
     assert content.decide(told, source).keep
+    # a context substitute names the word it replaced: a synonym of it may stand there, nothing else
+    dawn = _source("The hikers sold their soup and departed at dawn.", "sold")
+    left = _out("The hikers sold their soup and left at dawn.", "sold", generated={"replaced": ["departed"]})
+    assert content.decide(left, dawn).keep
+    arrived = _out("The hikers sold their soup and arrived at dawn.", "sold", generated={"replaced": ["departed"]})
+    assert not content.decide(arrived, dawn).keep
     assert ContentFilter(synonyms=True).decide(weary, source).keep
 
 

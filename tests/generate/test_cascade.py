@@ -8,7 +8,7 @@ import pytest
 
 from paraspan.corpus.schema import Sentence
 from paraspan.errors import ParaspanError
-from paraspan.generate.base import Candidate, Capabilities, GenerationRequest, GenerationResult, generators
+from paraspan.generate.base import Candidate, Capabilities, GenerationRequest, GenerationResult, Stage, generators
 from paraspan.generate.cascade import Cascade, Member, make_cascade
 from paraspan.pipeline import AugmentConfig, Augmenter, build_filters
 from tests.pipeline.conftest import SENTENCES
@@ -190,3 +190,31 @@ def test_stop_early_is_an_option_and_can_be_turned_off():
     assert generators.build("cascade", {"members": [{"name": "rewrite"}]}, {}).stop_early is True
     cascade = generators.build("cascade", {"members": [{"name": "rewrite"}], "stop_early": False}, {})
     assert cascade.stop_early is False and cascade.stages() is None
+
+
+class Staged(Keeper):
+    """A member with stages of its own (as the substituter with two targets): "first" then "second"."""
+
+    capabilities = Capabilities(honours_ban=True)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[str] = []
+
+    def stages(self) -> list[Stage]:
+        def ask(name: str) -> Any:
+            def run(requests: Any) -> list[GenerationResult]:
+                self.calls.append(name)
+                return [GenerationResult(r, [Candidate(f"{name} text.")]) for r in requests]
+            return run
+        return [Stage("first", lambda r: True, ask("first")), Stage("second", lambda r: r.iteration <= 1, ask("second"))]
+
+
+def test_a_members_own_stages_are_asked_one_at_a_time():
+    member = Staged()
+    cascade = Cascade([Member("keeper", Keeper()), Member("staged", member)])
+    stages = cascade.stages()
+    assert [s.name for s in stages] == ["keeper", "staged:first", "staged:second"]
+    assert stages[2].asks(_request()) and not stages[2].asks(_request(iteration=2))
+    got = stages[2].generate_batch([_request()])[0].candidates
+    assert member.calls == ["second"] and got[0].text == "second text." and got[0].meta["member"] == "staged"

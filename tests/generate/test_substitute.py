@@ -291,3 +291,85 @@ def test_by_default_a_substitute_is_a_wordnet_synonym_of_the_old_word():
     assert not wordnet_synonym("killed", "murdered") and not wordnet_synonym("gushed", "bubbled")
     with pytest.raises(ParaspanError):
         Substituter(backend, samples=1, anchor="close")
+
+
+# ``targets``: a verb outside the anchors (``context``), where the anchor's substitutes gave no output
+CONTEXT = "The committee rejected the plan after the mayor criticised its cost."
+
+
+def _context_sentence() -> Sentence:
+    plan, cost = CONTEXT.index("plan"), CONTEXT.index("its cost")
+    return Sentence("c", CONTEXT, [Structure("frame", "Project", Span(plan, plan + 4, "plan.n"),
+                                             [Span(plan, plan + 4, "Project")]),
+                                   Structure("frame", "Expensiveness", Span(cost + 4, cost + 8, "cost.n"),
+                                             [Span(cost, cost + 3, "Goods")])])
+
+
+def test_a_context_substitute_replaces_a_verb_outside_the_anchors_and_keeps_every_label():
+    backend = ScriptedBackend(["refused", "refused", "dismissed", "dismissed", "plan"])
+    sub = _substituter(backend, samples=5, targets=frozenset({"context"}))
+    assert sub.capabilities.honours_ban is False and sub.stages() is None  # it keeps the anchor: one iteration
+    got = sub.generate(GenerationRequest(id="c", text=CONTEXT, sentence=_context_sentence(), structure=0))
+    best = got.candidates[0]
+    # the root verb, outside every span of the structure (not "criticised", not an anchor)
+    # "dismissed" shares no frame with "rejected" in FrameNet's lexicon: not a candidate
+    assert [c.meta["substitute"] for c in got.candidates] == ["refused"]
+    assert best.text == "The committee refused the plan after the mayor criticised its cost."
+    assert "[rejected]" in backend.users[0] and "(verb)" in backend.users[0]
+    assert best.meta["replaced"] == ["rejected"] and best.meta["keeps_anchor"] is True
+    start, end = best.meta["at"]
+    assert best.text[start:end] == "refused"
+    for old, new in zip(_context_sentence().structures, best.structures, strict=True):
+        assert new.label == old.label and new.anchor.label == old.anchor.label
+        assert best.text[new.anchor.start:new.anchor.end] == CONTEXT[old.anchor.start:old.anchor.end]
+        assert [best.text[a.start:a.end] for a in new.args] == [CONTEXT[a.start:a.end] for a in old.args]
+
+
+@pytest.mark.parametrize(("text", "anchor"), [
+    ("The committee made a plan for the harbour.", "plan"),  # a light verb only
+    ("The committee turned the plan down.", "plan"),  # a phrasal verb
+    ("The mayor rejected the plan.", "rejected"),  # the only verb is the anchor
+    ("The plan for dried herbs was new.", "plan"),  # an adjectival participle and a copula
+    ("The plan is sound, '' insisted the mayor.", "plan"),  # right after a quotation
+    ("I mean, the plan is sound.", "plan"),  # a discourse marker
+    ("The plan failed, the mayor said, and failed again.", "plan"),  # a word the sentence has twice
+])
+def test_a_context_word_is_a_full_verb_that_is_no_anchor(text, anchor):
+    at = text.index(anchor)
+    sentence = Sentence("c", text, [Structure("frame", "Project", Span(at, at + len(anchor), "x.n"), [])])
+    got = _substituter(ScriptedBackend(["scrapped"] * 2), samples=2, targets=frozenset({"context"})).generate(
+        GenerationRequest(id="c", text=text, sentence=sentence, structure=0))
+    assert not got.candidates and got.note == "no verb outside the anchors to replace"
+
+
+def test_with_both_targets_the_anchor_goes_first_and_the_context_word_is_a_later_stage():
+    sentence = _context_sentence()
+    backend = ScriptedBackend(["design", "design", "refused", "refused"])
+    sub = Substituter(backend, samples=4, pos=None, targets=frozenset({"anchor", "context"}))  # WordNet synonyms
+    assert sub.capabilities.honours_ban is True
+    first, later = sub.stages()
+    request = GenerationRequest(id="c", text=CONTEXT, sentence=sentence, structure=0)
+    assert [s.name for s in (first, later)] == ["anchor", "context"]
+    assert later.asks(request) and not later.asks(GenerationRequest(id="c", text=CONTEXT, sentence=sentence,
+                                                                   structure=0, iteration=2))
+    got = sub.generate(request)  # unstaged: every target's candidates, the anchor's first
+    assert [(c.meta.get("target", "anchor"), c.meta["substitute"]) for c in got.candidates] == [
+        ("anchor", "design"), ("context", "refused")]  # a noun for the noun, a verb for the verb
+    assert [c.meta["substitute"] for c in first.generate_batch([request])[0].candidates] == ["design"]
+    assert [c.meta["substitute"] for c in later.generate_batch([request])[0].candidates] == ["refused"]
+
+
+def test_a_bad_targets_option_is_refused():
+    from paraspan.generate.substitute import make_substituter
+
+    with pytest.raises(ParaspanError) as err:
+        make_substituter(targets="anchor,subject")
+    assert err.value.code == "E880" and "generator.targets" in str(err.value)
+
+
+def test_a_context_verb_keeps_the_parses_form_and_shares_a_frame_with_the_new_one():
+    sub = _substituter(ScriptedBackend([]), samples=1)
+    assert sub.context_fits("recalled", "remembered", "VBD")  # Memory, Remembering_experience
+    assert not sub.context_fits("burst", "erupted", "VBN")  # a WordNet synonym in some sense, no frame in common
+    assert not sub.context_fits("explode", "burst", "VBD")  # past in the parse: a base form does not fit
+    assert not sub.context_fits("outcome", "result", "VB")  # not a verb

@@ -16,7 +16,8 @@ check is lexical, cheap and independent of the models that wrote the output.
 - Personal pronouns count by person, number and gender ("I" = "me" = "my"), so a passive may
   change a pronoun's case but not whom it is about.
 - A word the generator was told not to use (a paraphrase's randomized bans,
-  ``provenance["generated"]["random_bans"]``) may be replaced by a WordNet synonym.
+  ``provenance["generated"]["random_bans"]``) or replaced on purpose (a context substitute's verb,
+  ``provenance["generated"]["replaced"]``) may be replaced by a WordNet synonym.
 - The output may **add** at most ``max_added`` content words that the source lacks (outside the
   output's anchor), and no pronoun of a new person, except the expletive "it" and "there" of a
   cleft or an existential.
@@ -239,7 +240,9 @@ def content_changes(source: Sentence, output: Sentence, lemmas: Callable[[str], 
 
     # words the generator was told not to use (a paraphrase's randomized bans) may be replaced by
     # a synonym, as the anchor may
-    banned = {b.lower() for b in ((output.provenance or {}).get("generated") or {}).get("random_bans") or ()}
+    generated = (output.provenance or {}).get("generated") or {}
+    # and so may the word a context substitute replaced (``generated["replaced"]``)
+    banned = {b.lower() for key in ("random_bans", "replaced") for b in generated.get(key) or ()}
     if anchor_synonyms is not None:
         def replaceable(w: str) -> frozenset[str]:
             return stands_for(w) | anchor_synonyms(w) if w.lower() in banned else stands_for(w)

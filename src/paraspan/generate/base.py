@@ -19,7 +19,7 @@ parameters are its options. Other packages register theirs under the entry point
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -157,6 +157,18 @@ class Generator(Protocol):
     capabilities: Capabilities
 
     def generate(self, request: GenerationRequest) -> GenerationResult: ...
+
+
+@dataclass
+class Stage:
+    """One turn of a staged round (a cascade's member, or one of a generator's own steps): the
+    requests it is asked for (``asks``) and its candidates for them (``generate_batch``). The
+    pipeline asks a generator's stages in order, each only for the chains no earlier stage gave an
+    output (:meth:`paraspan.pipeline.loop.Augmenter._staged`)."""
+
+    name: str
+    asks: Callable[[GenerationRequest], bool]
+    generate_batch: Callable[[Sequence[GenerationRequest]], list[GenerationResult]]
 
 
 def add_stats(total: dict[str, Any], stats: Mapping[str, Any]) -> None:

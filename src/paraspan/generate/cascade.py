@@ -27,12 +27,12 @@ tie); a structure's candidate rows then hold only the members that were asked.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from paraspan.errors import ParaspanError
-from paraspan.generate.base import Capabilities, GenerationRequest, GenerationResult, add_stats
+from paraspan.generate.base import Capabilities, GenerationRequest, GenerationResult, Stage, add_stats
 
 #: what ``augment``'s default cascade holds, in order. The rewriter without its voice rules: judged
 #: over the cascade runs (``benchmarks/README.md``, "Verified augmentation per generator"), 26 of 71
@@ -46,16 +46,6 @@ DEFAULT_MEMBERS: tuple[dict[str, Any], ...] = (
 class Member:
     name: str
     generator: Any
-
-
-@dataclass
-class Stage:
-    """One member's turn in a staged round (:meth:`Cascade.stages`): the requests it is asked for
-    (``asks``) and its candidates for them, marked with the member's name (``generate_batch``)."""
-
-    name: str
-    asks: Callable[[GenerationRequest], bool]
-    generate_batch: Callable[[Sequence[GenerationRequest]], list[GenerationResult]]
 
 
 @dataclass
@@ -84,9 +74,11 @@ class Cascade:
         # it keeps the banned words: useful once per chain, and once per iteration when deterministic
         return request.iteration <= 1 and (request.attempt == 0 or not caps.deterministic)
 
-    def _run(self, member: Member, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
-        """``member``'s results for ``requests`` (all of which it asks), its candidates marked."""
-        batch = getattr(member.generator, "generate_batch", None)
+    def _run(self, member: Member, requests: Sequence[GenerationRequest], stage: Stage | None = None,
+             ) -> list[GenerationResult]:
+        """``member``'s results for ``requests`` (all of which it asks; ``stage``: one of the member's
+        own stages), its candidates marked."""
+        batch = stage.generate_batch if stage is not None else getattr(member.generator, "generate_batch", None)
         got = batch(requests) if callable(batch) else [member.generator.generate(r) for r in requests]
         keeps = not member.generator.capabilities.honours_ban
         for one in got:
@@ -101,8 +93,17 @@ class Cascade:
         output (the pipeline's loop); None when ``stop_early`` is off (every member is asked)."""
         if not self.stop_early:
             return None
-        return [Stage(m.name, lambda r, m=m: self._asks(m, r), lambda rs, m=m: self._run(m, rs))
-                for m in self.members]
+        out = []
+        for m in self.members:
+            inner = getattr(m.generator, "stages", None)
+            # a member with stages of its own (the substituter's anchor, then context word) is asked stage by stage
+            for part in (inner() if callable(inner) else None) or [None]:
+                if part is None:
+                    out.append(Stage(m.name, lambda r, m=m: self._asks(m, r), lambda rs, m=m: self._run(m, rs)))
+                else:
+                    out.append(Stage(f"{m.name}:{part.name}", lambda r, m=m, p=part: self._asks(m, r) and p.asks(r),
+                                     lambda rs, m=m, p=part: self._run(m, rs, p)))
+        return out
 
     def generate(self, request: GenerationRequest) -> GenerationResult:
         return self.generate_batch([request])[0]

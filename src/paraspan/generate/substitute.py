@@ -42,6 +42,15 @@ predicates too (on EWT dev, before this, 16 of 43 SRL substitutes were right: "i
 "was trying" → "was attempts"). Auxiliaries and copulas (be, have, do) are not replaced, and a
 proposal that is another form of the anchor itself ("is" → "was") does not count.
 
+**Context words** (``targets="anchor,context"``): where no substitute of the anchor gave an output
+(the anchor is a noun, a light verb, or its substitutes failed the checks), a verb *outside* every
+anchor is replaced instead: one heading a clause, lower-case, not a light or phrasal verb
+(:data:`_CONTEXT_SKIP`), touching no anchor and no span's edge, one outside the structure's own spans
+first. The anchors and labels stay; a span holding the verb takes the new one. The candidate names
+the old verb (``meta["replaced"]``), so the ``content`` check takes a WordNet synonym of it and
+nothing else, and keeps the anchor (``meta["keeps_anchor"]``): the chain's next iteration has the
+same bans. Asked in a chain's first iteration only (a later one would pick the replaced verb again).
+
 An anchor capitalised inside the sentence is part of a name ("the Manhattan Project") and is not
 replaced. Whether a substitute means what the anchor meant is also for the ``verified`` check
 (``content``: a WordNet synonym, a noun one step above or below, or a verb LU of the same frame,
@@ -55,14 +64,14 @@ from __future__ import annotations
 import re
 import time
 import zlib
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from paraspan.corpus.schema import Sentence, Span, Structure
 from paraspan.errors import ParaspanError
-from paraspan.generate.base import Candidate, Capabilities, GenerationRequest, GenerationResult
+from paraspan.generate.base import Candidate, Capabilities, GenerationRequest, GenerationResult, Stage, add_stats
 from paraspan.llm.backend import Backend, Prompt
 from paraspan.text.lexical_units import AnchorTagger
 
@@ -98,6 +107,10 @@ class _Job:
     bans: Any = None
     samples: list[Any] = field(default_factory=list)
     pos: str | None = None  # the anchor's FrameNet-style part of speech (its label's, else the parse's)
+    start: int = -1  # the replaced word's offsets (the anchor's, or a context word's)
+    end: int = -1
+    context: bool = False  # a word outside the anchors is replaced (``targets`` holds "context")
+    tag: str | None = None  # a context verb's Penn tag in the parse (its form: "burst" after "reached and" is past)
 
 
 _WORDS = re.compile(r"[^\W_]+")
@@ -158,6 +171,8 @@ def fits(form: str, old: str, before: Sequence[str], after: Sequence[str], pos: 
             return False
     if pos == "v":  # "has" → "had" or "have" changes the tense or breaks agreement
         was_tags, now_tags = _verb_tags(old.split()[0]), _verb_tags(form.split()[0])
+        if was_tags and not now_tags:  # a noun for a verb: "likely to result in" → "likely to outcome in"
+            return False
         if was_tags and now_tags and not was_tags & now_tags:
             return False
         # after "was", "has", "been" … the word is a participle: "was expanded" → "was grew" passed
@@ -254,20 +269,43 @@ def _name_part(text: str, anchor: Span) -> bool:
     return sum(c.isupper() for c in letters) < 0.5 * len(letters)
 
 
+#: words the ``context`` target replaces: a verb heading a clause (not an adjectival participle,
+#: "dried herbs", nor a noun's modifier)
+_CLAUSE_DEPS = frozenset({"ROOT", "conj", "xcomp", "ccomp", "advcl", "relcl", "acl", "pcomp", "csubj", "parataxis"})
+#: verbs the ``context`` target leaves alone: besides the anchor's exclusions, the light verbs of support
+#: constructions and idioms ("make a decision", "take place", "give way"), whose synonyms read wrong
+_CONTEXT_SKIP = LIGHT_VERBS | BELIEF_VERBS | frozenset({
+    "say", "tell", "get", "make", "take", "go", "come", "give", "put", "let", "seem", "become", "keep", "set",
+    "see", "know", "want", "need", "use", "mean"})  # "I mean, …" (fn-cascade-exemplars-e)
+TARGETS = ("anchor", "context")
+
+
+def parse_targets(targets: str) -> frozenset[str]:
+    """``generator.targets``: ``anchor``, ``context`` or both, comma-separated (E880 otherwise)."""
+    got = frozenset(t.strip().lower() for t in targets.split(",") if t.strip())
+    if not got or not got <= set(TARGETS):
+        raise ParaspanError.from_code("E880", option="generator.targets", rule="anchor, context or anchor,context",
+                                      value=targets, fix="e.g. --set generator.targets=anchor,context")
+    return got
+
+
 class Substituter:
     """Contextual substitutes of a structure's anchor (see the module docstring)."""
 
     name = "substitute"
-    # no retries unless asked: on 40 FrameNet dev sentences (91 structures) a second round of 12
-    # samples wrote 1 more verified output than none, for 38% of the run's CPU time
-    # (benchmarks/README.md, "Throughput", sampling-retries0)
-    capabilities = Capabilities(honours_ban=True, needs_structure=True, keeps_meaning=True, retries=0)
 
     def __init__(self, backend: Backend, samples: int = 12, n: int = 5, top_k: int = 20, temperature: float = 1.0,
                  max_words: int = 3, seed: int = 0, min_votes: int = 2, agreement: int = 0,
                  min_back_votes: int | None = None, pos: frozenset[str] | None = frozenset({"v"}),
-                 kinds: frozenset[str] | None = frozenset({"frame"}), anchor: str = "synonym") -> None:
+                 kinds: frozenset[str] | None = frozenset({"frame"}), anchor: str = "synonym",
+                 targets: frozenset[str] = frozenset({"anchor"})) -> None:
         check_anchor(anchor)
+        if not targets or not targets <= set(TARGETS):
+            raise ParaspanError.from_code("E880", option="targets", rule="anchor, context or both",
+                                          value=",".join(sorted(targets)), fix="e.g. targets={'anchor'}")
+        #: what is replaced: the anchor, and (``context``) a verb outside every anchor, where the anchor
+        #: gave no output (see :meth:`stages`)
+        self.targets = targets
         #: ``synonym``: a proposal must share a WordNet synset with the old word; ``frame``: any word the
         #: later checks take (the content check lets a verb become any LU of its frame)
         self.anchor = anchor
@@ -277,6 +315,7 @@ class Substituter:
         # spaCy (the pipeline's anchor tagger), loaded for the first anchor whose label has no part of speech
         self._tagger = AnchorTagger()
         self._parsed: dict[tuple[str, int, int], str | None] = {}
+        self._docs: dict[str, Any] = {}  # the last sentence's parse, for its context word
         if min_back_votes is None:
             min_back_votes = min_votes
         if samples < 1 or n < 1 or max_words < 1 or min_votes < 1 or agreement < 0 or min_back_votes < 0:
@@ -291,6 +330,24 @@ class Substituter:
         self.agreement, self.min_back_votes = agreement, min_back_votes
         self.info: dict[str, Any] = {}
 
+    @property
+    def capabilities(self) -> Capabilities:
+        # no retries unless asked: on 40 FrameNet dev sentences (91 structures) a second round of 12
+        # samples wrote 1 more verified output than none, for 38% of the run's CPU time
+        # (benchmarks/README.md, "Throughput", sampling-retries0). A context substitute keeps the
+        # anchor: alone, it does not honour bans (one iteration)
+        return Capabilities(honours_ban="anchor" in self.targets, needs_structure=True, keeps_meaning=True, retries=0)
+
+    def stages(self) -> list[Stage] | None:
+        """With both targets: the anchor first, then a context word for the chains the anchor's
+        substitutes gave no output (the pipeline stops early, as for a cascade's members); the
+        context word only in a chain's first iteration (a later one would pick the replaced word
+        again). None with one target."""
+        if self.targets != frozenset(TARGETS):
+            return None
+        return [Stage("anchor", lambda r: True, lambda rs: self._generate(rs, False)),
+                Stage("context", lambda r: r.iteration <= 1, lambda rs: self._generate(rs, True))]
+
     def means_the_same(self, form: str, old: str) -> bool:
         """With ``anchor="synonym"``: :func:`wordnet_synonym`; with ``frame``: always (the later checks decide)."""
         if self.anchor != "synonym":
@@ -300,6 +357,32 @@ class Substituter:
 
             self._content = ContentFilter(anchor="synonym")
         return wordnet_synonym(form, old, self._content)
+
+    def context_fits(self, form: str, old: str, tag: str | None) -> bool:
+        """Whether ``form`` may replace the context verb ``old`` (Penn ``tag`` in the parse): it has
+        the parse's form ("reached out … and burst the balloon" is past: not "explode"), and the two
+        share a frame in FrameNet's lexicon (the shipped ``framenet15`` verifier's). A WordNet synonym
+        in some sense was not enough: read, 7 of 14 context substitutes were right without this
+        ("parted" → "split", "erupted" → "burst", "paraded" → "exhibited"; fn-cascade-exemplars-e);
+        an anchor's substitute has its frame's LUs and the span-label verifier to answer to, a
+        context verb only this."""
+        from paraspan.models.inflect import lemmas
+
+        first = form.split()[0]
+        wanted = {"VBD": "VBD/VBN", "VBN": "VBD/VBN", "VBZ": "VBZ", "VBG": "VBG"}.get(tag or "")
+        if wanted is not None and wanted not in _verb_tags(first):
+            return False
+        if self._content is None:
+            from paraspan.filter.content import ContentFilter
+
+            self._content = ContentFilter(anchor="synonym")
+        lexicon = self._content.lexicon()
+
+        def frames(word: str) -> set[str]:
+            return {f for lemma in {*lemmas(word.lower(), "VERB"), word.lower()}
+                    for f in lexicon.get(f"{lemma.lower()}.v", ())}
+
+        return bool(frames(old) & frames(first))
 
     @property
     def _words(self) -> int:
@@ -323,23 +406,44 @@ class Substituter:
         return self.generate_batch([request])[0]
 
     def generate_batch(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]:
+        """Every target's candidates, the anchor's first (a context word for a chain's first iteration)."""
+        if "anchor" not in self.targets:
+            return self._generate(requests, True)
+        results = self._generate(requests, False)
+        if "context" in self.targets:
+            picked = [k for k, r in enumerate(requests) if r.iteration <= 1]
+            for k, more in zip(picked, self._generate([requests[k] for k in picked], True), strict=True):
+                results[k].candidates.extend(more.candidates)
+                add_stats(results[k].stats, more.stats)
+                if results[k].candidates:
+                    results[k].note = None
+                elif more.note:
+                    results[k].note = f"{results[k].note}; context: {more.note}"
+        return results
+
+    def _generate(self, requests: Sequence[GenerationRequest], context: bool) -> list[GenerationResult]:
+        """The anchor's substitutes, or (``context``) those of a verb outside every anchor."""
         from paraspan.llm.backend import SampleGroup, SampleJob, sample_batch
         from paraspan.text.constraints import expand_bans
         from paraspan.text.lexical_units import lu_pos
 
-        jobs = [self._prepare(r) for r in requests]
+        jobs = [self._prepare(r, context) for r in requests]
         todo = [j for j in jobs if j.note is None]
         for job in todo:
             text = job.request.text
             anchor = job.request.sentence.structures[job.structure].anchor  # type: ignore[union-attr]
-            word = text[anchor.start:anchor.end]
-            banned = [word, *(str(t).strip() for t in job.request.ban_texts if str(t).strip())]
+            word = text[job.start:job.end]
+            if context:  # the anchor's bans are the anchor's; here only the word itself is refused
+                banned = [word]
+                job.prompt = self.prompt(text, job.start, job.end, job.pos, banned)
+            else:
+                banned = [word, *(str(t).strip() for t in job.request.ban_texts if str(t).strip())]
+                job.prompt = self.prompt(text, anchor.start, anchor.end, lu_pos(anchor.label), banned)
             job.bans = expand_bans(banned)
-            job.prompt = self.prompt(text, anchor.start, anchor.end, lu_pos(anchor.label), banned)
         started, cpu = time.perf_counter(), time.process_time()
         if todo:
-            seeds = [zlib.crc32(f"{self.seed}\x1f{j.request.text}\x1f{j.structure}\x1f{j.request.attempt}".encode())
-                     for j in todo]
+            seeds = [zlib.crc32((f"{self.seed}\x1f{j.request.text}\x1f{j.structure}\x1f{j.request.attempt}"
+                                 + ("\x1fcontext" if j.context else "")).encode()) for j in todo]
             sample_jobs = [SampleJob(j.prompt, (SampleGroup(self.samples, seed, j.bans, max_words=self._words),),
                                      8 + 3 * self.max_words)
                            for j, seed in zip(todo, seeds, strict=True)]  # type: ignore[arg-type]
@@ -393,10 +497,14 @@ class Substituter:
             sentence = result.request.sentence
             for c, cand in enumerate(result.candidates):
                 k = cand.meta["structure"]
-                anchor = sentence.structures[k].anchor  # type: ignore[union-attr]
-                new = cand.structures[k].anchor  # type: ignore[index]
-                questions.append((cand.text, new.start, new.end, lu_pos(anchor.label),
-                                  sentence.text[anchor.start:anchor.end]))  # type: ignore[union-attr]
+                if cand.meta.get("target") == "context":
+                    start, end = cand.meta["at"]
+                    questions.append((cand.text, start, end, "v", cand.meta["replaced"][0]))
+                else:
+                    anchor = sentence.structures[k].anchor  # type: ignore[union-attr]
+                    new = cand.structures[k].anchor  # type: ignore[index]
+                    questions.append((cand.text, new.start, new.end, lu_pos(anchor.label),
+                                      sentence.text[anchor.start:anchor.end]))  # type: ignore[union-attr]
                 where.append((r, c))
         if not questions:
             return
@@ -417,8 +525,8 @@ class Substituter:
                 if not keep[r]:
                     result.note = "no substitute and the old word propose each other often enough"
 
-    def _prepare(self, request: GenerationRequest) -> _Job:
-        job = _Job(request)
+    def _prepare(self, request: GenerationRequest, context: bool = False) -> _Job:
+        job = _Job(request, context=context)
         sentence = request.sentence
         if sentence is None or request.structure is None:
             job.note = "substitute needs the annotated sentence and the structure (request.sentence, request.structure)"
@@ -426,10 +534,17 @@ class Substituter:
             job.note = f"the sentence has no structure {request.structure}"
         elif sentence.structures[request.structure].anchor is None:
             job.note = "the structure has no anchor to replace"
-        elif sentence.structures[request.structure].extra.get("anchor_rest"):
-            job.note = "a discontinuous anchor"
         elif sentence.text != request.text:
             job.note = "the request's text is not its sentence's"
+        elif context:
+            if self.kinds is not None and sentence.structures[request.structure].kind not in self.kinds:
+                job.note = f"a {sentence.structures[request.structure].kind} structure (generator.kinds)"
+            elif (word := self._context_word(sentence, request.structure)) is None:
+                job.note = "no verb outside the anchors to replace"
+            else:
+                job.structure, (job.start, job.end, job.tag), job.pos = request.structure, word, "v"
+        elif sentence.structures[request.structure].extra.get("anchor_rest"):
+            job.note = "a discontinuous anchor"
         elif _name_part(sentence.text, sentence.structures[request.structure].anchor):  # type: ignore[arg-type]
             job.note = "the anchor is part of a name"
         elif _QUOTE_BEFORE.search(sentence.text[:sentence.structures[request.structure].anchor.start]):  # type: ignore[union-attr]
@@ -450,8 +565,42 @@ class Substituter:
             elif job.pos == "v" and _word_lemmas(word) & BELIEF_VERBS:
                 job.note = "the anchor is a verb of believing (a substitute changes how sure the claim is)"
             else:
-                job.structure = request.structure
+                job.structure, job.start, job.end = request.structure, anchor.start, anchor.end
         return job
+
+    def _context_word(self, sentence: Sentence, k: int) -> tuple[int, int, str] | None:
+        """The verb a ``context`` substitute replaces, as offsets and its Penn tag: one heading a clause,
+        lower-case, not light (:data:`_CONTEXT_SKIP`), not a phrasal verb, not after a quotation, not
+        a word the sentence has twice ("Everything's changed … changed, changed": a substitute breaks
+        the echo), touching no structure's anchor and no span's edge; one outside structure ``k``'s
+        spans first (its labels stay as they were checked), then the sentence's root, then the first."""
+        from paraspan.models.inflect import lemmas
+
+        text = sentence.text
+        if text not in self._docs:
+            self._docs = {text: self._tagger.nlp(text)}  # the last sentence only: its structures ask in turn
+        taken = [(s.anchor.start, s.anchor.end) for s in sentence.structures if s.anchor is not None]
+        taken += [(int(r[0]), int(r[1])) for s in sentence.structures for r in s.extra.get("anchor_rest") or []
+                  if isinstance(r, list | tuple) and len(r) == 2]
+        edges = {p for s in sentence.structures for sp in [*([s.anchor] if s.anchor else []), *s.args]
+                 for p in (sp.start, sp.end)}
+        own = sentence.structures[k].args
+        best: tuple[tuple[bool, bool, int], int, int, str] | None = None
+        seen = Counter(w.lower() for w in _WORDS.findall(text))
+        for t in self._docs[text]:
+            start, end = t.idx, t.idx + len(t.text)
+            if (t.pos_ != "VERB" or t.dep_ not in _CLAUSE_DEPS or not t.text.isalpha() or not t.text.islower()
+                    or any(c.dep_ == "prt" for c in t.children)
+                    or {x.lower() for x in lemmas(t.text, "VERB")} & _CONTEXT_SKIP or t.text in _CONTEXT_SKIP):
+                continue
+            if any(a < end and start < b for a, b in taken) or any(start < p < end for p in edges):
+                continue
+            if _QUOTE_BEFORE.search(text[:start]) or seen[t.text.lower()] > 1:
+                continue
+            rank = (any(a.start <= start and end <= a.end for a in own), t.dep_ != "ROOT", t.i)
+            if best is None or rank < best[0]:
+                best = (rank, start, end, t.tag_)
+        return None if best is None else best[1:]
 
     def _anchor_pos(self, text: str, anchor: Span) -> str | None:
         """The anchor's part of speech: its label's LU suffix, else (a PropBank roleset, an entity
@@ -473,20 +622,19 @@ class Substituter:
             return GenerationResult(job.request, [], note=job.note)
         sentence = job.request.sentence
         assert sentence is not None
-        anchor = sentence.structures[job.structure].anchor
-        assert anchor is not None
-        old = sentence.text[anchor.start:anchor.end]
+        old = sentence.text[job.start:job.end]
         votes: dict[str, list[float]] = defaultdict(list)
         rejected = 0
-        before = _WORDS.findall(sentence.text[:anchor.start])
-        after = _WORDS.findall(sentence.text[anchor.end:])
+        before = _WORDS.findall(sentence.text[:job.start])
+        after = _WORDS.findall(sentence.text[job.end:])
         pos = job.pos
         own = _word_lemmas(old)
         for sample in job.samples:
             form = self.clean(sample.text, old)
             # another form of the anchor itself is no substitute ("is" → "are", "was" → "were")
             if form is None or job.bans.find_leaks(form) or _word_lemmas(form) & own or not fits(
-                    form, old, before[-3:], after[:4], pos) or not self.means_the_same(form, old):
+                    form, old, before[-3:], after[:4], pos) or not self.means_the_same(form, old) or (
+                    job.context and not self.context_fits(form, old, job.tag)):
                 rejected += 1
                 continue
             votes[form].append(sum(sample.logprobs) / max(1, len(sample.logprobs)))
@@ -495,7 +643,7 @@ class Substituter:
         ranked = sorted((f for f in votes if len(votes[f]) >= self.min_votes),
                         key=lambda f: (-len(votes[f]), -sum(votes[f]) / len(votes[f]), f))
         wanted = job.request.n or self.n
-        out = [c for c in (self._candidate(sentence, job.structure, form, len(votes[form]),
+        out = [c for c in (self._candidate(sentence, job, form, len(votes[form]),
                                            sum(votes[form]) / len(votes[form])) for form in ranked) if c][:wanted]
         stats = {"sampled": len(job.samples), "sampled_tokens": sum(len(s.tokens) for s in job.samples),
                  "rejected": rejected}
@@ -521,13 +669,15 @@ class Substituter:
             form = form[:1].lower() + form[1:]  # "Purchased" for "bought" mid-sentence
         return form
 
-    def _candidate(self, sentence: Sentence, k: int, form: str, votes: int, logprob: float) -> Candidate | None:
+    def _candidate(self, sentence: Sentence, job: _Job, form: str, votes: int, logprob: float) -> Candidate | None:
         from paraspan.generate.baselines import tokenize
         from paraspan.generate.edits import Edit, apply_edits, article_edits
         from paraspan.generate.sister_lu import splice
         from paraspan.text.lexical_units import anchor_lemma, lu_pos
 
-        text = sentence.text
+        text, k = sentence.text, job.structure
+        if job.context:
+            return self._context_candidate(sentence, job, form, votes, logprob)
         structure = sentence.structures[k]
         anchor = structure.anchor
         assert anchor is not None
@@ -551,12 +701,33 @@ class Substituter:
         return Candidate(new_text, {"votes": float(votes), "forward": logprob}, structures=placed,
                          meta={"generator": self.name, "structure": k, "substitute": form, "votes": votes})
 
+    def _context_candidate(self, sentence: Sentence, job: _Job, form: str, votes: int,
+                           logprob: float) -> Candidate | None:
+        """The sentence with the context word replaced: every span moves, a span holding the word
+        takes the new one, the anchors stay. ``meta["replaced"]`` names the old word (the ``content``
+        check then takes a WordNet synonym of it) and ``meta["at"]`` the new one's offsets."""
+        from paraspan.generate.baselines import tokenize
+        from paraspan.generate.edits import Edit, apply_edits, article_edits
+
+        edit = Edit(job.start, job.end, form)
+        tokens = tokenize(sentence)
+        new_text, placed, _, at = apply_edits(sentence.text, sentence.structures, tokens, [edit])
+        if placed[job.structure] is None:
+            return None
+        fixes = article_edits(sentence.text, tokens, [edit], [])
+        if fixes:  # "a"/"an" before the new word
+            new_text, placed, at, _ = apply_edits(new_text, placed, at, fixes)
+        old = sentence.text[job.start:job.end]
+        return Candidate(new_text, {"votes": float(votes), "forward": logprob}, structures=placed,
+                         meta={"generator": self.name, "structure": job.structure, "substitute": form, "votes": votes,
+                               "target": "context", "replaced": [old], "at": list(at[0]), "keeps_anchor": True})
+
 
 def make_substituter(model: str = "default", samples: int = 12, n: int = 5, top_k: int = 20,
                      temperature: float = 1.0, max_words: int = 3, seed: int = 0, threads: int | None = 1,
                      backend: str = "auto", device: str = "auto", batch: int = 64, min_votes: int = 2,
                      agreement: int = 0, min_back_votes: int | None = None, pos: str = "v",
-                     kinds: str = "frame", anchor: str = "synonym") -> Substituter:
+                     kinds: str = "frame", anchor: str = "synonym", targets: str = "anchor") -> Substituter:
     """The registered ``substitute`` generator: ``samples`` answers of the LLM (``model``) per
     anchor, the ``n`` most proposed substitutes of at most ``max_words`` words become candidates;
     ``batch``: sequences decoded together (several structures' samples share a wave); ``min_votes``:
@@ -567,7 +738,9 @@ def make_substituter(model: str = "default", samples: int = 12, n: int = 5, top_
     comma-separated (``v``, the default: verbs; ``v,n,a``; ``all``); ``kinds``: the structure kinds
     whose anchors it replaces (``frame``, the default; ``frame,srl``; ``all``); ``anchor``: ``synonym``
     (the default: a substitute shares a WordNet synset with the old word) or ``frame`` (any word the
-    verification takes: for a verb, any LU of its frame)."""
+    verification takes: for a verb, any LU of its frame); ``targets``: ``anchor`` (the default),
+    ``context`` (a verb outside every anchor, the anchors kept) or ``anchor,context`` (the context
+    word where the anchor's substitutes gave no output)."""
     from paraspan.llm.backend import backend_info, context_size
     from paraspan.text.lexical_units import UPOS_TO_FN
 
@@ -577,6 +750,7 @@ def make_substituter(model: str = "default", samples: int = 12, n: int = 5, top_
         raise ParaspanError.from_code("E880", option="generator.pos", rule="FrameNet LU suffixes (v, n, a, adv, "
                                       "prep …) comma-separated, or all", value=pos, fix="e.g. --set generator.pos=v,n")
     check_anchor(anchor)  # before the model loads
+    target_set = parse_targets(targets)
     from paraspan.llm.hf_backend import load_backend
 
     kind_set = None if kinds.strip().lower() == "all" else frozenset(k.strip() for k in kinds.split(",") if k.strip())
@@ -588,6 +762,6 @@ def make_substituter(model: str = "default", samples: int = 12, n: int = 5, top_
     runtime = load_backend(model, backend=backend, device=device, seed=seed, n_ctx=context_size(1024, width),
                            n_threads=threads, parallel=width)
     substituter = Substituter(runtime, samples, n, top_k, temperature, max_words, seed, min_votes, agreement,
-                              min_back_votes, allowed, kind_set, anchor)
+                              min_back_votes, allowed, kind_set, anchor, target_set)
     substituter.info = backend_info(runtime, model)
     return substituter

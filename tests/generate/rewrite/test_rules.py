@@ -642,3 +642,18 @@ def test_exemplar_judgments_d(nlp):
     assert _texts(nlp, "pp-to-genitive", "On the basis of these notes we can see why the plan failed .") == []
     assert _texts(nlp, "front-trailing-adverbial",
                   "The pair are praised for a knack for spotting new talent before the studios find it .") == []
+
+
+def test_exemplar_judgments_e(nlp):
+    """fn-cascade-exemplars-e (patterns re-written here): it-cleft v7, front-trailing-adverbial v12,
+    genitive-to-pp v6, extract-appositive v14."""
+    assert _texts(nlp, "it-cleft", "A sharp whistle blew and Tom climbed down from the roof .") == []
+    assert _texts(nlp, "it-cleft", "Tom climbed down from the roof .") == [
+        "It was Tom that climbed down from the roof ."]
+    assert _texts(nlp, "front-trailing-adverbial",
+                  "The lane is reached by a short walk from the car park -- in the dry months at least !") == []
+    assert _texts(nlp, "genitive-to-pp", "After the service , the St Mary 's choir drank tea .") == []
+    assert _texts(nlp, "genitive-to-pp", "After the service , the Senate 's choir drank tea .") == [
+        "After the service , the choir of the Senate drank tea ."]
+    assert _texts(nlp, "extract-appositive",
+                  "The closing scenes are really dances , the kind of cheerful revival that fills a hall .") == []
