@@ -373,3 +373,20 @@ def test_a_context_verb_keeps_the_parses_form_and_shares_a_frame_with_the_new_on
     assert not sub.context_fits("burst", "erupted", "VBN")  # a WordNet synonym in some sense, no frame in common
     assert not sub.context_fits("explode", "burst", "VBD")  # past in the parse: a base form does not fit
     assert not sub.context_fits("outcome", "result", "VB")  # not a verb
+
+
+def test_a_context_substitute_asks_about_the_two_best_verbs_the_first_ones_candidates_first():
+    text = "The committee rejected the plan after the mayor departed."
+    plan = text.index("plan")
+    sentence = Sentence("c", text, [Structure("frame", "Project", Span(plan, plan + 4, "plan.n"), [])])
+    backend = ScriptedBackend(["refused", "refused", "left", "left"])
+    request = GenerationRequest(id="c", text=text, sentence=sentence, structure=0)
+    got = _substituter(backend, samples=4, targets=frozenset({"context"})).generate(request)
+    assert [(c.meta["replaced"], c.meta["substitute"]) for c in got.candidates] == [
+        (["rejected"], "refused"), (["departed"], "left")]  # each verb takes only what shares a frame with it
+    assert [u.split("Sentence: ")[-1].split("\n")[0] for u in backend.users] == [
+        "The committee [rejected] the plan after the mayor departed.",
+        "The committee rejected the plan after the mayor [departed]."]
+    one = _substituter(ScriptedBackend(["refused", "refused"]), samples=2, targets=frozenset({"context"}),
+                       context_words=1).generate(request)
+    assert [c.meta["replaced"] for c in one.candidates] == [["rejected"]]

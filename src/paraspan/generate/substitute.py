@@ -45,11 +45,16 @@ proposal that is another form of the anchor itself ("is" → "was") does not cou
 **Context words** (``targets="anchor,context"``): where no substitute of the anchor gave an output
 (the anchor is a noun, a light verb, or its substitutes failed the checks), a verb *outside* every
 anchor is replaced instead: one heading a clause, lower-case, not a light or phrasal verb
-(:data:`_CONTEXT_SKIP`), touching no anchor and no span's edge, one outside the structure's own spans
-first. The anchors and labels stay; a span holding the verb takes the new one. The candidate names
-the old verb (``meta["replaced"]``), so the ``content`` check takes a WordNet synonym of it and
-nothing else, and keeps the anchor (``meta["keeps_anchor"]``): the chain's next iteration has the
-same bans. Asked in a chain's first iteration only (a later one would pick the replaced verb again).
+(:data:`_CONTEXT_SKIP`), not a word the sentence has twice, touching no anchor and no span's edge;
+the ``context_words`` best (default 2: ones outside the structure's own spans first, then the root),
+the first one's candidates first. A proposal must keep the parse's form of the verb and share a
+frame with it in FrameNet's lexicon (:meth:`Substituter.context_fits`; a WordNet synonym in some
+sense was not enough: 7 of 14 right before, in ``fn-cascade-exemplars-e``). The anchors and labels
+stay; a span holding the verb takes the new one. The candidate names the old verb
+(``meta["replaced"]``), so the ``content`` check takes a WordNet synonym of it and nothing else, and
+keeps the anchor (``meta["keeps_anchor"]``): the chain's next iteration has the same bans. Asked in a
+chain's first iteration only (a later one would pick the replaced verb again). Off by default
+(``targets="anchor"``); the cascade's default asks for both (see ``benchmarks/README.md``).
 
 An anchor capitalised inside the sentence is part of a name ("the Manhattan Project") and is not
 replaced. Whether a substitute means what the anchor meant is also for the ``verified`` check
@@ -278,6 +283,7 @@ _CONTEXT_SKIP = LIGHT_VERBS | BELIEF_VERBS | frozenset({
     "say", "tell", "get", "make", "take", "go", "come", "give", "put", "let", "seem", "become", "keep", "set",
     "see", "know", "want", "need", "use", "mean"})  # "I mean, …" (fn-cascade-exemplars-e)
 TARGETS = ("anchor", "context")
+_NO_MORE_VERBS = "no other verb to replace"
 
 
 def parse_targets(targets: str) -> frozenset[str]:
@@ -298,7 +304,7 @@ class Substituter:
                  max_words: int = 3, seed: int = 0, min_votes: int = 2, agreement: int = 0,
                  min_back_votes: int | None = None, pos: frozenset[str] | None = frozenset({"v"}),
                  kinds: frozenset[str] | None = frozenset({"frame"}), anchor: str = "synonym",
-                 targets: frozenset[str] = frozenset({"anchor"})) -> None:
+                 targets: frozenset[str] = frozenset({"anchor"}), context_words: int = 2) -> None:
         check_anchor(anchor)
         if not targets or not targets <= set(TARGETS):
             raise ParaspanError.from_code("E880", option="targets", rule="anchor, context or both",
@@ -306,6 +312,7 @@ class Substituter:
         #: what is replaced: the anchor, and (``context``) a verb outside every anchor, where the anchor
         #: gave no output (see :meth:`stages`)
         self.targets = targets
+        self.context_words = context_words  # how many verbs of a sentence a context substitute asks about
         #: ``synonym``: a proposal must share a WordNet synset with the old word; ``frame``: any word the
         #: later checks take (the content check lets a verb become any LU of its frame)
         self.anchor = anchor
@@ -318,11 +325,13 @@ class Substituter:
         self._docs: dict[str, Any] = {}  # the last sentence's parse, for its context word
         if min_back_votes is None:
             min_back_votes = min_votes
-        if samples < 1 or n < 1 or max_words < 1 or min_votes < 1 or agreement < 0 or min_back_votes < 0:
-            raise ParaspanError.from_code("E880", option="samples, n, max_words, min_votes (agreement, min_back_votes)",
+        if (samples < 1 or n < 1 or max_words < 1 or min_votes < 1 or context_words < 1 or agreement < 0
+                or min_back_votes < 0):
+            raise ParaspanError.from_code("E880", option="samples, n, max_words, min_votes, context_words (agreement, "
+                                          "min_back_votes)",
                                           rule="at least 1 (agreement, min_back_votes: at least 0)",
-                                          value=f"{samples}, {n}, {max_words}, {min_votes} ({agreement}, "
-                                                f"{min_back_votes})",
+                                          value=f"{samples}, {n}, {max_words}, {min_votes}, {context_words} "
+                                                f"({agreement}, {min_back_votes})",
                                           fix="e.g. --set generator.samples=12")
         self.backend = backend
         self.samples, self.n, self.top_k, self.temperature = samples, n, top_k, temperature
@@ -427,7 +436,10 @@ class Substituter:
         from paraspan.text.constraints import expand_bans
         from paraspan.text.lexical_units import lu_pos
 
-        jobs = [self._prepare(r, context) for r in requests]
+        # a context substitute asks about up to ``context_words`` verbs of each request, best first
+        owners = [k for k, _ in enumerate(requests) for _ in range(self.context_words if context else 1)]
+        jobs = [self._prepare(requests[k], context, rank) for k, rank in
+                zip(owners, [i for _ in requests for i in range(self.context_words if context else 1)], strict=True)]
         todo = [j for j in jobs if j.note is None]
         for job in todo:
             text = job.request.text
@@ -443,21 +455,33 @@ class Substituter:
         started, cpu = time.perf_counter(), time.process_time()
         if todo:
             seeds = [zlib.crc32((f"{self.seed}\x1f{j.request.text}\x1f{j.structure}\x1f{j.request.attempt}"
-                                 + ("\x1fcontext" if j.context else "")).encode()) for j in todo]
+                                 + (f"\x1fcontext{j.start}" if j.context else "")).encode()) for j in todo]
             sample_jobs = [SampleJob(j.prompt, (SampleGroup(self.samples, seed, j.bans, max_words=self._words),),
                                      8 + 3 * self.max_words)
                            for j, seed in zip(todo, seeds, strict=True)]  # type: ignore[arg-type]
             answers = sample_batch(self.backend, sample_jobs, top_k=self.top_k, temperature=self.temperature)
             for job, samples in zip(todo, answers, strict=True):
                 job.samples = samples
-        results = [self._result(job) for job in jobs]
+        each = [self._result(job) for job in jobs]
         if self.agreement > 0:
-            self._round_trip(results)
+            self._round_trip(each)
         seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu
-        for result in results:
+        for result in each:
             if result.stats:
                 result.stats.update(sample_seconds=seconds / max(1, len(todo)),
                                     sample_cpu_seconds=cpu_seconds / max(1, len(todo)))
+        if not context:
+            return each
+        results = [GenerationResult(r, []) for r in requests]
+        notes: list[list[str]] = [[] for _ in requests]
+        for k, one in zip(owners, each, strict=True):  # per request: the first verb's candidates first
+            results[k].candidates.extend(one.candidates)
+            add_stats(results[k].stats, one.stats)
+            if one.note and one.note not in notes[k] and one.note != _NO_MORE_VERBS:
+                notes[k].append(one.note)
+        for result, why in zip(results, notes, strict=True):
+            if not result.candidates:
+                result.note = "; ".join(why) or None
         return results
 
     def back_votes(self, questions: Sequence[tuple[str, int, int, str | None, str]]) -> list[tuple[int, int]]:
@@ -525,7 +549,7 @@ class Substituter:
                 if not keep[r]:
                     result.note = "no substitute and the old word propose each other often enough"
 
-    def _prepare(self, request: GenerationRequest, context: bool = False) -> _Job:
+    def _prepare(self, request: GenerationRequest, context: bool = False, rank: int = 0) -> _Job:
         job = _Job(request, context=context)
         sentence = request.sentence
         if sentence is None or request.structure is None:
@@ -539,10 +563,12 @@ class Substituter:
         elif context:
             if self.kinds is not None and sentence.structures[request.structure].kind not in self.kinds:
                 job.note = f"a {sentence.structures[request.structure].kind} structure (generator.kinds)"
-            elif (word := self._context_word(sentence, request.structure)) is None:
+            elif not (words := self._context_words(sentence, request.structure)):
                 job.note = "no verb outside the anchors to replace"
+            elif rank >= len(words):
+                job.note = _NO_MORE_VERBS
             else:
-                job.structure, (job.start, job.end, job.tag), job.pos = request.structure, word, "v"
+                job.structure, (job.start, job.end, job.tag), job.pos = request.structure, words[rank], "v"
         elif sentence.structures[request.structure].extra.get("anchor_rest"):
             job.note = "a discontinuous anchor"
         elif _name_part(sentence.text, sentence.structures[request.structure].anchor):  # type: ignore[arg-type]
@@ -568,8 +594,8 @@ class Substituter:
                 job.structure, job.start, job.end = request.structure, anchor.start, anchor.end
         return job
 
-    def _context_word(self, sentence: Sentence, k: int) -> tuple[int, int, str] | None:
-        """The verb a ``context`` substitute replaces, as offsets and its Penn tag: one heading a clause,
+    def _context_words(self, sentence: Sentence, k: int) -> list[tuple[int, int, str]]:
+        """The verbs a ``context`` substitute may replace, as offsets and Penn tags, best first: one heading a clause,
         lower-case, not light (:data:`_CONTEXT_SKIP`), not a phrasal verb, not after a quotation, not
         a word the sentence has twice ("Everything's changed … changed, changed": a substitute breaks
         the echo), touching no structure's anchor and no span's edge; one outside structure ``k``'s
@@ -585,7 +611,7 @@ class Substituter:
         edges = {p for s in sentence.structures for sp in [*([s.anchor] if s.anchor else []), *s.args]
                  for p in (sp.start, sp.end)}
         own = sentence.structures[k].args
-        best: tuple[tuple[bool, bool, int], int, int, str] | None = None
+        found: list[tuple[tuple[bool, bool, int], int, int, str]] = []
         seen = Counter(w.lower() for w in _WORDS.findall(text))
         for t in self._docs[text]:
             start, end = t.idx, t.idx + len(t.text)
@@ -597,10 +623,9 @@ class Substituter:
                 continue
             if _QUOTE_BEFORE.search(text[:start]) or seen[t.text.lower()] > 1:
                 continue
-            rank = (any(a.start <= start and end <= a.end for a in own), t.dep_ != "ROOT", t.i)
-            if best is None or rank < best[0]:
-                best = (rank, start, end, t.tag_)
-        return None if best is None else best[1:]
+            found.append(((any(a.start <= start and end <= a.end for a in own), t.dep_ != "ROOT", t.i),
+                          start, end, t.tag_))
+        return [f[1:] for f in sorted(found)]
 
     def _anchor_pos(self, text: str, anchor: Span) -> str | None:
         """The anchor's part of speech: its label's LU suffix, else (a PropBank roleset, an entity
@@ -727,7 +752,8 @@ def make_substituter(model: str = "default", samples: int = 12, n: int = 5, top_
                      temperature: float = 1.0, max_words: int = 3, seed: int = 0, threads: int | None = 1,
                      backend: str = "auto", device: str = "auto", batch: int = 64, min_votes: int = 2,
                      agreement: int = 0, min_back_votes: int | None = None, pos: str = "v",
-                     kinds: str = "frame", anchor: str = "synonym", targets: str = "anchor") -> Substituter:
+                     kinds: str = "frame", anchor: str = "synonym", targets: str = "anchor",
+                     context_words: int = 2) -> Substituter:
     """The registered ``substitute`` generator: ``samples`` answers of the LLM (``model``) per
     anchor, the ``n`` most proposed substitutes of at most ``max_words`` words become candidates;
     ``batch``: sequences decoded together (several structures' samples share a wave); ``min_votes``:
@@ -740,7 +766,8 @@ def make_substituter(model: str = "default", samples: int = 12, n: int = 5, top_
     (the default: a substitute shares a WordNet synset with the old word) or ``frame`` (any word the
     verification takes: for a verb, any LU of its frame); ``targets``: ``anchor`` (the default),
     ``context`` (a verb outside every anchor, the anchors kept) or ``anchor,context`` (the context
-    word where the anchor's substitutes gave no output)."""
+    word where the anchor's substitutes gave no output); ``context_words``: how many verbs of the
+    sentence a context substitute asks about (2, the default), best first."""
     from paraspan.llm.backend import backend_info, context_size
     from paraspan.text.lexical_units import UPOS_TO_FN
 
@@ -762,6 +789,6 @@ def make_substituter(model: str = "default", samples: int = 12, n: int = 5, top_
     runtime = load_backend(model, backend=backend, device=device, seed=seed, n_ctx=context_size(1024, width),
                            n_threads=threads, parallel=width)
     substituter = Substituter(runtime, samples, n, top_k, temperature, max_words, seed, min_votes, agreement,
-                              min_back_votes, allowed, kind_set, anchor, target_set)
+                              min_back_votes, allowed, kind_set, anchor, target_set, context_words)
     substituter.info = backend_info(runtime, model)
     return substituter

@@ -657,3 +657,9 @@ def test_exemplar_judgments_e(nlp):
         "After the service , the choir of the Senate drank tea ."]
     assert _texts(nlp, "extract-appositive",
                   "The closing scenes are really dances , the kind of cheerful revival that fills a hall .") == []
+
+
+def test_exemplar_judgments_f(nlp):
+    """fn-cascade-exemplars-f (patterns re-written here): pp-to-genitive v13, genitive-to-pp v7."""
+    assert _texts(nlp, "pp-to-genitive", "There were cries at the sight of the lost dog .") == []
+    assert _texts(nlp, "genitive-to-pp", "Now we know the secret behind that Cheshire Cat 's wide grin !") == []

@@ -84,10 +84,12 @@ _GOVERNED_PREPS: dict[str, frozenset[str]] = {
     **dict.fromkeys(("preside", "ponder", "agonize", "mull", "triumph", "prevail"), frozenset({"over"})),
 }
 #: nouns of fixed "the N of" phrases: "on the basis of X" is no "on X's basis" (fn-cascade-exemplars-d),
-#: "the face of the earth" no "the earth's face" (fn-cascade-train-l)
+#: "the face of the earth" no "the earth's face" (fn-cascade-train-l); and nouns whose of-phrase is
+#: what is seen or thought of: "at the sight of the dog" is no "at the dog's sight" (fn-cascade-exemplars-f)
 _FIXED_OF = frozenset({"basis", "behalf", "account", "means", "terms", "course", "case", "light", "event", "face",
                        "verge", "brink", "eve", "wake", "midst", "sake", "expense", "absence", "presence", "aid",
-                       "help", "cost", "risk", "hands", "grounds", "strength", "virtue", "dint", "way"})
+                       "help", "cost", "risk", "hands", "grounds", "strength", "virtue", "dint", "way",
+                       "sight", "thought", "mention", "prospect", "notion", "idea"})
 _PLACES = {"GPE", "LOC", "FAC"}
 #: nouns an of-phrase with a name after them names ("the city of Tyre" is Tyre)
 #: nouns of a part, an amount or a time of something: "the majority of X" is no "X's majority"
@@ -956,6 +958,8 @@ def genitive_to_pp(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue  # "women's lingerie", "men's pants": a kind of thing, not a possession
         if p.tag_ in {"NNS", "NNPS"} and any(c.dep_ == "det" and c.lower_ in {"a", "an"} for c in p.children):
             continue  # "an ants' nest": the article is the nest's ("the nest of an ants"; exemplars-b)
+        if _child(n, "det") is not None:
+            continue  # "that Cheshire Cat's grin": the noun's own "that" ("that the grin of …"; exemplars-f)
         if any(c.dep_ == "det" and c.lower_ == "the" for c in p.children) and (
                 p.ent_type_ == "PERSON" or any(doc[i].text in {"St", "St."} for i in owner)):
             continue  # "the St Mary's choir": the article is the choir's ("the choir of the St Mary"; exemplars-e)
@@ -1433,8 +1437,9 @@ PP_TO_GENITIVE = Rule("pp-to-genitive", "genitive", "hand", pp_to_genitive,
                       # v9: not before a comma and an adjective, a cut list (exemplars-connective);
                       # v10: no naming "the parish/commune/… of X" (wikiann-cascade-f); v11: none before an
                       # apposition, none inside a quotation (fn-cascade-exemplars-c); v12: no fixed
-                      # "on the basis of" (-d)
-                      version="12")
+                      # "on the basis of" (-d); v13: nor "at the sight of" and other nouns whose of-phrase
+                      # is what is seen or thought of (-f)
+                      version="13")
 GENITIVE_TO_PP = Rule("genitive-to-pp", "genitive", "hand", genitive_to_pp,
                       description="the M's N → the N of the M",
                       example="The train's arrival was late. → The arrival of the train was late.",
@@ -1442,8 +1447,9 @@ GENITIVE_TO_PP = Rule("genitive-to-pp", "genitive", "hand", genitive_to_pp,
                       # v3: not when the possessed noun is part of a compound (fn-cascade-b);
                       # v4: "the" and "of" join the spans that held "'s" (FrameNet train, downstream store);
                       # v5: no plural possessor with "a"/"an", the possessed noun's article (exemplars-b);
-                      # v6: no person's or saint's name after "the", the possessed noun's article (exemplars-e)
-                      version="6")
+                      # v6: no person's or saint's name after "the", the possessed noun's article (exemplars-e);
+                      # v7: no possessed noun with a determiner of its own ("that X's grin"; exemplars-f)
+                      version="7")
 DELETE_APPOSITIVE = Rule("delete-appositive", "compression", "hand", delete_appositive,
                          description="delete an appositive set off by commas",
                          example="Rome, the capital, is old. → Rome is old.",
