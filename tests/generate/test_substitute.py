@@ -333,6 +333,8 @@ def test_a_context_substitute_replaces_a_verb_outside_the_anchors_and_keeps_ever
     ("The plan is sound, '' insisted the mayor.", "plan"),  # right after a quotation
     ("I mean, the plan is sound.", "plan"),  # a discourse marker
     ("The plan failed, the mayor said, and failed again.", "plan"),  # a word the sentence has twice
+    ("A genial and stimulating mayor, his plan was the joy of the town.", "plan"),  # an adjective's conjunct
+    ("Maria showed herself remarkably capable with the plan.", "plan"),  # a verb of a small clause
 ])
 def test_a_context_word_is_a_full_verb_that_is_no_anchor(text, anchor):
     at = text.index(anchor)

@@ -616,7 +616,9 @@ class Substituter:
         for t in self._docs[text]:
             start, end = t.idx, t.idx + len(t.text)
             if (t.pos_ != "VERB" or t.dep_ not in _CLAUSE_DEPS or not t.text.isalpha() or not t.text.islower()
-                    or any(c.dep_ == "prt" for c in t.children)
+                    or (t.dep_ == "conj" and t.head.pos_ == "ADJ")  # "a genial and stimulating host" (-g)
+                    or any(c.dep_ == "prt" or c.dep_ == "oprd" or (c.dep_ == "ccomp" and c.pos_ == "ADJ")
+                           for c in t.children)  # "showed herself capable": a verb of a small clause (-g)
                     or {x.lower() for x in lemmas(t.text, "VERB")} & _CONTEXT_SKIP or t.text in _CONTEXT_SKIP):
                 continue
             if any(a < end and start < b for a, b in taken) or any(start < p < end for p in edges):

@@ -663,3 +663,13 @@ def test_exemplar_judgments_f(nlp):
     """fn-cascade-exemplars-f (patterns re-written here): pp-to-genitive v13, genitive-to-pp v7."""
     assert _texts(nlp, "pp-to-genitive", "There were cries at the sight of the lost dog .") == []
     assert _texts(nlp, "genitive-to-pp", "Now we know the secret behind that Cheshire Cat 's wide grin !") == []
+
+
+def test_exemplar_judgments_g(nlp):
+    """fn-cascade-exemplars-g (patterns re-written here): it-cleft v8, split-conjoined-vp v6,
+    pp-to-genitive v14."""
+    assert _texts(nlp, "it-cleft", "Many people find it hard to join a choir .") == []
+    assert _texts(nlp, "split-conjoined-vp", "A man drove a truck into the yard and asked him to fix the brakes .") == []
+    assert _texts(nlp, "split-conjoined-vp", "The man drove a truck into the yard and asked him to fix the brakes .") == [
+        "The man drove a truck into the yard. The man asked him to fix the brakes ."]
+    assert _texts(nlp, "pp-to-genitive", "She heard him shout , from the direction of the barn .") == []
