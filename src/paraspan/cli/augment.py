@@ -183,8 +183,7 @@ def augment_cmd(
     """Iterative augmentation (Culkin et al. 2021): rewrite each structure's sentence with its anchor
     banned, place anchor and arguments in the best candidate that passes the checks, ban the new
     anchor, repeat K times. The default generator (cascade) gives a rule rewrite where one applies
-    and then the LLM's contextual substitutes of a verb anchor, or of another verb of the sentence
-    where the anchor's gave nothing; --generator paraphrase is the
+    and then the LLM's contextual substitutes of a verb anchor; --generator paraphrase is the
     paper's sentence paraphraser (on FrameNet dev its candidates nearly all fail the checks). Every
     output carries source_id and provenance (scores, models, filter decisions). With --generator
     paraphrase, --set generator.relation=forward (or reverse) asks for more general (more specific)

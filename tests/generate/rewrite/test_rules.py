@@ -673,3 +673,13 @@ def test_exemplar_judgments_g(nlp):
     assert _texts(nlp, "split-conjoined-vp", "The man drove a truck into the yard and asked him to fix the brakes .") == [
         "The man drove a truck into the yard. The man asked him to fix the brakes ."]
     assert _texts(nlp, "pp-to-genitive", "She heard him shout , from the direction of the barn .") == []
+
+
+def test_exemplar_judgments_h(nlp):
+    """fn-cascade-exemplars-h (patterns re-written here): split-conjoined-vp v7 (a copy keeps a
+    hyphenated word whole), front-trailing-adverbial v13 (no dash before the phrase)."""
+    assert _texts(nlp, "split-conjoined-vp",
+                  "The tail-in turn is very easy in calm air and becomes harder as the wind grows .") == [
+        "The tail-in turn is very easy in calm air. The tail-in turn becomes harder as the wind grows ."]
+    assert _texts(nlp, "front-trailing-adverbial",
+                  "The small firms all grew in Spain and Italy -- indeed , in all countries .") == []

@@ -301,7 +301,19 @@ def _comma_offset(doc: Doc, ids: list[int]) -> tuple[int, int | None] | None:
 def _np_copy(doc: Doc, noun: Token, cut: set[int], attach: int | None = None) -> list[Piece]:
     """Inserted copy of the noun phrase headed by ``noun`` without the tokens in ``cut``."""
     ids = [i for i in subtree(noun) if i not in cut and i <= noun.i]
-    return [Piece(doc[i].text, None, attach) for i in _without_brackets(doc, ids)]
+    return _copied(doc, _without_brackets(doc, ids), attach)
+
+
+def _copied(doc: Doc, ids: list[int], attach: int | None = None) -> list[Piece]:
+    """New pieces that copy the tokens ``ids``, neighbours the source wrote without a space kept as
+    one word: the copy of "tail-in circle" is not "tail - in circle" (exemplars-h)."""
+    out: list[Piece] = []
+    for k, i in enumerate(ids):
+        if k and ids[k - 1] == i - 1 and not doc[i - 1].whitespace_:
+            out[-1] = Piece(out[-1].text + doc[i].text, None, attach)
+        else:
+            out.append(Piece(doc[i].text, None, attach))
+    return out
 
 
 def _without_brackets(doc: Doc, ids: list[int]) -> list[int]:
@@ -757,7 +769,7 @@ def front_trailing_adverbial(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
                 continue  # "joined X in 1994 and Y in 1995": the last date is Y's alone (train-d)
             if ids[0] >= 2 and doc[ids[0] - 1].dep_ == "pobj" and doc[ids[0] - 1].head.lower_ == "with":
                 continue  # "with Godfrey at its head": the phrase belongs to the "with" before it (train-j)
-            if doc[ids[0] - 1].text in {"--", "-", "–", "—"}:
+            if any(doc[i].text in {"--", "-", "–", "—"} for i in range(v.i + 1, ids[0])):
                 continue  # an afterthought after a dash: fronted, it leaves the dash ("… --!"; exemplars-e)
             drop = set(ids) | ({ids[0] - 1} if doc[ids[0] - 1].text == "," else set())
             rest = [i for i in range(sent.start, stop) if i not in drop]
@@ -885,7 +897,7 @@ def split_conjoined_vp(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             first = [i for i in range(sent.start, cc[-1].i) if not (i == cc[-1].i - 1 and doc[i].text == ",")]
             if not first or _ends_in_punct(doc, first) or _scopes_over_both(doc, first):
                 continue
-            copy = [Piece(doc[i].text) for i in s_ids]
+            copy = _copied(doc, s_ids)
             body = (keep(doc, first) + [Piece(".")] + lower_first(doc, copy) + keep(doc, c_ids)
                     + [Piece(doc[stop].text, stop)])
             out.append(tidy(doc, rest_of_doc(doc, body, v)))
@@ -1381,8 +1393,9 @@ EXTRACT_APPOSITIVE = Rule("extract-appositive", "extraction", "hand", extract_ap
                           # v11: none inside a quotation, no second period after "Corp." (relations-*-seed3);
                           # v12: none of a noun in a phrase after the verb's object (as extract-relative-clause v7);
                           # v13: none after a closing quotation mark, which the main sentence kept (wikiann-cascade-e);
-                          # v14: none of a bare common noun: its copy makes a claim about all of them (exemplars-e)
-                          version="14")
+                          # v14: none of a bare common noun: its copy makes a claim about all of them (exemplars-e);
+                          # v15: the copy keeps a hyphenated word whole (exemplars-h)
+                          version="15")
 EXTRACT_RELATIVE_CLAUSE = Rule("extract-relative-clause", "extraction", "hand", extract_relative_clause,
                                description="non-restrictive who/which clause → its own sentence",
                                example="The examiner, who was kind, left. → The examiner left. The examiner was kind.",
@@ -1393,8 +1406,9 @@ EXTRACT_RELATIVE_CLAUSE = Rule("extract-relative-clause", "extraction", "hand", 
                                # v6: none inside a quotation, none holding ", to …" (a misparsed "forced X, who
                                # …, to …"), no second period after an abbreviation (relations-*-seed2, -seed3);
                                # v7: none of a noun in a phrase after the verb's object ("intercepted 22 tons of
-                               # tubing from Germany, which would be enough …"; FrameNet dev, read)
-                               version="7")
+                               # tubing from Germany, which would be enough …"; FrameNet dev, read);
+                               # v8: the copy keeps a hyphenated word whole (exemplars-h)
+                               version="8")
 EXTRACT_PARTICIPIAL = Rule("extract-participial", "extraction", "hand", extract_participial,
                            description="participial phrase set off by commas → its own sentence",
                            example="The man, wearing a hat, left. → The man left. The man was wearing a hat.",
@@ -1419,8 +1433,9 @@ SPLIT_CONJOINED_VP = Rule("split-conjoined-vp", "split", "hand", split_conjoined
                           # v3: not after a closing quote (judged on FrameNet dev, fn-cascade);
                           # v4: not under a condition or "not only" (as split-conjoined-clauses v6);
                           # v5: no bare verb split off a past one ("agreed to lead … and provide"; -seed2);
-                          # v6: no indefinite or quantified subject copied ("A woman … . A woman …"; exemplars-g)
-                          version="6")
+                          # v6: no indefinite or quantified subject copied ("A woman … . A woman …"; exemplars-g);
+                          # v7: a copied "tail-in" stays one word (exemplars-h)
+                          version="7")
 MOVE_LEADING_ADVERBIAL = Rule("move-leading-adverbial", "reorder", "hand", move_leading_adverbial,
                               description="sentence-initial PP/adverbial clause → end of the clause",
                               example="In 1998, he sold it. → He sold it in 1998.",
@@ -1439,8 +1454,8 @@ FRONT_TRAILING_ADVERBIAL = Rule("front-trailing-adverbial", "reorder", "hand", f
                                 # ("insist on"; fn-cascade-exemplars-connective); v9: not the second half of
                                 # "as much X, as Y" (fn-cascade-exemplars-b); v10: no coordinated phrases (-c);
                                 # v11: no other verb between the main verb and the phrase (-d);
-                                # v12: not after a dash (-e)
-                                version="12")
+                                # v12: not after a dash (-e); v13: no dash anywhere before it ("-- indeed, in …"; -h)
+                                version="13")
 PP_TO_GENITIVE = Rule("pp-to-genitive", "genitive", "hand", pp_to_genitive,
                       description="the N of the M → the M's N",
                       example="The arrival of the train was late. → The train's arrival was late.",
