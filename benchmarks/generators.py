@@ -72,7 +72,13 @@ SPLITS = SHARED / "data" / "framenet" / "fulltext-splits.json"
 EWT = SHARED / "data" / "srl" / "up-english-ewt" / "en_ewt-up-dev.conllu"
 WIKIANN = SHARED / "data" / "ner" / "wikiann-en" / "dev"
 
+#: the cascade with the substituter's context target (generate/substitute.py, `targets`): the runs
+#: fn-cascade-exemplars-e … -h
+CONTEXT_ARGS = ["--iterations", "3", "--choose-by", "verified", "--set",
+                'generator.members=[{"name": "rewrite", "families": "insertion,reorder,genitive,split,extraction"}, '
+                '{"name": "substitute", "targets": "anchor,context"}]']
 #: run name → (input file in --work, generator, extra augment arguments)
+
 RUNS: dict[str, tuple[str, str, list[str]]] = {
     "fn-paraphrase": ("fn-dev.jsonl", "paraphrase", ["--iterations", "3"]),
     # the two prompt styles side by side on the same fresh sentences, one iteration, fewer samples
@@ -244,30 +250,18 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
         "--set", 'filters=[{"name": "verified", "labels_relative": true}]']),
     # the substituter's context target (a verb outside the anchors, where the anchor's substitutes gave no
     # output: `generator.targets=anchor,context`), on the next 200
-    "fn-cascade-exemplars-e": ("fn-exemplars-e.jsonl", "cascade", [
-        "--iterations", "3", "--choose-by", "verified", "--set",
-        'generator.members=[{"name": "rewrite", "families": "insertion,reorder,genitive,split,extraction"}, '
-        '{"name": "substitute", "targets": "anchor,context"}]']),
+    "fn-cascade-exemplars-e": ("fn-exemplars-e.jsonl", "cascade", CONTEXT_ARGS),
     # the same after -e's reading (a context verb's substitute must share a FrameNet frame with it and keep
     # the parse's form; no verb the sentence has twice), on the next 200
-    "fn-cascade-exemplars-f": ("fn-exemplars-f.jsonl", "cascade", [
-        "--iterations", "3", "--choose-by", "verified", "--set",
-        'generator.members=[{"name": "rewrite", "families": "insertion,reorder,genitive,split,extraction"}, '
-        '{"name": "substitute", "targets": "anchor,context"}]']),
+    "fn-cascade-exemplars-f": ("fn-exemplars-f.jsonl", "cascade", CONTEXT_ARGS),
     # the sentence paraphraser (the paper's generator) on NER, with the default checks, on a 7th block of
     # WikiANN dev (the issue asks for it; on FrameNet dev it wrote nothing that kept its content words)
     "wikiann-paraphrase-g": ("wikiann-dev-g.jsonl", "paraphrase", ["--iterations", "3", "--choose-by", "verified"]),
     # with -e's and -f's rule fixes and two context verbs a sentence (`context_words`, default 2), the next 200
-    "fn-cascade-exemplars-g": ("fn-exemplars-g.jsonl", "cascade", [
-        "--iterations", "3", "--choose-by", "verified", "--set",
-        'generator.members=[{"name": "rewrite", "families": "insertion,reorder,genitive,split,extraction"}, '
-        '{"name": "substitute", "targets": "anchor,context"}]']),
+    "fn-cascade-exemplars-g": ("fn-exemplars-g.jsonl", "cascade", CONTEXT_ARGS),
     # with -g's fixes, on the next 200 (run while the context target was in the cascade's default, which
     # it left again after this run's judgments)
-    "fn-cascade-exemplars-h": ("fn-exemplars-h.jsonl", "cascade", [
-        "--iterations", "3", "--choose-by", "verified", "--set",
-        'generator.members=[{"name": "rewrite", "families": "insertion,reorder,genitive,split,extraction"}, '
-        '{"name": "substitute", "targets": "anchor,context"}]']),
+    "fn-cascade-exemplars-h": ("fn-exemplars-h.jsonl", "cascade", CONTEXT_ARGS),
 }
 
 

@@ -439,9 +439,9 @@ class Substituter:
         from paraspan.text.lexical_units import lu_pos
 
         # a context substitute asks about up to ``context_words`` verbs of each request, best first
-        owners = [k for k, _ in enumerate(requests) for _ in range(self.context_words if context else 1)]
-        jobs = [self._prepare(requests[k], context, rank) for k, rank in
-                zip(owners, [i for _ in requests for i in range(self.context_words if context else 1)], strict=True)]
+        pairs = [(k, rank) for k in range(len(requests)) for rank in range(self.context_words if context else 1)]
+        owners = [k for k, _ in pairs]
+        jobs = [self._prepare(requests[k], context, rank) for k, rank in pairs]
         todo = [j for j in jobs if j.note is None]
         for job in todo:
             text = job.request.text
@@ -597,8 +597,8 @@ class Substituter:
         return job
 
     def _context_words(self, sentence: Sentence, k: int) -> list[tuple[int, int, str]]:
-        """The verbs a ``context`` substitute may replace, as offsets and Penn tags, best first: one heading a clause,
-        lower-case, not light (:data:`_CONTEXT_SKIP`), not a phrasal verb, not after a quotation, not
+        """The verbs a ``context`` substitute may replace, as offsets and Penn tags, best first: each
+        heading a clause, lower-case, not light (:data:`_CONTEXT_SKIP`), not a phrasal verb, not after a quotation, not
         a word the sentence has twice ("Everything's changed … changed, changed": a substitute breaks
         the echo), touching no structure's anchor and no span's edge; one outside structure ``k``'s
         spans first (its labels stay as they were checked), then the sentence's root, then the first."""
