@@ -285,7 +285,6 @@ _CONTEXT_SKIP = LIGHT_VERBS | BELIEF_VERBS | frozenset({
     "say", "tell", "get", "make", "take", "go", "come", "give", "put", "let", "seem", "become", "keep", "set",
     "see", "know", "want", "need", "use", "mean"})  # "I mean, …" (fn-cascade-exemplars-e)
 TARGETS = ("anchor", "context")
-_NO_MORE_VERBS = "no other verb to replace"
 
 
 def parse_targets(targets: str) -> frozenset[str]:
@@ -439,9 +438,9 @@ class Substituter:
         from paraspan.text.lexical_units import lu_pos
 
         # a context substitute asks about up to ``context_words`` verbs of each request, best first
-        pairs = [(k, rank) for k in range(len(requests)) for rank in range(self.context_words if context else 1)]
-        owners = [k for k, _ in pairs]
-        jobs = [self._prepare(requests[k], context, rank) for k, rank in pairs]
+        per_request = [self._prepare(r, context) for r in requests]
+        owners = [k for k, group in enumerate(per_request) for _ in group]
+        jobs = [job for group in per_request for job in group]
         todo = [j for j in jobs if j.note is None]
         for job in todo:
             text = job.request.text
@@ -479,7 +478,7 @@ class Substituter:
         for k, one in zip(owners, each, strict=True):  # per request: the first verb's candidates first
             results[k].candidates.extend(one.candidates)
             add_stats(results[k].stats, one.stats)
-            if one.note and one.note not in notes[k] and one.note != _NO_MORE_VERBS:
+            if one.note and one.note not in notes[k]:
                 notes[k].append(one.note)
         for result, why in zip(results, notes, strict=True):
             if not result.candidates:
@@ -551,7 +550,9 @@ class Substituter:
                 if not keep[r]:
                     result.note = "no substitute and the old word propose each other often enough"
 
-    def _prepare(self, request: GenerationRequest, context: bool = False, rank: int = 0) -> _Job:
+    def _prepare(self, request: GenerationRequest, context: bool = False) -> list[_Job]:
+        """The jobs of one request: the anchor's, or (``context``) one per context verb, up to
+        ``context_words``, best first; a single job with a note where there is nothing to ask."""
         job = _Job(request, context=context)
         sentence = request.sentence
         if sentence is None or request.structure is None:
@@ -567,10 +568,9 @@ class Substituter:
                 job.note = f"a {sentence.structures[request.structure].kind} structure (generator.kinds)"
             elif not (words := self._context_words(sentence, request.structure)):
                 job.note = "no verb outside the anchors to replace"
-            elif rank >= len(words):
-                job.note = _NO_MORE_VERBS
             else:
-                job.structure, (job.start, job.end, job.tag), job.pos = request.structure, words[rank], "v"
+                return [_Job(request, request.structure, pos="v", start=start, end=end, context=True, tag=tag)
+                        for start, end, tag in words[:self.context_words]]
         elif sentence.structures[request.structure].extra.get("anchor_rest"):
             job.note = "a discontinuous anchor"
         elif _name_part(sentence.text, sentence.structures[request.structure].anchor):  # type: ignore[arg-type]
@@ -594,7 +594,7 @@ class Substituter:
                 job.note = "the anchor is a verb of believing (a substitute changes how sure the claim is)"
             else:
                 job.structure, job.start, job.end = request.structure, anchor.start, anchor.end
-        return job
+        return [job]
 
     def _context_words(self, sentence: Sentence, k: int) -> list[tuple[int, int, str]]:
         """The verbs a ``context`` substitute may replace, as offsets and Penn tags, best first: each
