@@ -683,3 +683,11 @@ def test_exemplar_judgments_h(nlp):
         "The tail-in turn is very easy in calm air. The tail-in turn becomes harder as the wind grows ."]
     assert _texts(nlp, "front-trailing-adverbial",
                   "The small firms all grew in Spain and Italy -- indeed , in all countries .") == []
+
+
+def test_extract_participial_copy_keeps_a_hyphenated_word_whole(nlp):
+    """extract-participial v4: its copied subject is built like the other extractions' copies
+    (it spelled "well - known" before, the defect fixed for them in exemplars-h)."""
+    assert _texts(nlp, "extract-participial",
+                  "Wearing a long coat , the well-known singer walked onto the stage .") == [
+        "The well-known singer walked onto the stage . The well-known singer was wearing a long coat."]

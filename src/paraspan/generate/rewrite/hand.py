@@ -614,7 +614,7 @@ def extract_participial(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         if n.sent.root.pos_ not in {"VERB", "AUX"}:
             continue  # a verb tagged as a noun ("<name> strode/NN"): its tense, for the copy's "was", is unknown
         be = be_form(_main_past(n), is_plural(n))
-        copy = [Piece(doc[i].text) for i in subtree(n) if i not in drop and i <= n.i]
+        copy = _copied(doc, [i for i in subtree(n) if i not in drop and i <= n.i])
         second = lower_first(doc, copy) + [Piece(be)] + lower_first(doc, keep(doc, ids))
         first = _sent_ids(n, drop)
         stop = final_punct(n)
@@ -1413,8 +1413,9 @@ EXTRACT_PARTICIPIAL = Rule("extract-participial", "extraction", "hand", extract_
                            description="participial phrase set off by commas → its own sentence",
                            example="The man, wearing a hat, left. → The man left. The man was wearing a hat.",
                            # v2: no participle that works as a preposition ("According to …", "Given …"), fn-ds-s0;
-                           # v3: none where the main verb was tagged a noun (its tense unknown; exemplars-b)
-                           version="3")
+                           # v3: none where the main verb was tagged a noun (its tense unknown; exemplars-b);
+                           # v4: the copy keeps a hyphenated word whole, as the other extractions' do
+                           version="4")
 SPLIT_CONJOINED_CLAUSES = Rule("split-conjoined-clauses", "split", "hand", split_conjoined_clauses,
                                description="clauses joined by and/but → two sentences",
                                example="He came home, and she stayed. → He came home. She stayed.",
