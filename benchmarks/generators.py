@@ -262,6 +262,9 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
     # with -g's fixes, on the next 200 (run while the context target was in the cascade's default, which
     # it left again after this run's judgments)
     "fn-cascade-exemplars-h": ("fn-exemplars-h.jsonl", "cascade", CONTEXT_ARGS),
+    # the default cascade (no context target) with -h's fixes, and `verified` no longer showing the NLI
+    # judges the outputs of syntactic alternation rules (filter/relations.py, ALTERNATION_RULES), the next 200
+    "fn-cascade-exemplars-i": ("fn-exemplars-i.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
 }
 
 

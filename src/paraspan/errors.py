@@ -867,8 +867,8 @@ CATALOGUE: dict[str, ErrorSpec] = {
     "E793": ErrorSpec("nli_weights_mismatch", "{problem}", "{fix}"),
     "E794": ErrorSpec(
         "pair_without_nli_label",
-        "pair {pair_id!r} has no NLI label",
-        "train on SICK (3-way) or RTE (2-way) files",
+        "pair {pair_id!r} has no NLI or paraphrase label",
+        "train on SICK (3-way), RTE (2-way), MRPC or STS-B (paraphrase) files",
     ),
     "E795": ErrorSpec("no_relation_judge_given", "no judge given", "pass at least one judge (e.g. minilm-nli)"),
     "E796": ErrorSpec("unknown_relations", "unknown relation(s) to keep: {value}", "choose from: {choices}"),

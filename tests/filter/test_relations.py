@@ -260,3 +260,33 @@ def test_new_content_is_not_compared(scripted):
     assert not d_para.keep and len(judge.calls) == 2  # only the paraphrase went to the judge
     judge.calls.clear()
     assert RelationFilter(judge).decide(new, source).keep and judge.calls == []  # no judge run at all
+
+
+def test_outputs_of_alternation_rules_are_not_shown_to_the_judges(scripted):
+    """``unjudged_rules``: an output made only by listed rules is kept unjudged, with the reason;
+    one that a listed and an unlisted rule made, or a substitute, goes to the judges."""
+    from paraspan.filter.relations import ALTERNATION_RULES
+
+    source = Sentence("s", S1)
+    cleft = Sentence("o1", S2, source_id="s", provenance={"generated": {"rules": ["it-cleft"]}})
+    mixed = Sentence("o2", S2, source_id="s", provenance={"generated": {"rules": ["it-cleft", "pp-to-genitive"]}})
+    other = Sentence("o3", S2, source_id="s", provenance={"generated": {"substitute": "x"}})
+    judge = scripted({(S1, S2): N, (S2, S1): N})
+    relation = RelationFilter(judge, unjudged_rules=ALTERNATION_RULES)
+    d_cleft, d_mixed, d_other = decide_all(relation, [(cleft, source), (mixed, source), (other, source)])
+    assert d_cleft.keep and "it-cleft, an alternation not shown to the judges" in d_cleft.reason
+    assert "relation" not in cleft.provenance
+    assert not d_mixed.keep and not d_other.keep and len(judge.calls) == 4  # two outputs, both directions
+    assert not RelationFilter(judge).decide(cleft, source).keep  # the plain filter judges every output
+
+
+def test_verified_passes_the_alternation_rules_unless_told_otherwise():
+    from paraspan.filter.relations import ALTERNATION_RULES
+
+    def relation_part(check):
+        return next(p for p in check.parts if p.name == "relation")
+
+    assert relation_part(build_filter({"name": "verified", "labels": False, "fluency": False})).unjudged_rules \
+        == frozenset(ALTERNATION_RULES)
+    assert relation_part(build_filter({"name": "verified", "labels": False, "fluency": False,
+                                       "unjudged_rules": []})).unjudged_rules == frozenset()

@@ -100,8 +100,9 @@ def relabel_cmd(
 
 
 def train_nli_cmd(
-    train: Annotated[list[Path], typer.Argument(help="Training files: SICK (3-way), RTE XML (2-way), or pair JSONL "
-                                                "with an 'nli' key.")],
+    train: Annotated[list[Path], typer.Argument(help="Training files: SICK (3-way), RTE XML (2-way), MRPC or STS-B "
+                                                "(paraphrase: both directions entail, or not both), or pair JSONL "
+                                                "with an 'nli', 'paraphrase' or 'similarity' key.")],
     out: Annotated[Path, typer.Option("--output", "-o", help="Folder for minilm-nli.safetensors + minilm-nli.json.")]
     = Path("out/minilm-nli"),
     dev: Annotated[list[Path] | None, typer.Option("--dev", help="Scored after each epoch (repeatable), e.g. SICK "

@@ -73,14 +73,17 @@ def verified(labels: bool = True, verifier: str = "auto", frames: str | None = N
              meaning: tuple[str, ...] = ("equivalence",), judges: tuple[str, ...] = ("minilm-nli",),
              appeal: tuple[str, ...] = (), labels_relative: bool = True, threads: int | None = 1,
              short_circuit: bool = True, record_as: str | None = None,
-             relation: Literal["equivalence", "forward", "reverse"] = "equivalence") -> AllOf:
+             relation: Literal["equivalence", "forward", "reverse"] = "equivalence",
+             unjudged_rules: tuple[str, ...] | None = None) -> AllOf:
     """The ``verified`` check: labels (``verifier``, ``frames`` for the FrameNet lexicon), span
     shape (``spans``), fluency (``fluency_model``, ``fluency_statistic``: None = the filter's default,
     ``fluency_threshold``: None = the calibrated one), numbers and names kept (``facts``; None: except
     for ``relation="forward"``, whose outputs may drop them outside the labelled spans), content words
     kept and none added (``content``) and meaning
     (NLI relations in ``meaning``, both ways, by ``judges``, and ``appeal``'s judges asked again about
-    what they refuse); ``meaning=()`` leaves it out. ``labels_relative`` (default): a span label the
+    what they refuse); ``meaning=()`` leaves it out. ``unjudged_rules``: rewrite rules whose outputs
+    skip the NLI judges (None: :data:`~paraspan.filter.relations.ALTERNATION_RULES`, syntactic
+    alternations the judges cannot tell right from wrong; ``[]``: judge every output). ``labels_relative`` (default): a span label the
     verifier fails on the gold source too (same words, kind and label) does not count against the
     output (judged on FrameNet exemplars: 13 of 15 outputs it let through right, the same rate as
     the rest; benchmarks/README.md, "Verified augmentation per generator").
@@ -108,8 +111,13 @@ def verified(labels: bool = True, verifier: str = "auto", frames: str | None = N
         parts.append({"name": "labels", "verifier": verifier, "frames": frames,
                       **({"relative": True} if labels_relative else {})})
     if meaning:
+        if unjudged_rules is None:
+            from paraspan.filter.relations import ALTERNATION_RULES
+
+            unjudged_rules = ALTERNATION_RULES
         parts.append({"name": "relation", "accept": list(meaning), "judges": list(judges), "threads": threads,
-                      **({"appeal": list(appeal)} if appeal else {})})
+                      **({"appeal": list(appeal)} if appeal else {}),
+                      **({"unjudged_rules": list(unjudged_rules)} if unjudged_rules else {})})
     if fluency:
         parts.append({"name": "fluency", "model": fluency_model, "threshold": fluency_threshold,
                       **({"statistic": fluency_statistic} if fluency_statistic else {}),

@@ -8,9 +8,19 @@ cached, so an epoch costs only the top layers: a few minutes on 2 CPU cores. Onl
 tensors are saved (fp16 safetensors, a few MB) with a JSON recipe; loading applies them on top
 of the packaged encoder.
 
-2-way data (RTE: entailment vs not) can be added with ``extra_files``: a not-entailment pair
-is trained with ``-log(1 - p(entailment))``, i.e. the loss does not pretend to know whether it is
-neutral or a contradiction.
+Every labelled pair becomes one *unit* of the loss, by what its file says about it:
+
+- 3-way NLI (SICK): the premise → hypothesis direction, cross-entropy on its label;
+- 2-way (RTE): ``-log(1 - p(entailment))``, i.e. the loss does not pretend to know whether a
+  not-entailment is neutral or a contradiction;
+- a paraphrase (MRPC 1, STS-B ≥ ``sts_equivalent``): both directions are entailment;
+- not a paraphrase (MRPC 0, STS-B ≤ ``sts_different``): not *both* directions entail,
+  ``-log(1 - p_e(s1→s2)·p_e(s2→s1))`` (one of them may, e.g. when s2 only drops a detail).
+
+The paraphrase data is there because the relation filter judges near-copies of real sentences
+(a rewrite, a synonym): trained on SICK alone, the judge called "did n't notice" → "did n't
+observe" a contradiction (0.96), i.e. any changed word looked like SICK's word-swap contradictions.
+STS-B pairs between the two thresholds are not used.
 """
 
 from __future__ import annotations
@@ -56,6 +66,8 @@ class NliRecipe:
     max_length: int = 128  # word pieces per pair while training (SICK pairs are ~25)
     dropout: float = 0.1
     swap_contradictions: bool = False  # also train (s2, s1) for contradictions (symmetric)
+    sts_equivalent: float = 4.0  # STS-B pairs scored at least this are paraphrases (4: "mostly equivalent")
+    sts_different: float = 2.5  # ... and at most this are not (3: "roughly equivalent, important details differ")
 
 
 class NliCrossEncoder(nn.Module):
@@ -148,12 +160,6 @@ def load_cross_encoder(folder: Path) -> tuple[NliCrossEncoder, Any, dict[str, An
 
 
 @dataclass
-class _Example:
-    hidden: torch.Tensor  # (tokens, dim) after the frozen layers
-    target: int  # index into LABELS, or -1 for "not entailment" (2-way data)
-
-
-@dataclass
 class TrainReport:
     out_dir: Path
     seconds: float
@@ -163,12 +169,34 @@ class TrainReport:
     log: list[dict[str, Any]] = field(default_factory=list)
 
 
-def _target(pair: Pair, file: str) -> int:
+#: unit codes besides a 3-way label index (0, 1, 2)
+NOT_ENTAILMENT = -1  # one direction, 2-way "not entailment"
+NOT_EQUIVALENT = -2  # two directions, not both entailment
+EQUIVALENT = -3  # two directions, both entailment
+
+
+def _units(pair: Pair, file: str, recipe: NliRecipe) -> list[tuple[list[tuple[str, str]], int]]:
+    """The loss units of one labelled pair: (directions, code); none for an STS-B pair in between."""
+    forward, both = [(pair.s1, pair.s2)], [(pair.s1, pair.s2), (pair.s2, pair.s1)]
     if "nli" in pair.gold:
-        return LABELS.index(pair.gold["nli"])
+        target = LABELS.index(pair.gold["nli"])
+        units = [(forward, target)]
+        if recipe.swap_contradictions and target == 2:
+            units.append(([(pair.s2, pair.s1)], 2))
+        return units
     if "nli2" in pair.gold:
-        return 0 if pair.gold["nli2"] == "entailment" else -1
-    raise ParaspanError.from_code("E794", file=file, pair_id=pair.id)
+        return [(forward, 0 if pair.gold["nli2"] == "entailment" else NOT_ENTAILMENT)]
+    equivalent: bool | None = None
+    if "paraphrase" in pair.gold:
+        equivalent = bool(pair.gold["paraphrase"])
+    elif "similarity" in pair.gold:
+        score = float(pair.gold["similarity"])
+        equivalent = True if score >= recipe.sts_equivalent else False if score <= recipe.sts_different else None
+    else:
+        raise ParaspanError.from_code("E794", file=file, pair_id=pair.id)
+    if equivalent is None:
+        return []
+    return [(both, EQUIVALENT if equivalent else NOT_EQUIVALENT)]
 
 
 def _sha256(path: Path) -> str:
@@ -208,21 +236,36 @@ def _predict(model: NliCrossEncoder, cached: Sequence[torch.Tensor], batch_size:
     return probs
 
 
-def _accuracy(probs: torch.Tensor, targets: Sequence[int]) -> float:
-    pred = probs.argmax(-1)
-    hits = [(int(p) == t) if t >= 0 else int(p) != 0 for p, t in zip(pred, targets, strict=True)]
+def _unit_accuracy(probs: torch.Tensor, units: Sequence[tuple[list[int], int]]) -> float:
+    """Share of units decided right: a 3-way label, "not entailment", or for a pair whether both
+    directions are entailment (the relation filter's ``equivalence``) or not."""
+    pred = probs.argmax(-1).tolist()
+    hits = []
+    for rows, code in units:
+        if code >= 0:
+            hits.append(pred[rows[0]] == code)
+        elif code == NOT_ENTAILMENT:
+            hits.append(pred[rows[0]] != 0)
+        else:
+            both = all(pred[r] == 0 for r in rows)
+            hits.append(both if code == EQUIVALENT else not both)
     return sum(hits) / max(1, len(hits))
 
 
-def _loss(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
-    log_probs = logits.log_softmax(-1)
-    three_way = targets >= 0
-    losses = torch.zeros(len(targets))
-    if three_way.any():
-        losses[three_way] = -log_probs[three_way].gather(1, targets[three_way, None]).squeeze(1)
-    if (~three_way).any():  # 2-way "not entailment": -log(1 - p(entailment)) = -log(p(neutral) + p(contra))
-        losses[~three_way] = -torch.logsumexp(log_probs[~three_way, 1:], dim=-1)
-    return losses.mean()
+def _loss(log_probs: torch.Tensor, units: Sequence[tuple[list[int], int]]) -> torch.Tensor:
+    """Mean loss of the units; ``log_probs`` rows are the units' directions."""
+    terms = []
+    for rows, code in units:
+        if code >= 0:
+            terms.append(-log_probs[rows[0], code])
+        elif code == NOT_ENTAILMENT:  # -log(1 - p(entailment)) = -log(p(neutral) + p(contra))
+            terms.append(-torch.logsumexp(log_probs[rows[0], 1:], dim=-1))
+        elif code == EQUIVALENT:  # both directions' cross-entropy, as two 3-way units would give
+            terms.append(-(log_probs[rows[0], 0] + log_probs[rows[1], 0]))
+        else:  # -log(1 - p_e(s1→s2) · p_e(s2→s1)), kept away from log(0)
+            both = (log_probs[rows[0], 0] + log_probs[rows[1], 0]).exp().clamp(max=1 - 1e-6)
+            terms.append(-torch.log1p(-both))
+    return torch.stack(terms).mean()
 
 
 def train_nli(
@@ -254,30 +297,36 @@ def train_nli(
     for parameter in model.delta_parameters():
         parameter.requires_grad_(True)
 
+    def read_units(path: Path) -> tuple[list[tuple[str, str]], list[tuple[list[int], int]], int]:
+        """A file's directions (to encode) and its units (rows into those directions)."""
+        pairs = list(read_pair_file(path))
+        texts: list[tuple[str, str]] = []
+        units: list[tuple[list[int], int]] = []
+        for pair in pairs:
+            for directions, code in _units(pair, str(path), recipe):
+                units.append((list(range(len(texts), len(texts) + len(directions))), code))
+                texts.extend(directions)
+        return texts, units, len(pairs)
+
     texts: list[tuple[str, str]] = []
-    targets: list[int] = []
+    units: list[tuple[list[int], int]] = []
     data_info = []
     for path in train_files:
-        pairs = list(read_pair_file(path))
-        for pair in pairs:
-            target = _target(pair, str(path))
-            texts.append((pair.s1, pair.s2))
-            targets.append(target)
-            if recipe.swap_contradictions and target == 2:
-                texts.append((pair.s2, pair.s1))
-                targets.append(2)
-        data_info.append({"file": Path(path).name, "pairs": len(pairs), "sha256": _sha256(Path(path))})
-    if not texts:
+        file_texts, file_units, n_pairs = read_units(Path(path))
+        units += [([r + len(texts) for r in rows], code) for rows, code in file_units]
+        texts += file_texts
+        data_info.append({"file": Path(path).name, "pairs": n_pairs, "units": len(file_units),
+                          "sha256": _sha256(Path(path))})
+    if not units:
         raise ParaspanError.from_code("E736")
 
     model.eval()  # the frozen part runs without dropout, so its outputs can be cached
     cached = _encode_lower(model, tokenizer, texts, recipe.max_length)
     dev_sets = []
     for path in dev_files:
-        pairs = list(read_pair_file(path))
-        dev_sets.append((Path(path).stem, _encode_lower(model, tokenizer, [(p.s1, p.s2) for p in pairs], 256),
-                         [_target(p, str(path)) for p in pairs]))
-    say(f"encoded {len(cached)} training pairs through the {model.cut} frozen layers "
+        dev_texts, dev_units, _ = read_units(Path(path))
+        dev_sets.append((Path(path).stem, _encode_lower(model, tokenizer, dev_texts, 256), dev_units))
+    say(f"encoded {len(cached)} training directions ({len(units)} units) through the {model.cut} frozen layers "
         f"in {time.perf_counter() - start:.0f}s")
 
     optimizer = torch.optim.AdamW(
@@ -286,35 +335,41 @@ def train_nli(
          {"params": list(model.head.parameters()), "lr": recipe.head_lr}],
         weight_decay=recipe.weight_decay,
     )
-    per_epoch = math.ceil(len(cached) / recipe.batch_size)
+    per_epoch = math.ceil(len(units) / recipe.batch_size)
     total = recipe.epochs * per_epoch
     scheduler = warmup_linear_decay(optimizer, total, recipe.warmup)
+
+    def unit_length(u: int) -> int:
+        return max(int(cached[r].shape[0]) for r in units[u][0])
 
     history: list[dict[str, Any]] = []
     scores: dict[str, float] = {}
     for epoch in range(recipe.epochs):
         model.train()
-        # Batches of similar length (little padding), in a seeded random order.
-        order = list(range(len(cached)))
+        # Batches of units of similar length (little padding), in a seeded random order.
+        order = list(range(len(units)))
         rng.shuffle(order)
         window = recipe.batch_size * 20
         batches = []
         for s in range(0, len(order), window):
-            chunk = sorted(order[s : s + window], key=lambda i: int(cached[i].shape[0]))
+            chunk = sorted(order[s : s + window], key=unit_length)
             batches += [chunk[b : b + recipe.batch_size] for b in range(0, len(chunk), recipe.batch_size)]
         rng.shuffle(batches)
         running = 0.0
         for batch in batches:
-            hidden, mask = _collate([cached[i] for i in batch])
-            loss = _loss(model.upper(hidden, mask), torch.tensor([targets[i] for i in batch]))
+            rows = [r for u in batch for r in units[u][0]]
+            at = {r: i for i, r in enumerate(rows)}
+            hidden, mask = _collate([cached[r] for r in rows])
+            log_probs = model.upper(hidden, mask).log_softmax(-1)
+            loss = _loss(log_probs, [([at[r] for r in units[u][0]], units[u][1]) for u in batch])
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_([p for p in model.parameters() if p.requires_grad], 1.0)
             optimizer.step()
             scheduler.step()
             running += loss.detach().item()
-        scores = {name: round(_accuracy(_predict(model, dev_cached), dev_targets), 4)
-                  for name, dev_cached, dev_targets in dev_sets}
+        scores = {name: round(_unit_accuracy(_predict(model, dev_cached), dev_units), 4)
+                  for name, dev_cached, dev_units in dev_sets}
         entry = {"epoch": epoch + 1, "loss": round(running / len(batches), 4), **scores,
                  "seconds": round(time.perf_counter() - start, 1)}
         history.append(entry)
@@ -330,7 +385,8 @@ def train_nli(
         "recipe": asdict(recipe),
         "data": data_info,
         "dev": {"files": [Path(p).name for p in dev_files],
-                "metric": "accuracy (3-way; 2-way files: entailment vs not)", "scores": scores},
+                "metric": "accuracy (3-way; 2-way files: entailment vs not; paraphrase files: both directions "
+                          "entailment or not)", "scores": scores},
         "history": history,
         "training": {"seconds": round(seconds, 1), "threads": torch.get_num_threads(),
                      "torch": torch.__version__, "machine": platform.machine(),

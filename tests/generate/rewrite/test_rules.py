@@ -691,3 +691,13 @@ def test_extract_participial_copy_keeps_a_hyphenated_word_whole(nlp):
     assert _texts(nlp, "extract-participial",
                   "Wearing a long coat , the well-known singer walked onto the stage .") == [
         "The well-known singer walked onto the stage . The well-known singer was wearing a long coat."]
+
+
+def test_split_conjoined_clauses_declines_a_noun_read_as_a_verb(nlp):
+    """split-conjoined-clauses v8 (a candidate of fn-cascade-exemplars-h, pattern re-written here): the
+    parser reads "cooks" as the verb of a "when" clause and "began" as a second main clause."""
+    assert _texts(nlp, "split-conjoined-clauses",
+                  "In fact , the only time Tom ever talked with other people was when the school cooks , "
+                  "and then their friends from round about , began to visit him .") == []
+    assert _texts(nlp, "split-conjoined-clauses", "The road serves the village and sometimes the civilians "
+                  "have to wait .") == ["The road serves the village. Sometimes the civilians have to wait ."]

@@ -860,6 +860,9 @@ def split_conjoined_clauses(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
                 continue  # no clause to stand alone: a misread coordinated subject, or "…, and that Y"
             if any(t.dep_ == "parataxis" and t.i < cc_i for t in v.children):
                 continue  # "X, he said, but Y": Y is reported too, and would be asserted on its own
+            if any(doc[i].pos_ in {"VERB", "AUX"} and _child(doc[i], "det") is not None for i in first):
+                continue  # a noun read as a verb: "… was when the school maids, and then their friends …,
+                # began …" split into "… when the school maids. Then …" (exemplars-h, refused candidates)
             # "but" stays, starting the new sentence: without it the contrast is lost ("X, but it
             # still seems …" → "X. It still seems …" was judged a change of meaning, v4); "and" goes
             but = keep(doc, [cc_i]) if doc[cc_i].lower_ == "but" else []
@@ -1425,8 +1428,9 @@ SPLIT_CONJOINED_CLAUSES = Rule("split-conjoined-clauses", "split", "hand", split
                                # v5: not after a complement clause ("I wonder if X, and Y"; train-k);
                                # v6: not under a condition or "not only" (relations-equivalence-rules);
                                # v7: not after "he said" nor of a non-finite first clause or a second
-                               # that-clause (relations-equivalence-rules-only)
-                               version="7")
+                               # that-clause (relations-equivalence-rules-only);
+                               # v8: no first part holding a noun read as a verb (exemplars-h, refused)
+                               version="8")
 SPLIT_CONJOINED_VP = Rule("split-conjoined-vp", "split", "hand", split_conjoined_vp,
                           description="conjoined verb phrases → two sentences, subject copied",
                           example="He came and saw the city. → He came. He saw the city.",
