@@ -78,13 +78,24 @@ def judged_rows(work: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def keeps(judge: Any, pairs: list[tuple[str, str]]) -> tuple[list[bool], list[str], float]:
-    """Whether the relation filter would keep each (source, output): an ``equivalence``."""
+def keeps(judge: Any, pairs: list[tuple[str, str]]) -> tuple[list[bool], list[str], float, list[float]]:
+    """Whether the relation filter would keep each (source, output), an ``equivalence``, and the
+    smaller of the two directions' entailment probabilities (identical pairs: 1)."""
     from paraspan.filter.relations import relate
 
     start = time.perf_counter()
-    relations = [r.relation for r in relate(pairs, [judge])]
-    return [r == "equivalence" for r in relations], relations, time.perf_counter() - start
+    found = relate(pairs, [judge])
+    relations = [r.relation for r in found]
+    both = [min((r.p_forward or {"entailment": 1.0})["entailment"], (r.p_backward or {"entailment": 1.0})["entailment"])
+            for r in found]
+    return [r == "equivalence" for r in relations], relations, time.perf_counter() - start, both
+
+
+def auc(scores: list[float], right: list[bool]) -> float | None:
+    """ROC AUC of ``scores`` for telling right (positive) from wrong; None without both."""
+    from sklearn.metrics import roc_auc_score
+
+    return round(float(roc_auc_score(right, scores)), 3) if 0 < sum(right) < len(right) else None
 
 
 def pr(kept: list[bool], gold: list[bool]) -> dict[str, Any]:
@@ -108,16 +119,16 @@ def measure(spec: str, threads: int, rows: list[dict[str, Any]]) -> dict[str, An
     out["rte_dev_accuracy"] = round(sum((a == "entailment") == (p.gold["nli2"] == "entailment")
                                         for a, p in zip(labels, rte, strict=True)) / len(rte), 4)
     mrpc = list(read_pair_file(MRPC_VAL))
-    kept, _, secs = keeps(judge, [(p.s1, p.s2) for p in mrpc])
+    kept, _, secs, _ = keeps(judge, [(p.s1, p.s2) for p in mrpc])
     out["mrpc_val"] = pr(kept, [bool(p.gold["paraphrase"]) for p in mrpc])
     out["pairs_per_second"] = round(len(mrpc) / secs, 1)
     stsb = list(read_pair_file(STSB_DEV))
-    kept, _, _ = keeps(judge, [(p.s1, p.s2) for p in stsb])
+    kept, _, _, _ = keeps(judge, [(p.s1, p.s2) for p in stsb])
     out["stsb_dev"] = pr(kept, [p.gold["similarity"] >= 4.0 for p in stsb])
     scores = [p.gold["similarity"] for p, k in zip(stsb, kept, strict=True) if k]
     out["stsb_dev"]["mean_score_kept"] = round(sum(scores) / max(1, len(scores)), 3)
     if rows:
-        kept, relations, _ = keeps(judge, [(r["source"], r["output"]) for r in rows])
+        kept, relations, _, both = keeps(judge, [(r["source"], r["output"]) for r in rows])
         cells: Counter = Counter()
         for r, k in zip(rows, kept, strict=True):
             verdict = "right" if r["right"] else f"wrong: {r['kind']}"
@@ -128,23 +139,31 @@ def measure(spec: str, threads: int, rows: list[dict[str, Any]]) -> dict[str, An
         out["judged"] = {"n": len(rows), "right_kept": [sum(right), len(right)],
                          "wrong_kept": [sum(wrong), len(wrong)],
                          "meaning_wrong_kept": [sum(wrong_meaning), len(wrong_meaning)],
-                         "relations": dict(Counter(relations)), "cells": dict(sorted(cells.items()))}
+                         "relations": dict(Counter(relations)), "cells": dict(sorted(cells.items())),
+                         # how well min(p_e(s→o), p_e(o→s)) ranks right above wrong, whatever the threshold
+                         "auc_right_vs_wrong": auc(both, [r["right"] for r in rows]),
+                         "auc_right_vs_meaning_wrong": auc(
+                             [b for b, r in zip(both, rows, strict=True) if r["right"] or r["kind"] == "meaning"],
+                             [r["right"] for r in rows if r["right"] or r["kind"] == "meaning"])}
     return out
 
 
 def markdown(result: dict[str, Any]) -> str:
     lines = ["| judge | SICK trial acc. | RTE dev acc. | MRPC val kept: precision / recall | STS-B dev kept: "
-             "precision / recall / mean score | judged right kept | judged wrong kept (meaning) | pairs/s |",
-             "|---|---:|---:|---|---|---|---|---:|"]
+             "precision / recall / mean score | judged right kept | judged wrong kept (meaning) | "
+             "judged: ROC AUC right vs wrong (vs meaning wrong) | pairs/s |",
+             "|---|---:|---:|---|---|---|---|---|---:|"]
     for spec, r in result["judges"].items():
         j = r.get("judged")
         right = f"{j['right_kept'][0]}/{j['right_kept'][1]}" if j else "–"
-        wrong = f"{j['wrong_kept'][0]}/{j['wrong_kept'][1]} ({j['meaning_wrong_kept'][0]}/{j['meaning_wrong_kept'][1]})" \
-            if j else "–"
+        wrong = (f"{j['wrong_kept'][0]}/{j['wrong_kept'][1]} "
+                 f"({j['meaning_wrong_kept'][0]}/{j['meaning_wrong_kept'][1]})") if j else "–"
         m, s = r["mrpc_val"], r["stsb_dev"]
-        lines.append(f"| {result['names'].get(spec, spec)} | {r['sick_trial_accuracy']:.3f} | {r['rte_dev_accuracy']:.3f} | "
+        roc = f"{j['auc_right_vs_wrong']} ({j['auc_right_vs_meaning_wrong']})" if j else "–"
+        name = result["names"].get(spec, spec)
+        lines.append(f"| {name} | {r['sick_trial_accuracy']:.3f} | {r['rte_dev_accuracy']:.3f} | "
                      f"{m['precision']:.3f} / {m['recall']:.3f} | {s['precision']:.3f} / {s['recall']:.3f} / "
-                     f"{s['mean_score_kept']:.2f} | {right} | {wrong} | {r['pairs_per_second']} |")
+                     f"{s['mean_score_kept']:.2f} | {right} | {wrong} | {roc} | {r['pairs_per_second']} |")
     return "\n".join(lines)
 
 

@@ -83,10 +83,11 @@ def verified(labels: bool = True, verifier: str = "auto", frames: str | None = N
     (NLI relations in ``meaning``, both ways, by ``judges``, and ``appeal``'s judges asked again about
     what they refuse); ``meaning=()`` leaves it out. ``unjudged_rules``: rewrite rules whose outputs
     skip the NLI judges (None: :data:`~paraspan.filter.relations.ALTERNATION_RULES`, syntactic
-    alternations the judges cannot tell right from wrong; ``[]``: judge every output). ``labels_relative`` (default): a span label the
-    verifier fails on the gold source too (same words, kind and label) does not count against the
-    output (judged on FrameNet exemplars: 13 of 15 outputs it let through right, the same rate as
-    the rest; benchmarks/README.md, "Verified augmentation per generator").
+    alternations the judges cannot tell right from wrong; ``[]``: judge every output).
+    ``labels_relative`` (default): a span label the verifier fails on the gold source too (same
+    words, kind and label) does not count against the output (judged on FrameNet exemplars: 13 of
+    15 outputs it let through right, the same rate as the rest; benchmarks/README.md, "Verified
+    augmentation per generator").
     ``short_circuit`` (default): an output a check rejects is not shown to the later, costlier ones.
     ``relation``: what an output may be to its source, ``equivalence``, ``forward`` (more general) or
     ``reverse`` (more specific), for the content check and, when ``meaning`` is left at its default

@@ -313,7 +313,8 @@ def relation_filter(judges: tuple[str, ...] = (DEFAULT_JUDGE,), accept: tuple[st
     ``appeal``: judges asked again, only about what ``judges`` refused for its relation; an output
     they find in ``accept`` is kept (a costly judge spent on the few a cheap one refuses).
     ``unjudged_rules``: rewrite rules whose outputs are kept without asking the judges (``verified``
-    passes :data:`ALTERNATION_RULES`). ``threads`` and ``max_length`` go to the judges, which load on the first decision."""
+    passes :data:`ALTERNATION_RULES`). ``threads`` and ``max_length`` go to the judges, which load
+    on the first decision."""
     specs = [s.strip() for s in judges if s.strip()]
     appeals = [s.strip() for s in appeal if s.strip()]
     if not specs:
