@@ -152,6 +152,12 @@ def test_lexicon_rejects_trigger_of_another_frame(trained: Path) -> None:
     assert not check.ok and check.reason == "lemma 'buy' is an LU of Commerce_buy, not of Commerce_sell"
     unknown = Sentence("y", "Alice purloined a car .", [Structure("frame", "Commerce_buy", Span(6, 15), [])])
     assert "lemma" not in verifier.check(unknown)[0].reason  # not listed: the model's call
+    # FrameNet lists some lemmas spelt one way only: a British "merchandised" is looked up as
+    # "merchandize" too (the frames are ones the test verifier was trained on)
+    verifier.lexicon = {"merchandize.v": ["Commerce_sell"]}
+    british = Sentence("z", "Alice merchandised a car .", [Structure("frame", "Commerce_buy", Span(6, 18), [])])
+    check = verifier.check(british)[0]
+    assert not check.ok and check.reason == "lemma 'merchandise' is an LU of Commerce_sell, not of Commerce_buy"
 
 
 def test_missing_verifier_is_a_clear_error(tmp_path: Path) -> None:

@@ -292,7 +292,7 @@ class Verifier:
 
     def lexicon_problem(self, inst: SpanInstance, lu_label: str | None, frames: FrameIndex | None) -> str | None:
         """Why the lexicon rules a trigger's frame out ("lemma 'buy' is an LU of …"), or None."""
-        from paraspan.text.lexical_units import anchor_lemma, lu_pos
+        from paraspan.text.lexical_units import anchor_lemma, lu_pos, spelling_variants
 
         if frames is None and not self.lexicon:
             return None
@@ -301,9 +301,10 @@ class Verifier:
         if not lemma:
             return None
         listed: set[str] = set()
-        for p in (pos,) if pos else _LU_POS:
-            name = f"{lemma}.{p}"
-            listed.update(frames.frames_of_lu(name) if frames is not None else self.lexicon.get(name, ()))
+        for spelling in spelling_variants(lemma):
+            for p in (pos,) if pos else _LU_POS:
+                name = f"{spelling}.{p}"
+                listed.update(frames.frames_of_lu(name) if frames is not None else self.lexicon.get(name, ()))
         if not listed or inst.label in listed:
             return None  # a lemma FrameNet does not list is the model's to judge
         return f"lemma {lemma!r} is an LU of {', '.join(sorted(listed))}, not of {inst.label}"

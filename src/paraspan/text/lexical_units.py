@@ -44,6 +44,28 @@ def anchor_lemma(text: str, pos: str | None) -> str:
     return " ".join(words)
 
 
+#: British ↔ American word endings: FrameNet 1.5 lists both kinds ("utilise.v", "recognize.v"), so
+#: a lemma is looked up under each (fn-cascade-exemplars-i: "knew" → "recognised" passed as
+#: Awareness, while FrameNet lists "recognize.v" under Becoming_aware only)
+_SPELLINGS = (("isation", "ization"), ("ise", "ize"), ("yse", "yze"), ("our", "or"), ("tre", "ter"),
+              ("ogue", "og"))
+
+
+def spelling_variants(lemma: str) -> list[str]:
+    """``lemma`` and its other spellings by ending ("recognise" → ["recognise", "recognize"]); the
+    last word of a phrasal lemma is the one respelled. Variants may not be words: they are only
+    looked up."""
+    head, _, last = lemma.rpartition(" ")
+    out = [lemma]
+    for british, american in _SPELLINGS:
+        for a, b in ((british, american), (american, british)):
+            if last.endswith(a) and len(last) > len(a) + 2:
+                variant = f"{head} {last[: -len(a)]}{b}".strip()
+                if variant not in out:
+                    out.append(variant)
+    return out
+
+
 def _lemma_of(word: str, upos: str | None) -> str:
     """The first lemma LemmInflect gives ``word`` as ``upos`` (any POS when None); closed-class
     words (prepositions, articles, conjunctions …) are their own lemma."""

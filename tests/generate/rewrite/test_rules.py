@@ -701,3 +701,15 @@ def test_split_conjoined_clauses_declines_a_noun_read_as_a_verb(nlp):
                   "and then their friends from round about , began to visit him .") == []
     assert _texts(nlp, "split-conjoined-clauses", "The road serves the village and sometimes the civilians "
                   "have to wait .") == ["The road serves the village. Sometimes the civilians have to wait ."]
+
+
+def test_exemplar_judgments_i(nlp):
+    """fn-cascade-exemplars-i (patterns re-written here): genitive-to-pp v8 (no possessor right after
+    "and": "Ann and Tom's mother" may be the mother of both), split-conjoined-clauses v8 (no second
+    clause whose "subject" is a preposition's object)."""
+    assert _texts(nlp, "genitive-to-pp", "On a visit to their home , I enjoyed meeting Ann and Tom 's mother , "
+                  "who was the soul of kindness .") == []
+    assert _texts(nlp, "genitive-to-pp", "I enjoyed meeting Tom 's mother .") == [
+        "I enjoyed meeting the mother of Tom."]
+    assert _texts(nlp, "split-conjoined-clauses", "Later she taught French and music at the High School , and "
+                  "before marriage published a book about the Essays of Elia .") == []  # v8: no subject

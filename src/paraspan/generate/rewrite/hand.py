@@ -863,6 +863,10 @@ def split_conjoined_clauses(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             if any(doc[i].pos_ in {"VERB", "AUX"} and _child(doc[i], "det") is not None for i in first):
                 continue  # a noun read as a verb: "… was when the school maids, and then their friends …,
                 # began …" split into "… when the school maids. Then …" (exemplars-h, refused candidates)
+            subject = _child(c, "nsubj", "nsubjpass", "expl")
+            if any(t.dep_ == "prep" and t.i < subject.i and _child(t, "pobj") is None for t in c.children):
+                continue  # a preposition's object read as the subject: "…, and before marriage published a
+                # book" became "Before marriage published a book." (exemplars-i)
             # "but" stays, starting the new sentence: without it the contrast is lost ("X, but it
             # still seems …" → "X. It still seems …" was judged a change of meaning, v4); "and" goes
             but = keep(doc, [cc_i]) if doc[cc_i].lower_ == "but" else []
@@ -989,6 +993,8 @@ def genitive_to_pp(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue  # "an ants' nest": the article is the nest's ("the nest of an ants"; exemplars-b)
         if _child(n, "det") is not None:
             continue  # "that Cheshire Cat's grin": the noun's own "that" ("that the grin of …"; exemplars-f)
+        if p_ids[0] > 0 and doc[p_ids[0] - 1].lower_ in {"and", "or", "&"}:
+            continue  # "meeting Ann and Tom 's mother": the mother may be both's (exemplars-i)
         if any(c.dep_ == "det" and c.lower_ == "the" for c in p.children) and (
                 p.ent_type_ == "PERSON" or any(doc[i].text in {"St", "St."} for i in owner)):
             continue  # "the St Mary's choir": the article is the choir's ("the choir of the St Mary"; exemplars-e)
@@ -1429,7 +1435,9 @@ SPLIT_CONJOINED_CLAUSES = Rule("split-conjoined-clauses", "split", "hand", split
                                # v6: not under a condition or "not only" (relations-equivalence-rules);
                                # v7: not after "he said" nor of a non-finite first clause or a second
                                # that-clause (relations-equivalence-rules-only);
-                               # v8: no first part holding a noun read as a verb (exemplars-h, refused)
+                               # v8: no first part holding a noun read as a verb (exemplars-h, refused),
+                               # no subject that is a preposition's object ("and before marriage
+                               # published …"; exemplars-i)
                                version="8")
 SPLIT_CONJOINED_VP = Rule("split-conjoined-vp", "split", "hand", split_conjoined_vp,
                           description="conjoined verb phrases → two sentences, subject copied",
@@ -1485,8 +1493,9 @@ GENITIVE_TO_PP = Rule("genitive-to-pp", "genitive", "hand", genitive_to_pp,
                       # v4: "the" and "of" join the spans that held "'s" (FrameNet train, downstream store);
                       # v5: no plural possessor with "a"/"an", the possessed noun's article (exemplars-b);
                       # v6: no person's or saint's name after "the", the possessed noun's article (exemplars-e);
-                      # v7: no possessed noun with a determiner of its own ("that X's grin"; exemplars-f)
-                      version="7")
+                      # v7: no possessed noun with a determiner of its own ("that X's grin"; exemplars-f);
+                      # v8: no possessor right after "and"/"or" ("Ann and Tom's mother"; exemplars-i)
+                      version="8")
 DELETE_APPOSITIVE = Rule("delete-appositive", "compression", "hand", delete_appositive,
                          description="delete an appositive set off by commas",
                          example="Rome, the capital, is old. → Rome is old.",
