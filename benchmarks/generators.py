@@ -265,6 +265,9 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
     # the default cascade (no context target) with -h's fixes, and `verified` no longer showing the NLI
     # judges the outputs of syntactic alternation rules (filter/relations.py, ALTERNATION_RULES), the next 200
     "fn-cascade-exemplars-i": ("fn-exemplars-i.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
+    # the same with -i's fixes (the lexicon's spelling variants, genitive-to-pp v8, split-conjoined-clauses v8),
+    # the next 200
+    "fn-cascade-exemplars-j": ("fn-exemplars-j.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
 }
 
 
@@ -718,6 +721,34 @@ def appeal(work: Path, names: list[str], judge: str = "llm") -> dict[str, Any]:
             "added_precision_ci95": wilson(sum(judged), len(judged)) if judged else None, "cells": dict(cells)}
 
 
+def waived(work: Path, name: str, judge: str = "minilm-nli") -> dict[str, Any]:
+    """What the ``unjudged_rules`` waiver of ``verified`` wrote in a run: the written outputs the NLI
+    check did not judge (their recorded relation reason says so), ``judge`` asked about them now
+    (the relation filter as it was before the waiver), and how those it refuses were judged by
+    reading; the structures whose every written output is such a refused one (the waiver's coverage)."""
+    from paraspan.corpus.schema import Sentence
+    from paraspan.filter import build_filter
+
+    con = sqlite3.connect(f"file:{work / f'{name}.db'}?mode=ro", uri=True)
+    written = {json.loads(line)["id"] for line in (work / f"{name}.out.jsonl").read_text(encoding="utf-8").splitlines()}
+    rows = [r for r in con.execute(
+        "select o.id, o.text, json_extract(i.json, '$.text'), "
+        "json_extract(o.json, '$.provenance.checks.relation.reason'), "
+        "(select max(j.score) from judgments j where j.output_id = o.id), o.input_id, o.structure "
+        "from outputs o join inputs i on i.id = o.input_id") if r[0] in written]
+    unjudged = [r for r in rows if "not shown to the judges" in (r[3] or "")]
+    rel = build_filter({"name": "relation", "accept": ["equivalence"], "judges": [judge], "threads": 2})
+    decisions = rel.decide_batch([(Sentence(f"o{i}", r[1]), Sentence(f"s{i}", r[2])) for i, r in enumerate(unjudged)])
+    refused = [r for r, d in zip(unjudged, decisions, strict=True) if not d.keep]
+    refused_ids = {r[0] for r in refused}
+    only = {(r[5], r[6]) for r in refused} - {(r[5], r[6]) for r in rows if r[0] not in refused_ids}
+    return {"judge": judge, "written": len(rows), "unjudged": len(unjudged), "judge_refuses": len(refused),
+            "judge_refuses_judged_right": sum(1 for r in refused if (r[4] or 0) >= 50),
+            "judge_refuses_judged": sum(1 for r in refused if r[4] is not None),
+            "structures_only_through_the_waiver": len(only),
+            "structures_with_a_written_output": len({(r[5], r[6]) for r in rows})}
+
+
 def rejected(work: Path, name: str) -> dict[str, Any]:
     """The run's refused candidates, judged: per structure without a written output, the best-placed
     iteration-1 candidate ``verified`` refused (the one the chooser tried first), judged by reading
@@ -836,7 +867,7 @@ def learned_markdown(results: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("step", choices=("subset", "exemplars", "run", "score", "learned", "recheck", "substitutes",
-                                     "rules", "appeal", "rejected"))
+                                     "rules", "appeal", "rejected", "waived"))
     ap.add_argument("names", nargs="*", help="runs (for run: one; for score: default all)")
     ap.add_argument("--work", type=Path, required=True, help="folder for inputs, stores and outputs (not the repo)")
     ap.add_argument("--seed", type=int, default=0)
@@ -878,6 +909,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.step == "rejected":
         for name in args.names:
             result = old.setdefault("_rejected", {})[name] = rejected(args.work, name)
+            print(name, json.dumps(result))
+        path.write_text(json.dumps(old, indent=1) + "\n", encoding="utf-8")
+        return 0
+    if args.step == "waived":
+        for name in args.names:
+            result = old.setdefault("_waived", {})[name] = waived(args.work, name)
             print(name, json.dumps(result))
         path.write_text(json.dumps(old, indent=1) + "\n", encoding="utf-8")
         return 0
