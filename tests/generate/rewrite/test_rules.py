@@ -713,3 +713,11 @@ def test_exemplar_judgments_i(nlp):
         "I enjoyed meeting the mother of Tom."]
     assert _texts(nlp, "split-conjoined-clauses", "Later she taught French and music at the High School , and "
                   "before marriage published a book about the Essays of Elia .") == []  # v8: no subject
+
+
+def test_exemplar_judgments_j(nlp):
+    """fn-cascade-exemplars-j (pattern re-written here): insert-that v2, no "that" before an embedded
+    question ("know that what …")."""
+    assert _texts(nlp, "insert-that", "` I 'd like to know what were supposed to be doing , that 's all , \" "
+                  "Tom grumbled .") == []
+    assert _texts(nlp, "insert-that", "He said the plan failed .") == ["He said that the plan failed ."]

@@ -1316,6 +1316,8 @@ def insert_that(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         first = doc[c.left_edge.i]
         if first.lower_ in {"that", "this", "those", "these"}:
             continue  # "said that that was …" reads as a stammer
+        if first.tag_ in {"WDT", "WP", "WP$", "WRB"} or first.lower_ in {"whether", "if"}:
+            continue  # an embedded question: "know what we were …" → "know that what …" (exemplars-j)
         speaker = _child(v, "nsubj")
         third = speaker is None or speaker.lower_ not in _PERSONAL
         if third and any(t.lower_ in _PERSONAL for t in c.subtree):
@@ -1552,7 +1554,9 @@ IT_CLEFT = Rule("it-cleft", "insertion", "hand", it_cleft,
                 version="8")
 INSERT_THAT = Rule("insert-that", "insertion", "hand", insert_that,
                    description='add the complementizer "that" before a verb\'s complement clause',
-                   example="He said the plan failed. → He said that the plan failed.")
+                   example="He said the plan failed. → He said that the plan failed.",
+                   # v2: not before an embedded question's wh-word, "whether" or "if" (exemplars-j)
+                   version="2")
 DELETE_THAT = Rule("delete-that", "insertion", "hand", delete_that,
                    description='drop the complementizer "that" where the verb takes a bare clause',
                    example="He said that the plan failed. → He said the plan failed.")
