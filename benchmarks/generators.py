@@ -268,6 +268,8 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
     # the same with -i's fixes (the lexicon's spelling variants, genitive-to-pp v8, split-conjoined-clauses v8),
     # the next 200
     "fn-cascade-exemplars-j": ("fn-exemplars-j.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
+    # NER with the code of -j (the waiver included), on what wikiann-paraphrase-g left of the 7th block
+    "wikiann-cascade-h": ("wikiann-dev-h.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
 }
 
 
@@ -347,6 +349,7 @@ def subset(work: Path, seed: int) -> None:
                             ("wikiann-dev-d.jsonl", wikiann[1200:]), ("wikiann-dev-e.jsonl", wikiann[1600:]),
                             ("wikiann-dev-f.jsonl", wikiann[2000:]),  # for the rules of generate/rewrite/connective.py
                             ("wikiann-dev-g.jsonl", wikiann[2400:]),  # the paraphraser on NER
+                            ("wikiann-dev-h.jsonl", wikiann[2424:]),  # what wikiann-paraphrase-g left
                             ("fn-dev-c.jsonl", fn[150:]),
                             ("fn-dev-d.jsonl", fn[80:]), ("fn-dev-e.jsonl", fn[92:]),
                             ("fn-dev-f.jsonl", fn[152:]), ("fn-dev-other.jsonl", fn_other),

@@ -351,3 +351,24 @@ def test_several_sentences_go_through_the_generator_together(tmp_path, corpus, f
     one_by_one = open_store(tmp_path / "single.db", with_(fake_config, sentences_per_batch=1), resume=False)
     run_augment(corpus, one_by_one, with_(fake_config, sentences_per_batch=1))
     assert _outputs(one_by_one) == _local_outputs(tmp_path, corpus, fake_config)
+
+
+def test_the_same_labelled_sentence_is_written_once_per_source(tmp_path, corpus, fake_config):
+    """NER's mentions are structures of one sentence, and a rewrite carries every mention: each
+    mention's chain may give the same labelled sentence. Export writes it once (another source's
+    copy, or the same text with other spans, is still written)."""
+    store = open_store(tmp_path / "run.db", fake_config, resume=False)
+    run_augment(corpus, store, fake_config)
+    before = export_outputs(store, tmp_path / "all.jsonl")
+    row = store.conn.execute("SELECT * FROM outputs ORDER BY id LIMIT 1").fetchone()
+    names = [d[1] for d in store.conn.execute("PRAGMA table_info(outputs)")]
+    copy = dict(zip(names, row, strict=True))
+    data = json.loads(copy["json"])
+    data["structures"] = list(reversed(data["structures"]))  # the same spans, listed in another order
+    copy.update(id=copy["id"] + "-again", structure=99, json=json.dumps(data))
+    store.conn.execute(f"INSERT INTO outputs ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
+                       list(copy.values()))
+    assert export_outputs(store, tmp_path / "again.jsonl") == before
+    data["structures"][0]["label"] = "Other_label"  # other spans: another training example
+    store.conn.execute("UPDATE outputs SET json = ? WHERE id = ?", (json.dumps(data), copy["id"]))
+    assert export_outputs(store, tmp_path / "other.jsonl") == before + 1

@@ -145,7 +145,13 @@ def export_outputs(store: RunStore, out: str | Path, fmt: str = "jsonl", filter:
     rule, ``learned:PATH``, a registered filter name or ``{"name": …, options}``), which then
     decides on every output now, its decisions recorded in the store first.
     ``include_inputs``: the input sentences come first (those without structures too).
+    An output that is the same labelled sentence as one already written for its source (same text,
+    same structures) is written once: NER has a structure per mention, and a rewrite of the sentence
+    carries every mention, so each mention's chain gave the same sentence again (a WikiANN sentence
+    naming 24 countries was written 24 times; wikiann-cascade-h).
     """
+    import json
+
     from paraspan.corpus.formats import write_corpus
 
     name: str | None = None
@@ -159,8 +165,14 @@ def export_outputs(store: RunStore, out: str | Path, fmt: str = "jsonl", filter:
     def sentences() -> Iterator[Sentence]:
         if include_inputs:
             yield from store.iter_inputs()
+        seen: set[tuple[str | None, str, tuple[str, ...]]] = set()
         for record in store.iter_outputs(name):
-            yield record.sentence
+            sentence = record.sentence
+            key = (sentence.source_id, sentence.text,
+                   tuple(sorted(json.dumps(t.to_dict(), sort_keys=True) for t in sentence.structures)))
+            if key not in seen:
+                seen.add(key)
+                yield sentence
 
     return write_corpus(sentences(), out, fmt)
 

@@ -721,3 +721,13 @@ def test_exemplar_judgments_j(nlp):
     assert _texts(nlp, "insert-that", "` I 'd like to know what were supposed to be doing , that 's all , \" "
                   "Tom grumbled .") == []
     assert _texts(nlp, "insert-that", "He said the plan failed .") == ["He said that the plan failed ."]
+
+
+def test_wikiann_cascade_h_judgments(nlp):
+    """wikiann-cascade-h (patterns re-written here): genitive-to-pp v9 (no capitalised possessed noun:
+    "Mimirin's Mother" is a role's name), it-cleft v9 (the first word of a name the tagger split keeps
+    its capital)."""
+    assert _texts(nlp, "genitive-to-pp", "Pat Smith ( 1993 ) – Peizuri , Mimirin 's Mother") == []
+    assert _texts(nlp, "it-cleft", "Topic Map methods give results relevant to a specific topic.") == [
+        "It is Topic Map methods that give results relevant to a specific topic."]
+    assert _texts(nlp, "it-cleft", "Market forces give results.") == ["It is market forces that give results."]

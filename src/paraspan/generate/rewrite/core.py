@@ -149,6 +149,8 @@ def _lowerable(token: Token) -> bool:
     acronym = token.text.isupper() and len(token.text) > 1
     if token.pos_ == "DET" and token.lower_ in {"the", "a", "an"} and not acronym:
         return True  # "by The Russian Ministry": an article starts a name's phrase, not the name
+    if token.dep_ in {"compound", "amod"} and token.head.pos_ == "PROPN" and token.head.text[:1].isupper():
+        return False  # the first word of a name the tagger split: "Topic Map methods" (wikiann-cascade-h)
     return token.pos_ != "PROPN" and token.text != "I" and not acronym and token.ent_type_ not in _NAMES
 
 

@@ -995,6 +995,9 @@ def genitive_to_pp(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue  # "that Cheshire Cat's grin": the noun's own "that" ("that the grin of …"; exemplars-f)
         if p_ids[0] > 0 and doc[p_ids[0] - 1].lower_ in {"and", "or", "&"}:
             continue  # "meeting Ann and Tom 's mother": the mother may be both's (exemplars-i)
+        if n.text[:1].isupper() and n.i != n.sent.start:
+            continue  # a capitalised possessed noun is a name or title: "Mimirin's Mother", a credited role
+            # (wikiann-cascade-h)
         if any(c.dep_ == "det" and c.lower_ == "the" for c in p.children) and (
                 p.ent_type_ == "PERSON" or any(doc[i].text in {"St", "St."} for i in owner)):
             continue  # "the St Mary's choir": the article is the choir's ("the choir of the St Mary"; exemplars-e)
@@ -1496,8 +1499,9 @@ GENITIVE_TO_PP = Rule("genitive-to-pp", "genitive", "hand", genitive_to_pp,
                       # v5: no plural possessor with "a"/"an", the possessed noun's article (exemplars-b);
                       # v6: no person's or saint's name after "the", the possessed noun's article (exemplars-e);
                       # v7: no possessed noun with a determiner of its own ("that X's grin"; exemplars-f);
-                      # v8: no possessor right after "and"/"or" ("Ann and Tom's mother"; exemplars-i)
-                      version="8")
+                      # v8: no possessor right after "and"/"or" ("Ann and Tom's mother"; exemplars-i);
+                      # v9: no capitalised possessed noun ("Mimirin's Mother", a role's name; wikiann-cascade-h)
+                      version="9")
 DELETE_APPOSITIVE = Rule("delete-appositive", "compression", "hand", delete_appositive,
                          description="delete an appositive set off by commas",
                          example="Rome, the capital, is old. → Rome is old.",
@@ -1550,8 +1554,11 @@ IT_CLEFT = Rule("it-cleft", "insertion", "hand", it_cleft,
                 # v5: nor of a bare plural ("It is examples that include …"; fn-cascade-train-i);
                 # v6: nor of a list's verb, include, comprise, contain (wikiann-cascade-e);
                 # v7: nor of a subject holding "X-ed and": two clauses misparsed as one (exemplars-e);
-                # v8: nor of a quantified subject ("many people"; exemplars-g)
-                version="8")
+                # v8: nor of a quantified subject ("many people"; exemplars-g);
+                # v9: the first word of a name the tagger split keeps its capital ("It is topic Map
+                # methods that …"; core._lowerable, for every rule that lower-cases a moved first word;
+                # wikiann-cascade-h)
+                version="9")
 INSERT_THAT = Rule("insert-that", "insertion", "hand", insert_that,
                    description='add the complementizer "that" before a verb\'s complement clause',
                    example="He said the plan failed. → He said that the plan failed.",
