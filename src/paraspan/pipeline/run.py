@@ -145,13 +145,8 @@ def export_outputs(store: RunStore, out: str | Path, fmt: str = "jsonl", filter:
     rule, ``learned:PATH``, a registered filter name or ``{"name": …, options}``), which then
     decides on every output now, its decisions recorded in the store first.
     ``include_inputs``: the input sentences come first (those without structures too).
-    An output that is the same labelled sentence as one already written for its source (same text,
-    same structures) is written once: NER has a structure per mention, and a rewrite of the sentence
-    carries every mention, so each mention's chain gave the same sentence again (a WikiANN sentence
-    naming 24 countries was written 24 times; wikiann-cascade-h).
+    Each labelled sentence is written once per source (:func:`distinct_outputs`).
     """
-    import json
-
     from paraspan.corpus.formats import write_corpus
 
     name: str | None = None
@@ -165,16 +160,25 @@ def export_outputs(store: RunStore, out: str | Path, fmt: str = "jsonl", filter:
     def sentences() -> Iterator[Sentence]:
         if include_inputs:
             yield from store.iter_inputs()
-        seen: set[tuple[str | None, str, tuple[str, ...]]] = set()
-        for record in store.iter_outputs(name):
-            sentence = record.sentence
-            key = (sentence.source_id, sentence.text,
-                   tuple(sorted(json.dumps(t.to_dict(), sort_keys=True) for t in sentence.structures)))
-            if key not in seen:
-                seen.add(key)
-                yield sentence
+        yield from distinct_outputs(record.sentence for record in store.iter_outputs(name))
 
     return write_corpus(sentences(), out, fmt)
+
+
+def distinct_outputs(sentences: Iterable[Sentence]) -> Iterator[Sentence]:
+    """The outputs, each labelled sentence once per source: an output with the same text and the
+    same structures (in any order) as an earlier one of its source is left out. NER has a structure
+    per mention and a rewrite carries every mention, so each mention's chain gave the same sentence
+    again (a WikiANN sentence naming 24 countries was written 24 times; wikiann-cascade-h)."""
+    import json
+
+    seen: set[tuple[str | None, str, tuple[str, ...]]] = set()
+    for sentence in sentences:
+        key = (sentence.source_id, sentence.text,
+               tuple(sorted(json.dumps(t.to_dict(), sort_keys=True) for t in sentence.structures)))
+        if key not in seen:
+            seen.add(key)
+            yield sentence
 
 
 def decide_in_store(store: RunStore, spec: Any, *, batch: int = 64) -> str:

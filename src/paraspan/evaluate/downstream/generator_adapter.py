@@ -184,7 +184,10 @@ class GeneratorAugmenter:
             from paraspan.pipeline import decide_in_store
 
             name = decide_in_store(store, self.filter)
-        return [r.sentence for r in store.iter_outputs(name) if r.input_id in ids]
+        from paraspan.pipeline.run import distinct_outputs
+
+        # what `augment -o` writes: each labelled sentence once per source
+        return list(distinct_outputs(r.sentence for r in store.iter_outputs(name) if r.input_id in ids))
 
     def _stats(self, store: Any, sentences: Sequence[Sentence], kept: Sequence[Sentence]) -> dict[str, Any]:
         """What the generator did with the subset: sentences with nothing generated, and why."""
