@@ -909,15 +909,10 @@ def main(argv: list[str] | None = None) -> int:
         path.write_text(json.dumps(old, indent=1) + "\n", encoding="utf-8")
         print(recheck_markdown(old["_recheck"]))
         return 0
-    if args.step == "rejected":
+    per_run = {"rejected": rejected, "waived": waived}  # steps that measure each named run on its own
+    if args.step in per_run:
         for name in args.names:
-            result = old.setdefault("_rejected", {})[name] = rejected(args.work, name)
-            print(name, json.dumps(result))
-        path.write_text(json.dumps(old, indent=1) + "\n", encoding="utf-8")
-        return 0
-    if args.step == "waived":
-        for name in args.names:
-            result = old.setdefault("_waived", {})[name] = waived(args.work, name)
+            result = old.setdefault(f"_{args.step}", {})[name] = per_run[args.step](args.work, name)
             print(name, json.dumps(result))
         path.write_text(json.dumps(old, indent=1) + "\n", encoding="utf-8")
         return 0

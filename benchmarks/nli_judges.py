@@ -34,13 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from _common import cpu_name
+from relations import MRPC_VAL, ROOT, RTE, SICK_TRIAL, STSB_DEV  # the held-out sets of the judges' benchmark
 
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("PARASPAN_SHARED", ROOT.parent / "shared"))
-SICK_TRIAL = SHARED / "data" / "nli" / "sick" / "SICK_trial.txt"
-RTE = [SHARED / "data" / "nli" / "rte" / f"rte{i}_dev.xml" for i in (1, 2, 3)]
-MRPC_VAL = SHARED / "data" / "paraphrase" / "mrpc" / "msr-para-val.tsv"
-STSB_DEV = SHARED / "data" / "paraphrase" / "stsb" / "stsb-en-dev.csv"
 JUDGED = ROOT / "benchmarks" / "results" / "judged"
 #: hand judgments of refused candidates (not outputs, so not in the review app): file stem → origin
 REFUSED_FILES = {"relation-refused": "refused for the relation", "fn-cascade-train-m.rejected": "refused"}
