@@ -268,6 +268,8 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
     # the same with -i's fixes (the lexicon's spelling variants, genitive-to-pp v8, split-conjoined-clauses v8),
     # the next 200
     "fn-cascade-exemplars-j": ("fn-exemplars-j.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
+    # with -j's and wikiann-cascade-h's fixes, the next 200
+    "fn-cascade-exemplars-k": ("fn-exemplars-k.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
     # NER with the code of -j (the waiver included), on what wikiann-paraphrase-g left of the 7th block
     "wikiann-cascade-h": ("wikiann-dev-h.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
 }
