@@ -731,3 +731,14 @@ def test_wikiann_cascade_h_judgments(nlp):
     assert _texts(nlp, "it-cleft", "Topic Map methods give results relevant to a specific topic.") == [
         "It is Topic Map methods that give results relevant to a specific topic."]
     assert _texts(nlp, "it-cleft", "Market forces give results.") == ["It is market forces that give results."]
+
+
+def test_exemplar_judgments_k(nlp):
+    """fn-cascade-exemplars-k (patterns re-written here): split-conjoined-vp v8, no quotation copied as
+    the subject of an inverted "said X", no copied subject that would drop its exception."""
+    assert _texts(nlp, "split-conjoined-vp", '` That ! " said Tom briefly , and pointed a long finger at the top '
+                  "corner of the window .") == []
+    assert _texts(nlp, "split-conjoined-vp", "The whole board , apart from the lawyer Tom Smith , is against the "
+                  "plan and wants it to go .") == []
+    assert _texts(nlp, "split-conjoined-vp", "He grinned and stroked his whiskers .") == [
+        "He grinned. He stroked his whiskers ."]

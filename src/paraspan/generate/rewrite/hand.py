@@ -382,6 +382,8 @@ def _embedded(n: Token) -> bool:
 
 #: closing quotation marks as the tokenizer leaves them
 _CLOSING_QUOTES = frozenset({'"', "''", "”"})
+#: any quotation mark, BNC's "`" opening ones included
+_QUOTE_MARKS = _CLOSING_QUOTES | {"`", "``", "“", "‘", "’"}
 
 
 def _extractable(doc: Doc, n: Token, ids: list[int], commas: tuple[int, int | None]) -> bool:
@@ -895,6 +897,11 @@ def split_conjoined_vp(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             s_ids = subtree(subj)
             if _quantified(subj) or any(t.dep_ == "det" and t.lower_ in {"a", "an", "another"} for t in subj.children):
                 continue  # "A woman drove … . A woman asked …": the copy names someone new (exemplars-g)
+            if any(doc[i].text in _QUOTE_MARKS or doc[i].text in {"!", "?"} for i in s_ids):
+                continue  # a misparsed quotation as the subject: "` That ! " said Orrie …, and pointed …" (exemplars-k)
+            between = doc[s_ids[-1] + 1 : v.i].text.lower()
+            if any(f" {w} " in f" {between} " for w in ("apart from", "except", "other than", "besides", "excluding")):
+                continue  # the copy would drop the exception: "The whole board, apart from X, is …" (exemplars-k)
             if _children(v, "aux", "auxpass", "neg") and not _children(c, "aux", "auxpass"):
                 continue  # "I will make changes and give you a review": the second verb shares "will"
             # "agreed to lead … and provide …": a bare verb after a past one belongs under "to"
@@ -1452,8 +1459,10 @@ SPLIT_CONJOINED_VP = Rule("split-conjoined-vp", "split", "hand", split_conjoined
                           # v4: not under a condition or "not only" (as split-conjoined-clauses v6);
                           # v5: no bare verb split off a past one ("agreed to lead … and provide"; -seed2);
                           # v6: no indefinite or quantified subject copied ("A woman … . A woman …"; exemplars-g);
-                          # v7: a copied "tail-in" stays one word (exemplars-h)
-                          version="7")
+                          # v7: a copied "tail-in" stays one word (exemplars-h);
+                          # v8: no quotation as the subject, no subject with an exception ("apart from X";
+                          # exemplars-k)
+                          version="8")
 MOVE_LEADING_ADVERBIAL = Rule("move-leading-adverbial", "reorder", "hand", move_leading_adverbial,
                               description="sentence-initial PP/adverbial clause → end of the clause",
                               example="In 1998, he sold it. → He sold it in 1998.",
