@@ -272,6 +272,13 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
     "fn-cascade-exemplars-k": ("fn-exemplars-k.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
     # NER with the code of -j (the waiver included), on what wikiann-paraphrase-g left of the 7th block
     "wikiann-cascade-h": ("wikiann-dev-h.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
+    # with -k's fixes, the new verb alternations (particle-shift, dative-shift) and pp-to-genitive carrying
+    # an "of" argument (v15), the next 200
+    "fn-cascade-exemplars-l": ("fn-exemplars-l.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
+    # the same code on exemplars the two alternations rewrite (step `exemplars`; chosen for the rules: their
+    # precision, not coverage)
+    "fn-cascade-exemplars-alternation": ("fn-exemplars-alternation.jsonl", "cascade",
+                                         ["--iterations", "3", "--choose-by", "verified"]),
 }
 
 
@@ -382,20 +389,24 @@ def subset(work: Path, seed: int) -> None:
 
 #: the rules the connective/attribution subset is chosen for (generate/rewrite/connective.py)
 CONNECTIVE_RULES = ("lower-connective", "raise-connective", "move-attribution", "front-attribution")
+ALTERNATION_RULES = ("particle-shift", "dative-shift")
 
 
 def exemplars(work: Path, seed: int, scan: int = 40000) -> None:
     """Fresh FrameNet sentences once full-text train and dev are used up: the LU exemplar sentences of
     FrameNet 1.5 (BNC sentences chosen by lexicographers, one annotated frame each; no run used them,
     the shipped verifier was trained on them as on train). ``fn-exemplars.jsonl``: those with a
-    target and at least one frame element, shuffled; ``fn-exemplars-connective.jsonl``: of the first
-    ``scan`` of them, those the rules of :data:`CONNECTIVE_RULES` rewrite, and ``fn-exemplars-swap.jsonl``
-    those ``swap-conjuncts`` rewrites (chosen for the rules, so a run on them measures those rules'
-    precision, not a generator's coverage)."""
+    target and at least one frame element, shuffled, after the first ``scan``; ``fn-exemplars-b.jsonl``
+    … ``-l``: the same from the 200 × (1 … 11)th on (a run takes the first 200 of one);
+    ``fn-exemplars-connective.jsonl``: of the first ``scan`` of them, those the rules of
+    :data:`CONNECTIVE_RULES` rewrite, ``fn-exemplars-swap.jsonl`` those ``swap-conjuncts`` rewrites, and
+    ``fn-exemplars-alternation.jsonl`` those of neither that ``particle-shift`` or ``dative-shift``
+    rewrite (chosen for the rules, so a run on them measures those rules' precision, not a generator's
+    coverage)."""
     from paraspan.corpus.formats import read_corpus, write_corpus
     from paraspan.generate.rewrite.core import RuleContext
     from paraspan.generate.rewrite.rules import rewrite_rules
-    from paraspan.models import load_spacy
+    from paraspan.models import load_spacy, load_wordnet
 
     work.mkdir(parents=True, exist_ok=True)
     pool = [s for s in read_corpus(FRAMENET, "framenet", exemplars=True)
@@ -403,19 +414,22 @@ def exemplars(work: Path, seed: int, scan: int = 40000) -> None:
     random.Random(seed + 8).shuffle(pool)
     rules = [rewrite_rules.get(name) for name in CONNECTIVE_RULES]
     swap = rewrite_rules.get("swap-conjuncts")
+    alternations = [rewrite_rules.get(name) for name in ALTERNATION_RULES]
     nlp = load_spacy()
-    chosen, swapped = [], []
+    chosen, swapped, alternated = [], [], []
     for s, doc in zip(pool[:scan], nlp.pipe(s.text for s in pool[:scan]), strict=True):
-        if any(rule.apply(doc, RuleContext()) for rule in rules):
+        connective, swappable = any(rule.apply(doc, RuleContext()) for rule in rules), swap.apply(doc, RuleContext())
+        if connective:
             chosen.append(s)
-        if swap.apply(doc, RuleContext()):
+        if swappable:
             swapped.append(s)
-    for name, sentences in (("fn-exemplars.jsonl", pool[scan:]), ("fn-exemplars-b.jsonl", pool[scan + 200:]),
-                            ("fn-exemplars-c.jsonl", pool[scan + 400:]), ("fn-exemplars-d.jsonl", pool[scan + 600:]),
-                            ("fn-exemplars-e.jsonl", pool[scan + 800:]), ("fn-exemplars-f.jsonl", pool[scan + 1000:]),
-                            ("fn-exemplars-g.jsonl", pool[scan + 1200:]), ("fn-exemplars-h.jsonl", pool[scan + 1400:]),
-                            ("fn-exemplars-connective.jsonl", chosen),
-                            ("fn-exemplars-swap.jsonl", swapped)):
+        if not (connective or swappable) and any(rule.apply(doc, RuleContext(wordnet=load_wordnet))
+                                                 for rule in alternations):
+            alternated.append(s)
+    blocks = [("fn-exemplars.jsonl", pool[scan:])] + [
+        (f"fn-exemplars-{letter}.jsonl", pool[scan + 200 * k:]) for k, letter in enumerate("bcdefghijkl", start=1)]
+    for name, sentences in (*blocks, ("fn-exemplars-connective.jsonl", chosen),
+                            ("fn-exemplars-swap.jsonl", swapped), ("fn-exemplars-alternation.jsonl", alternated)):
         write_corpus(iter(sentences), work / name, "jsonl")
         print(f"{work / name}: {len(sentences)} sentences")
 

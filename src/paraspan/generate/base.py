@@ -94,6 +94,9 @@ class MappedToken:
     on it no longer has its predicate/LU. ``attach``: an inserted word that belongs with source
     token ``attach`` (a copied noun phrase standing in for a relative pronoun). ``marker``: an
     attached case marker (the "by" of a new passive agent): it joins arguments, not anchors.
+    ``absorbs``: a deleted source token this one stands for in argument spans (the dropped "to" of
+    "gave the keys to Anna" → "gave Anna the keys": the recipient's span "to Anna", headed by the
+    "to", becomes "Anna" instead of being lost with its head).
     """
 
     start: int
@@ -102,6 +105,7 @@ class MappedToken:
     changed: bool = False
     attach: int | None = None
     marker: bool = False
+    absorbs: int | None = None
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,8 @@ Mapping policy (what happens to each span):
   were deleted it *shrinks* to what survives; when the survivors are no longer contiguous (the
   rewrite moved part of it away) it shrinks to the contiguous run around its head word (the token
   whose syntactic head lies outside the argument). It is *dropped* when its head word is deleted
-  (or, for a head-less span, when nothing survives). Inserted words inside the run (the "'s" of a
+  (or, for a head-less span, when nothing survives), except where a kept word ``absorbs`` the
+  deleted head (a dropped "to" of a recipient: "to Anna" → "Anna"). Inserted words inside the run (the "'s" of a
   genitive) belong to it; inserted words at its edges do not. Inserted words attached to a source
   token go with that token; an attached case marker (the "by" of a new passive agent) joins
   arguments but not anchors.
@@ -104,7 +105,10 @@ def project_mapping(sentence: Sentence, mapping: TokenMapping, which: Sequence[i
     attached: dict[int, list[int]] = {}
     markers: set[int] = set()
     changed: set[int] = set()
+    absorbed: dict[int, int] = {}  # a deleted case marker → the output token standing for it (arguments only)
     for j, piece in enumerate(pieces):
+        if piece.absorbs is not None:
+            absorbed[piece.absorbs] = j
         if piece.src is not None:
             out_of[piece.src] = j
             if piece.changed:
@@ -117,6 +121,8 @@ def project_mapping(sentence: Sentence, mapping: TokenMapping, which: Sequence[i
 
     def positions(ids: Sequence[int], *, anchor: bool = False) -> set[int]:
         found = {out_of[i] for i in ids if i in out_of}
+        if not anchor:
+            found.update(absorbed[i] for i in ids if i in absorbed and i not in out_of)
         for i in ids:
             found.update(j for j in attached.get(i, ()) if not (anchor and j in markers))
         return found
@@ -160,6 +166,8 @@ def project_mapping(sentence: Sentence, mapping: TokenMapping, which: Sequence[i
                 counts["arg_dropped"] += 1
                 continue
             head = head_of(mapping.source_heads, ids)
+            if head is not None and head not in out_of and head in absorbed:
+                head = pieces[absorbed[head]].src  # the case marker's object heads what is left
             lo, hi = min(where), max(where)
             if any(foreign(j, inside) for j in range(lo, hi + 1)):
                 if head is None or head not in out_of:

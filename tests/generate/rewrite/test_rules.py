@@ -44,6 +44,10 @@ CASES = [
     ("front-attribution", "The old factory closed in May, according to the ministry.",
      "According to the ministry, the old factory closed in May."),
     ("swap-conjuncts", "Germany and France signed the treaty in May.", "France and Germany signed the treaty in May."),
+    ("particle-shift", "He turned off the light before bed.", "He turned the light off before bed."),
+    ("particle-shift", "She picked the old book up.", "She picked up the old book."),
+    ("dative-shift", "She gave Anna the keys.", "She gave the keys to Anna."),
+    ("dative-shift", "The bank lent the money to his brother.", "The bank lent his brother the money."),
 ]
 
 
@@ -742,3 +746,21 @@ def test_exemplar_judgments_k(nlp):
                   "plan and wants it to go .") == []
     assert _texts(nlp, "split-conjoined-vp", "He grinned and stroked his whiskers .") == [
         "He grinned. He stroked his whiskers ."]
+
+
+def test_genitive_carries_a_noun_targets_of_phrase():
+    """pp-to-genitive v15: FrameNet's frame element "of the train" of the target "arrival" becomes "the
+    train's" (before, it was lost with its "of" and the structure had no candidate)."""
+    from paraspan.corpus.schema import Sentence, Span, Structure
+    from paraspan.generate.rewrite.generator import rewrite_sentence
+    from paraspan.generate.rewrite.rules import RuleSet
+
+    text = "The arrival of the train was late."
+    start = text.index("of the train")
+    sentence = Sentence("s1", text, [Structure("frame", "Arriving", Span(4, 11, "arrival.n"),
+                                               [Span(start, start + len("of the train"), "Theme")])])
+    out = rewrite_sentence(sentence, RuleSet([rewrite_rules.get("pp-to-genitive")]))
+    assert [o.text for o in out] == ["The train's arrival was late."]
+    structure = out[0].structures[0]
+    assert out[0].text[structure.anchor.start:structure.anchor.end] == "arrival"
+    assert [out[0].text[a.start:a.end] for a in structure.args] == ["The train's"]

@@ -39,6 +39,7 @@ class Piece:
     attach: int | None = None
     changed: bool = False
     marker: bool = False  # an attached function word ("by" of a new passive agent): joins arguments, not anchors
+    absorbs: int | None = None  # a deleted source token (a dropped case marker) it stands for in argument spans
 
 
 @dataclass

@@ -53,7 +53,7 @@ class RawRewrite:
         """The source → output token mapping of this rewrite of ``doc``."""
         return TokenMapping(
             tuple(doc_tokens(doc)), tuple(doc_heads(doc)),
-            tuple(MappedToken(s, e, p.src, p.changed, p.attach, p.marker)
+            tuple(MappedToken(s, e, p.src, p.changed, p.attach, p.marker, p.absorbs)
                   for p, (s, e) in zip(self.pieces, self.offsets, strict=True)))
 
 

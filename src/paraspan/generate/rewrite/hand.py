@@ -964,7 +964,12 @@ def pp_to_genitive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         if any(doc[i].dep_ not in {"amod", "compound"} for i in pre):
             continue
         clitic = "'" if o.tag_ in {"NNS", "NNPS"} and o.text.endswith("s") else "'s"
-        np = keep(doc, o_ids) + [Piece(clitic)] + keep(doc, pre) + [Piece(n.text, n.i)]
+        # the possessor stands for the dropped "of" and takes the clitic: an argument "of the train"
+        # (FrameNet's frame element of a noun target) becomes "the train's", as genitive-to-pp's
+        # "the train's" becomes "of the train"; an entity mention (an anchor) stays "the train"
+        possessor = keep(doc, o_ids)
+        possessor[o_ids.index(o.i)].absorbs = of.i
+        np = possessor + [Piece(clitic, attach=o.i, marker=True)] + keep(doc, pre) + [Piece(n.text, n.i)]
         if det.i == det.sent.start:
             np = lower_first(doc, np)
         body = keep(doc, range(n.sent.start, det.i)) + np + keep(doc, range(n_ids[-1] + 1, n.sent.end))
@@ -1497,8 +1502,9 @@ PP_TO_GENITIVE = Rule("pp-to-genitive", "genitive", "hand", pp_to_genitive,
                       # v10: no naming "the parish/commune/… of X" (wikiann-cascade-f); v11: none before an
                       # apposition, none inside a quotation (fn-cascade-exemplars-c); v12: no fixed
                       # "on the basis of" (-d); v13: nor "at the sight of" and other nouns whose of-phrase
-                      # is what is seen or thought of (-f); v14: nor "from the direction of" (-g)
-                      version="14")
+                      # is what is seen or thought of (-f); v14: nor "from the direction of" (-g); v15: an
+                      # argument "of the train" becomes "the train's" (was lost with its "of")
+                      version="15")
 GENITIVE_TO_PP = Rule("genitive-to-pp", "genitive", "hand", genitive_to_pp,
                       description="the M's N → the N of the M",
                       example="The train's arrival was late. → The arrival of the train was late.",

@@ -40,6 +40,8 @@ for _name, _attr in (
     ("swap-conjuncts", "SWAP_CONJUNCTS"),
 ):
     rewrite_rules.register(_name, f"paraspan.generate.rewrite.connective:{_attr}")
+for _name, _attr in (("particle-shift", "PARTICLE_SHIFT"), ("dative-shift", "DATIVE_SHIFT")):
+    rewrite_rules.register(_name, f"paraspan.generate.rewrite.alternation:{_attr}")
 
 SHIPPED_LEARNED = "learned-rules.json"
 

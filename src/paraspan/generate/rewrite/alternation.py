@@ -1,0 +1,210 @@
+"""Verb alternations that keep every word (family ``reorder``; Levin 1993, §1.4 and §2.1).
+
+- ``particle-shift``: a phrasal verb's particle moves across a short object, either way: "He turned
+  off the light." ↔ "He turned the light off."
+- ``dative-shift``: a verb of giving changes its double object for a "to" phrase, either way:
+  "She gave Anna the keys." ↔ "She gave the keys to Anna."
+
+Where they apply: a look at the FrameNet exemplar sentences the default cascade wrote nothing for
+(fn-cascade-exemplars-i … -k: 116 of 148 structures without an output had no candidate at all, 78
+of them with a noun or adjective anchor no rule touched) found phrasal verbs with a noun object and
+verbs of giving among the commonest constructions the other rules leave alone; both alternations
+keep the meaning and every word, so a tagger sees the same labels in another order.
+
+Spans: every word keeps its token, so a labelled span moves with its words. The "to" of a dative
+is a case marker: a new one joins the recipient's argument spans ("[Recipient to Anna]", as
+FrameNet and PropBank annotate it); a dropped one leaves the recipient's span without it. A
+particle inside an anchor (the target "turned off" of a multiword LU) stays where it is: moved,
+the anchor would no longer be one run of words.
+
+What they leave alone, each because the other order is not English or means something else:
+pronoun objects ("turned it off", never "turned off it"; "gave it to Anna", never "gave Anna it"),
+heavy objects (more than :data:`MAX_OBJECT` words, or holding a clause or a preposition), a "to"
+phrase that is a place rather than a recipient ("sent the letter to London" is no "sent London
+the letter": a recipient must be a person by its pronoun, spaCy's PERSON or WordNet's
+``noun.person``/``noun.group``), and the light-verb uses of "give" ("gave him a call", "give it a
+try"), whose prepositional form is not said.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from paraspan.generate.rewrite.core import Piece, Rule, RuleContext, contiguous, keep, subtree, tidy
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc, Token
+
+#: the most words an object may have to move across a particle or a recipient
+MAX_OBJECT = 4
+#: particles whose verb alternates ("out of", "up to" are prepositions and do not come here)
+_PARTICLES = frozenset({"up", "down", "off", "out", "back", "away", "over", "in", "on", "around", "round", "aside",
+                        "apart", "together"})
+#: verbs of giving, sending and telling that take both "V NP NP" and "V NP to NP" (Levin 13.1–13.4, 37.4)
+_TO_DATIVE = frozenset({"give", "hand", "send", "offer", "show", "lend", "sell", "pass", "teach", "tell", "pay",
+                        "owe", "promise", "award", "grant", "bring", "throw", "toss", "mail", "feed", "loan"})
+#: of those, the verbs of a change of possession: their "to" phrase names a receiver even when it is an
+#: organisation ("gave the money to the school"); with a verb of sending or showing it may be a goal
+#: ("sent the boy to school"), so there the receiver must be a person
+_POSSESSION = frozenset({"give", "hand", "offer", "lend", "sell", "pay", "owe", "promise", "award", "grant", "loan"})
+#: verbs of motion and looking, whose "particle" before a noun is mostly a preposition of place ("looked up
+#: the chimney", "ran down the hill")
+_MOTION = frozenset({"look", "go", "come", "walk", "run", "climb", "stare", "gaze", "glance", "peer", "move", "fall",
+                     "jump", "crawl", "rush", "hurry", "drive", "ride", "sail", "swim", "fly", "head", "slide", "roll",
+                     "travel", "wander", "march", "creep", "step", "race", "dash", "float", "glide", "drift", "stroll",
+                     "get", "pass", "lean", "reach", "peep", "see", "hang", "lie", "sit", "stand"})
+#: what a particle's object may not be (WordNet's most frequent sense): a place, a natural thing or a
+#: part of the body reads as the object of a preposition ("blowing off the lake", "dripped down his neck",
+#: "turned in her direction"), and the other order is not said
+_NOT_PARTICLE_OBJECTS = frozenset({"noun.location", "noun.object", "noun.body"})
+#: fixed objects of an idiom: "worked his way up", "bringing up the rear", "turned on his heel"
+_IDIOM_OBJECTS = frozenset({"way", "rear", "heel", "heels", "tail"})
+#: a particle and the preposition after the object that would read as one with it once the particle
+#: follows the object ("lapped every second up to the story-line")
+_JOINS = frozenset({("up", "to"), ("out", "of"), ("on", "to"), ("in", "to"), ("off", "of"), ("down", "to")})
+#: phrasal verbs whose particle stays before a noun object: "take on a matronly look" is no "take a
+#: matronly look on"
+_NOT_SHIFTED = frozenset({("take", "on"), ("start", "up"), ("come", "up"), ("go", "over")})
+#: objects of a light "give"/"show" with no prepositional form ("gave him a call" is no "gave a call to him")
+_LIGHT_OBJECTS = frozenset({"call", "ring", "try", "go", "chance", "break", "hand", "look", "glance", "smile", "nod",
+                            "wink", "kiss", "hug", "push", "shove", "lift", "ride", "thought", "damn", "shot", "hell",
+                            "time", "trouble", "impression", "feeling", "creeps", "boot", "sack", "chop", "pleasure",
+                            "headache", "fright", "shock", "start", "idea", "clue", "way", "door", "benefit", "rest",
+                            "once-over", "piece", "earful", "wide", "berth", "slip", "cold", "shoulder", "what",
+                            "attention", "lot", "bit", "deal", "heed", "notice", "regard", "thanks", "birth",
+                            # a look or a gesture given to someone: "gave her a scowl" is no "gave a scowl to her"
+                            "scowl", "frown", "grin", "wave", "shrug", "stare", "squeeze", "pat", "nudge", "slap",
+                            "punch", "thump", "grimace", "sneer", "salute", "cuddle", "beating", "hiding"})
+_RECIPIENT_PRONOUNS = frozenset({"me", "you", "him", "her", "us", "them", "himself", "herself", "themselves",
+                                 "myself", "yourself", "ourselves", "yourselves", "one", "everyone", "everybody",
+                                 "someone", "somebody", "anyone", "anybody", "nobody", "others"})
+#: WordNet lexicographer files of things that can receive (people, organisations)
+_RECIPIENT_LEXNAMES = frozenset({"noun.person", "noun.group"})
+
+
+def _child(token: Token, *deps: str) -> Token | None:
+    return next((c for c in token.children if c.dep_ in deps), None)
+
+
+def _movable(doc: Doc, ids: list[int], limit: int = MAX_OBJECT) -> bool:
+    """A short, plain noun phrase: at most ``limit`` words, one run, no clause, no preposition, no
+    punctuation or quotation mark, no coordination (a heavy object stays at the end)."""
+    if not contiguous(ids) or len(ids) > limit:
+        return False
+    return not any(doc[i].pos_ in {"VERB", "AUX", "ADP", "PUNCT", "CCONJ", "SCONJ"} or doc[i].is_quote
+                   or doc[i].dep_ in {"relcl", "acl", "conj", "appos"} for i in ids)
+
+
+def _nominal(token: Token) -> bool:
+    """Headed by a noun or a name: a pronoun or a bare demonstrative must stay next to its verb, and
+    a bare "-ing" word is a gerund ("gave up smoking" is no "gave smoking up"), whatever its tag."""
+    if token.pos_ not in {"NOUN", "PROPN"} or token.tag_ in {"PRP", "WP", "WDT"}:
+        return False
+    return not (token.lower_.endswith("ing") and not any(c.dep_ in {"det", "poss"} for c in token.children))
+
+
+def particle_shift(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
+    """"He turned off the light." ↔ "He turned the light off." (a noun object of at most
+    :data:`MAX_OBJECT` words)"""
+    out = []
+    for p in doc:
+        v = p.head
+        if p.dep_ != "prt" or p.lower_ not in _PARTICLES or v.pos_ != "VERB" or p.i in ctx.protected:
+            continue
+        if v.lemma_.lower() in _MOTION or ctx.wordnet is None:
+            continue
+        wordnet = ctx.wordnet()
+        if not wordnet.synsets(f"{v.lemma_.lower()}_{p.lower_}", pos="v"):
+            continue  # not a phrasal verb WordNet knows: "squelched up the road" is a preposition's
+        obj = _child(v, "dobj")
+        if obj is None or not _nominal(obj) or obj.lemma_.lower() in _IDIOM_OBJECTS:
+            continue
+        senses = wordnet.synsets(obj.lemma_.lower(), pos="n")
+        if senses and senses[0].lexname() in _NOT_PARTICLE_OBJECTS:
+            continue
+        ids = subtree(obj)
+        if not _movable(doc, ids) or ids[-1] != obj.i:
+            continue  # a word after the noun ("tracking the thugs responsible down") leaves the particle stranded
+        if (v.lemma_.lower(), p.lower_) in _NOT_SHIFTED:
+            continue
+        nxt = doc[p.i + 1] if p.i + 1 < len(doc) else None
+        if p.i == v.i + 1 and ids[0] == p.i + 1:  # V prt NP → V NP prt
+            after = doc[ids[-1] + 1] if ids[-1] + 1 < len(doc) else None
+            if after is not None and (p.lower_, after.lower_) in _JOINS:
+                continue
+            order = [*range(0, v.i + 1), *ids, p.i, *range(ids[-1] + 1, len(doc))]
+        elif ids[0] == v.i + 1 and ids[-1] + 1 == p.i and not (nxt is not None and nxt.lower_ == "of"):
+            order = [*range(0, v.i + 1), p.i, *ids, *range(p.i + 1, len(doc))]  # V NP prt → V prt NP
+        else:
+            continue
+        out.append(tidy(doc, keep(doc, order)))
+    return out
+
+
+def _recipient(token: Token, ctx: RuleContext, groups: bool) -> bool:
+    """Whether ``token`` names someone who can receive: a personal pronoun, a person's name, or a
+    noun for a person (with ``groups``, also an organisation's name or a noun for a group; WordNet's
+    most frequent sense)."""
+    if token.lower_ in _RECIPIENT_PRONOUNS:
+        return True
+    if token.pos_ == "PROPN":
+        return token.ent_type_ in ({"PERSON", "ORG", "NORP"} if groups else {"PERSON"})
+    if token.pos_ != "NOUN" or ctx.wordnet is None:
+        return False
+    synsets = ctx.wordnet().synsets(token.lemma_.lower(), pos="n")
+    return bool(synsets) and synsets[0].lexname() in (_RECIPIENT_LEXNAMES if groups else {"noun.person"})
+
+
+def dative_shift(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
+    """"She gave Anna the keys." ↔ "She gave the keys to Anna." (verbs of :data:`_TO_DATIVE`, a
+    noun theme, a recipient who is a person or a group)"""
+    out = []
+    for v in doc:
+        if v.pos_ != "VERB" or v.lemma_.lower() not in _TO_DATIVE:
+            continue
+        obj = _child(v, "dobj")
+        dative = _child(v, "dative") or next((c for c in v.children if c.dep_ == "prep" and c.lower_ == "to"
+                                              and obj is not None and c.i > obj.i), None)
+        if obj is None or dative is None or not _nominal(obj) or obj.lemma_.lower() in _LIGHT_OBJECTS:
+            continue
+        theme = subtree(obj)
+        if not _movable(doc, theme, MAX_OBJECT + 1):
+            continue
+        if dative.pos_ == "ADP":  # V NP to NP → V NP NP
+            recipient = _child(dative, "pobj")
+            if dative.lower_ != "to" or recipient is None or dative.i in ctx.protected:
+                continue
+            whom = subtree(recipient)
+            if theme[0] != v.i + 1 or theme[-1] + 1 != dative.i or whom[0] != dative.i + 1:
+                continue
+            after = doc[whom[-1] + 1] if whom[-1] + 1 < len(doc) else None
+            if after is not None and after.pos_ == "CCONJ":
+                continue  # "attention to Mathilda and how she held …": the "to" phrase goes on
+            possession = v.lemma_.lower() in _POSSESSION
+            if not _movable(doc, whom, 3) or not _recipient(recipient, ctx, possession):
+                continue
+            if not possession and _recipient(obj, ctx, False):
+                continue  # a person sent or brought somewhere: "sent the boy to school" is caused motion
+            pieces = keep(doc, [*range(0, v.i + 1), *whom, *theme, *range(whom[-1] + 1, len(doc))])
+            for piece in pieces:
+                if piece.src == recipient.i:
+                    piece.absorbs = dative.i  # "[Recipient to Anna]" becomes "[Recipient Anna]", not lost
+            out.append(tidy(doc, pieces))
+        else:  # V NP NP → V NP to NP
+            whom = subtree(dative)
+            if whom[0] != v.i + 1 or whom[-1] + 1 != theme[0] or not _movable(doc, whom):
+                continue
+            if dative.lower_ in {"it", "itself", "this", "that"} or (dative.pos_ != "PRON" and not _nominal(dative)):
+                continue
+            pieces = (keep(doc, [*range(0, v.i + 1), *theme]) + [Piece("to", attach=dative.i, marker=True)]
+                      + keep(doc, [*whom, *range(theme[-1] + 1, len(doc))]))
+            out.append(tidy(doc, pieces))
+    return out
+
+
+PARTICLE_SHIFT = Rule("particle-shift", "reorder", "hand", particle_shift,
+                      description="a phrasal verb's particle moves across its short noun object",
+                      example="He turned off the light. → He turned the light off.")
+DATIVE_SHIFT = Rule("dative-shift", "reorder", "hand", dative_shift,
+                    description="a verb of giving trades its double object for a 'to' phrase, or back",
+                    example="She gave Anna the keys. → She gave the keys to Anna.")

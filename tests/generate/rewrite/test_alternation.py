@@ -1,0 +1,107 @@
+"""The verb alternations (particle shift, dative shift): where they apply, and what they leave alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from paraspan.corpus.schema import Sentence, Span, Structure
+from paraspan.generate.rewrite.core import RuleContext, render
+from paraspan.generate.rewrite.rules import RuleSet, rewrite_rules
+from paraspan.models import load_spacy, load_wordnet
+from paraspan.models.inflect import inflect
+
+
+@pytest.fixture(scope="module")
+def nlp():
+    return load_spacy()
+
+
+def _texts(nlp, name: str, text: str, protected=frozenset()) -> list[str]:
+    doc = nlp(text)
+    return [render(doc, pieces)[0]
+            for pieces in rewrite_rules.get(name).apply(doc, RuleContext(protected, load_wordnet, inflect))]
+
+
+@pytest.mark.parametrize(("source", "expected"), [
+    ("They carried out the survey in May.", "They carried the survey out in May."),
+    ("He put the kettle on.", "He put on the kettle."),
+    ("The council set up a new committee.", "The council set a new committee up."),
+])
+def test_particle_moves_either_way(nlp, source, expected):
+    assert expected in _texts(nlp, "particle-shift", source)
+
+
+@pytest.mark.parametrize("source", [
+    "He turned it off.",  # a pronoun stays before the particle
+    "She picked up the book that her mother had left on the table.",  # a heavy object stays at the end
+    "They handed out leaflets, posters and badges.",  # a list
+    "He gave up smoking.",  # a gerund
+    "She looked up the chimney.",  # a preposition, not a particle
+    # read by hand on FrameNet exemplars (fn-exemplars-alternation; patterns re-written here):
+    "The water trickled down the old pipes.",  # no phrasal verb "trickle down": a preposition
+    "Smoke was blowing off the lake.",  # a natural thing is a place here
+    "He turned on his heel and left.",  # an idiom
+    "They are tracking down the men responsible.",  # a word after the noun
+    "The words took on a new meaning.",  # "took a new meaning on" is not said
+    "The fans lapped up every minute to the end.",  # "up to" would read as one
+])
+def test_particle_shift_leaves_alone(nlp, source):
+    assert _texts(nlp, "particle-shift", source) == []
+
+
+def test_particle_of_a_multiword_anchor_stays(nlp):
+    doc = nlp("He turned off the light.")
+    protected = frozenset(t.i for t in doc if t.text in {"turned", "off"})
+    assert _texts(nlp, "particle-shift", "He turned off the light.", protected) == []
+
+
+@pytest.mark.parametrize(("source", "expected"), [
+    ("The committee awarded the prize to the young poet.", "The committee awarded the young poet the prize."),
+    ("He sent his mother a long letter.", "He sent a long letter to his mother."),
+    ("I will show you the garden.", "I will show the garden to you."),
+])
+def test_dative_shifts_either_way(nlp, source, expected):
+    assert expected in _texts(nlp, "dative-shift", source)
+
+
+@pytest.mark.parametrize("source", [
+    "She sent the parcel to London.",  # a place is no recipient
+    "She gave it to Anna.",  # a pronoun theme stays first
+    "He gave his brother a call.",  # a light verb
+    "Give the plan a try.",  # not a person
+    "She explained the rules to the children.",  # "explain" does not alternate
+    "He gave the children the books that he had bought in Paris.",  # a heavy theme
+    "They brought the food to the hungry people of the northern villages.",  # a heavy recipient
+    "Rob gave her an angry scowl.",  # a look given is not handed over
+    "She paid attention to Anna and her sister's plans.",  # a light verb, a "to" phrase that goes on
+    "She sent the boy to his aunt.",  # a person sent somewhere: caused motion
+])
+def test_dative_shift_leaves_alone(nlp, source):
+    assert _texts(nlp, "dative-shift", source) == []
+
+
+def _frame(text: str, anchor: str, **args: str) -> Sentence:
+    def span(phrase: str, label: str | None = None) -> Span:
+        start = text.index(phrase)
+        return Span(start, start + len(phrase), label)
+
+    return Sentence("s1", text, [Structure("frame", "Giving", span(anchor, "give.v"),
+                                           [span(p, label) for label, p in args.items()])])
+
+
+def test_dative_shift_carries_the_recipient_with_its_preposition():
+    """FrameNet and PropBank put the "to" inside the recipient's span: a new one joins it, a lost one leaves it."""
+    from paraspan.generate.rewrite.generator import rewrite_sentence
+
+    rules = RuleSet([rewrite_rules.get("dative-shift")])
+    out = rewrite_sentence(_frame("She gave Anna the keys.", "gave", Donor="She", Recipient="Anna", Theme="the keys"),
+                           rules)
+    assert [o.text for o in out] == ["She gave the keys to Anna."]
+    spans = {a.label: out[0].text[a.start:a.end] for a in out[0].structures[0].args}
+    assert spans == {"Donor": "She", "Recipient": "to Anna", "Theme": "the keys"}
+    back = rewrite_sentence(_frame("She gave the keys to Anna.", "gave", Donor="She", Recipient="to Anna",
+                                   Theme="the keys"), rules)
+    assert [o.text for o in back] == ["She gave Anna the keys."]
+    spans = {a.label: back[0].text[a.start:a.end] for a in back[0].structures[0].args}
+    assert spans == {"Donor": "She", "Recipient": "Anna", "Theme": "the keys"}
+
