@@ -203,7 +203,11 @@ def test_v5_relative_clause_agreement_cleft_capital_from_the_downstream_judgment
     assert _texts(nlp, "extract-relative-clause", "He thanked the nurses , who were kind to him .") == [
         "He thanked the nurses. The nurses were kind to him."]
     assert _texts(nlp, "it-cleft", "Disease took a heavy toll on the army .") == []
-    assert _texts(nlp, "it-cleft", "Drought took a further toll .") == ["It was drought that took a further toll ."]
+    # a bare singular noun that starts the sentence is declined since it-cleft v10: the tagger's NN does not
+    # tell "Drought took …" from a name it missed ("Victor roared …" → "It was victor that …"; exemplars-k)
+    assert _texts(nlp, "it-cleft", "Drought took a further toll .") == []
+    assert _texts(nlp, "it-cleft", "The drought took a further toll .") == [
+        "It was the drought that took a further toll ."]
 
 
 def test_v5_an_appositive_with_its_own_finite_verb_is_a_clause(nlp):
@@ -746,6 +750,14 @@ def test_exemplar_judgments_k(nlp):
                   "plan and wants it to go .") == []
     assert _texts(nlp, "split-conjoined-vp", "He grinned and stroked his whiskers .") == [
         "He grinned. He stroked his whiskers ."]
+    # it-cleft v10, front-trailing-adverbial v14, extract-appositive v16 (found at the end of that session)
+    assert _texts(nlp, "it-cleft", "Victor roared with good humour .") == []  # a name the tagger missed
+    assert _texts(nlp, "it-cleft", "The crowd roared with good humour .") == [
+        "It was the crowd that roared with good humour ."]
+    assert _texts(nlp, "front-trailing-adverbial", "This chapter gives an outline of the law as it relates to the "
+                  "work of a nurse .") == []
+    assert _texts(nlp, "extract-appositive", "She found herself envying the easy talk between her cousins , the "
+                  "noisy informality of meals , the laughter and bustle and hugs .") == []
 
 
 def test_genitive_carries_a_noun_targets_of_phrase():

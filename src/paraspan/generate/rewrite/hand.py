@@ -451,6 +451,10 @@ def extract_appositive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         # noun with appositives: "Cozy is warm atmosphere" invents a claim
         if n.dep_ == "ROOT" or _children(m, "conj", "appos"):
             continue
+        if any(doc[i].dep_ == "conj" and min(subtree(doc[i])) > 0 and doc[min(subtree(doc[i])) - 1].text == ","
+               for i in ids):
+            continue  # a list goes on inside it: "envying the banter, the informality of meals, the laughter
+            # and hugs" names three things envied, not one (exemplars-k)
         # "Leeds, England" is a name and the place it lies in ("Leeds is England" is false); an item of a list
         # ("…, Salem, Union, Wayne.") is no apposition either
         if (m.ent_type_ in _PLACES and n.pos_ == "PROPN") or n.dep_ == "conj" or _children(n, "conj"):
@@ -714,6 +718,11 @@ def _measured_since(doc: Doc, v: Token, ids: list[int]) -> bool:
         c.dep_ == "aux" and c.lemma_ == "have" for c in v.children)
 
 
+#: verbs of an "as" clause that limits the noun before it ("the law as it relates to hotels", "the
+#: rules as they stand"): fronted, it would limit the whole clause
+_RESTRICTING_AS = frozenset({"relate", "apply", "pertain", "stand", "concern", "affect", "exist", "appear", "define"})
+
+
 def front_trailing_adverbial(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
     """"He sold the farm in 1998." → "In 1998, he sold the farm." """
     out = []
@@ -758,6 +767,9 @@ def front_trailing_adverbial(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             if m.dep_ == "advcl" and any(c.dep_ == "mark" and c.lower_ == "as" for c in m.children) and any(
                     t.lower_ == "as" for t in sent if t.i < min(subtree(m))):
                 continue  # the second half of "as much X, as Y" (fn-cascade-exemplars-b)
+            if m.dep_ == "advcl" and m.lemma_.lower() in _RESTRICTING_AS and any(
+                    c.dep_ == "mark" and c.lower_ == "as" for c in m.children):
+                continue  # "the law as it relates to …" limits the noun before it, not the clause (exemplars-k)
             # the phrase must modify the root itself, not a verb inside its complement: spaCy
             # attaches "in asset purchase" to "was" in "it was CES acquired by ENA in asset purchase"
             # when the participle is a complement; fronting it there moves it out of its clause
@@ -1245,6 +1257,9 @@ def it_cleft(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue  # a capital that may only start the sentence: "It was Disease that …" (fn-ds-s0)
         if len(s_ids) == 1 and subj.tag_ == "NNS":
             continue  # a bare plural: "Examples include …" → "It is examples that include …" (train-i)
+        if len(s_ids) == 1 and subj.tag_ == "NN" and first.text[:1].isupper():
+            continue  # a bare singular noun that starts the sentence may be a name the tagger missed:
+            # "Victor roared …" → "It was victor that roared" (exemplars-k)
         if v.lemma_ in {"include", "comprise", "contain", "consist"}:
             continue  # a list's verb: "It is its former editors that include …" (wikiann-cascade-e)
         if any(doc[i].lower_ == "and" and i > s_ids[0] and _past_form(doc[i - 1].lower_) for i in s_ids):
@@ -1421,7 +1436,9 @@ EXTRACT_APPOSITIVE = Rule("extract-appositive", "extraction", "hand", extract_ap
                           # v13: none after a closing quotation mark, which the main sentence kept (wikiann-cascade-e);
                           # v14: none of a bare common noun: its copy makes a claim about all of them (exemplars-e);
                           # v15: the copy keeps a hyphenated word whole (exemplars-h)
-                          version="15")
+                          # v16: none that a list goes on inside ("the banter, the informality of meals, the
+                          # laughter and hugs"; exemplars-k)
+                          version="16")
 EXTRACT_RELATIVE_CLAUSE = Rule("extract-relative-clause", "extraction", "hand", extract_relative_clause,
                                description="non-restrictive who/which clause → its own sentence",
                                example="The examiner, who was kind, left. → The examiner left. The examiner was kind.",
@@ -1487,7 +1504,9 @@ FRONT_TRAILING_ADVERBIAL = Rule("front-trailing-adverbial", "reorder", "hand", f
                                 # "as much X, as Y" (fn-cascade-exemplars-b); v10: no coordinated phrases (-c);
                                 # v11: no other verb between the main verb and the phrase (-d);
                                 # v12: not after a dash (-e); v13: no dash anywhere before it ("-- indeed, in …"; -h)
-                                version="13")
+                                # v14: not an "as" clause that limits the noun before it ("the law as it
+                                # relates to"; exemplars-k)
+                                version="14")
 PP_TO_GENITIVE = Rule("pp-to-genitive", "genitive", "hand", pp_to_genitive,
                       description="the N of the M → the M's N",
                       example="The arrival of the train was late. → The train's arrival was late.",
@@ -1573,7 +1592,9 @@ IT_CLEFT = Rule("it-cleft", "insertion", "hand", it_cleft,
                 # v9: the first word of a name the tagger split keeps its capital ("It is topic Map
                 # methods that …"; core._lowerable, for every rule that lower-cases a moved first word;
                 # wikiann-cascade-h)
-                version="9")
+                # v10: nor of a bare singular noun that starts the sentence, maybe a missed name ("Victor
+                # roared"; exemplars-k)
+                version="10")
 INSERT_THAT = Rule("insert-that", "insertion", "hand", insert_that,
                    description='add the complementizer "that" before a verb\'s complement clause',
                    example="He said the plan failed. → He said that the plan failed.",
