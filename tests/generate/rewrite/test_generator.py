@@ -218,3 +218,18 @@ def test_connective_and_attribution_moves_carry_every_span_with_its_words(rewrit
     assert rw.text[st.anchor.start:st.anchor.end] == "according to"
     assert [(a.label, rw.text[a.start:a.end]) for a in st.args] == [
         ("Speaker", "the ministry"), ("Proposition", "The mill closed in May")]
+
+
+def test_a_discontinuous_target_gets_no_rewrite():
+    """The output's anchor would be the target's first piece alone: "rang a vague bell" came out with the
+    anchor "rang a" (fn-cascade-exemplars-k). The substituter, infilling and sister-LU baselines decline it too."""
+    text = "The name rang a vague bell ."
+    structure = Structure("frame", "Evoking", Span(9, 15, "ring a bell.v"), [Span(0, 8, "Stimulus")],
+                          extra={"anchor_rest": [[23, 27]]})
+    sentence = Sentence("s1", text, [structure])
+    gen = Rewriter(RuleSet(hand_rules()), nlp=load_spacy())
+    result = gen.generate(GenerationRequest("r", text, sentence=sentence, structure=0))
+    assert result.candidates == [] and result.note == "a discontinuous anchor"
+    plain = Structure("frame", "Evoking", Span(9, 15, "ring a bell.v"), [Span(0, 8, "Stimulus")])
+    assert gen.generate(GenerationRequest("r", text, sentence=Sentence("s1", text, [plain]), structure=0)).candidates
+

@@ -156,6 +156,12 @@ class Rewriter:
         """Rewrites of ``request.text``. ``keep`` spans — and the anchor of the structure being
         augmented — are protected from lexical substitution, and rewrites that change a kept
         span's text are dropped; ``ban`` does not apply (rules keep the words)."""
+        if request.sentence is not None and request.structure is not None and \
+                request.sentence.structures[request.structure].extra.get("anchor_rest"):
+            # a discontinuous target ("rang a vague bell"): the output's anchor would be its first piece
+            # alone (the further pieces' offsets do not carry over; fn-cascade-exemplars-k)
+            self.counts["skipped_discontinuous_anchor"] += 1
+            return GenerationResult(request, [], note="a discontinuous anchor")
         doc = self.nlp(request.text)
         tokens = doc_tokens(doc)
         spans = list(request.keep)
