@@ -131,6 +131,10 @@ def test_a_verb_keeps_its_form_and_capitals_stay_capitals():
     assert not fits("push", "thrust", ["It", "was", "cold", "and", "he"], ["his"], "v")
     assert fits("pushed", "thrust", ["and", "he"], ["his"], "v") and fits("place", "put", ["able", "to"], ["it"], "v")
     assert fits("place", "put", ["the", "mattress", "and"], ["cushions"], "v")  # a coordinated base form
+    # where the parse says which form it is, that decides: "picked up the shoes … and put them" is past
+    assert not fits("place", "put", ["hearth", "and"], ["them"], "v", "VBD")
+    assert fits("placed", "put", ["hearth", "and"], ["them"], "v", "VBD")
+    assert fits("place", "put", ["the", "mattress", "and"], ["cushions"], "v", "VB")
     assert _substituter(ScriptedBackend([]), samples=1).clean("friend", "AMIGO") == "FRIEND"
 
 

@@ -160,11 +160,14 @@ _FUNCTION_WORDS = {"a", "an", "the", "and", "or", "but", "of", "to", "in", "on",
                    "as", "that", "is", "are", "was", "were", "be", "been", "has", "have", "had", "it", "its"}
 
 
-def fits(form: str, old: str, before: Sequence[str], after: Sequence[str], pos: str | None) -> bool:
+def fits(form: str, old: str, before: Sequence[str], after: Sequence[str], pos: str | None,
+         tag: str | None = None) -> bool:
     """Whether ``form`` can stand where ``old`` stood: it does not repeat the word next to it
     ("nuclear nuclear weapons" for "nuclear bombs") or a content word of the three before it, a
     noun keeps its number ("their selected representatives will" for "legislator": a plural where
-    the sentence has one) and a verb its form ("had" or "have" for "has")."""
+    the sentence has one) and a verb its form ("had" or "have" for "has"; ``tag``, the parse's Penn tag
+    of the old verb, decides where its past and base forms are one word: "picked up the shoes and
+    put them" is past, and "place" for it is not)."""
     words = form.lower().split()
     if (before and words[0] == before[-1].lower()) or (after and words[-1] == after[0].lower()):
         return False
@@ -192,9 +195,13 @@ def fits(form: str, old: str, before: Sequence[str], after: Sequence[str], pos: 
         if ({"VBD/VBN", "VB/VBP"} <= was_tags and "VBD/VBN" not in now_tags and before
                 and before[-1].lower() in _PAST_AFTER):
             return False
+        if {"VBD/VBN", "VB/VBP"} <= was_tags and tag in _TAG_CLASS and _TAG_CLASS[tag] not in now_tags:
+            return False  # "… and put them" (VBD) → "and place them" (fn-cascade-exemplars-alternation)
     return True
 
 
+#: the class of :func:`_verb_tags` a Penn tag falls in
+_TAG_CLASS = {"VBD": "VBD/VBN", "VBN": "VBD/VBN", "VB": "VB/VBP", "VBP": "VB/VBP"}
 #: subject pronouns after which a verb with one past and base form ("he put") is taken as past
 _PAST_AFTER = {"he", "she", "it", "who", "which", "that"}
 
@@ -323,6 +330,7 @@ class Substituter:
         # spaCy (the pipeline's anchor tagger), loaded for the first anchor whose label has no part of speech
         self._tagger = AnchorTagger()
         self._parsed: dict[tuple[str, int, int], str | None] = {}
+        self._tags: dict[tuple[str, int, int], str | None] = {}
         self._docs: dict[str, Any] = {}  # the last sentence's parse, for its context word
         if min_back_votes is None:
             min_back_votes = min_votes
@@ -631,6 +639,15 @@ class Substituter:
                           start, end, t.tag_))
         return [f[1:] for f in sorted(found)]
 
+    def _anchor_tag(self, text: str, start: int, end: int) -> str | None:
+        """The Penn tag of the first word of ``text[start:end]`` in a spaCy parse of ``text`` (cached)."""
+        key = (text, start, end)
+        if key not in self._tags:
+            doc = self._tagger.nlp(text)
+            words = [t for t in doc if t.idx < end and t.idx + len(t.text) > start and not t.is_punct]
+            self._tags[key] = words[0].tag_ if words else None
+        return self._tags[key]
+
     def _anchor_pos(self, text: str, anchor: Span) -> str | None:
         """The anchor's part of speech: its label's LU suffix, else (a PropBank roleset, an entity
         type) the UPOS of its first word in a spaCy parse of the sentence, as a FrameNet suffix."""
@@ -658,11 +675,12 @@ class Substituter:
         after = _WORDS.findall(sentence.text[job.end:])
         pos = job.pos
         own = _word_lemmas(old)
+        tag = job.tag if job.context else (self._anchor_tag(sentence.text, job.start, job.end) if pos == "v" else None)
         for sample in job.samples:
             form = self.clean(sample.text, old)
             # another form of the anchor itself is no substitute ("is" → "are", "was" → "were")
             if form is None or job.bans.find_leaks(form) or _word_lemmas(form) & own or not fits(
-                    form, old, before[-3:], after[:4], pos) or not self.means_the_same(form, old) or (
+                    form, old, before[-3:], after[:4], pos, tag) or not self.means_the_same(form, old) or (
                     job.context and not self.context_fits(form, old, job.tag)):
                 rejected += 1
                 continue
