@@ -135,6 +135,10 @@ def test_a_verb_keeps_its_form_and_capitals_stay_capitals():
     assert not fits("place", "put", ["hearth", "and"], ["them"], "v", "VBD")
     assert fits("placed", "put", ["hearth", "and"], ["them"], "v", "VBD")
     assert fits("place", "put", ["the", "mattress", "and"], ["cushions"], "v", "VB")
+    # a participle needs a participle: "…, evinced by the photographs" → "showed by" (fn-cascade-exemplars-l)
+    assert not fits("showed", "evinced", ["rank", ","], ["by", "the"], "v", "VBN")
+    assert fits("shown", "evinced", ["rank", ","], ["by", "the"], "v", "VBN")
+    assert fits("showed", "evinced", ["she"], ["her", "anger"], "v", "VBD")
     assert _substituter(ScriptedBackend([]), samples=1).clean("friend", "AMIGO") == "FRIEND"
 
 

@@ -195,6 +195,8 @@ def fits(form: str, old: str, before: Sequence[str], after: Sequence[str], pos: 
         if ({"VBD/VBN", "VB/VBP"} <= was_tags and "VBD/VBN" not in now_tags and before
                 and before[-1].lower() in _PAST_AFTER):
             return False
+        if tag == "VBN" and not _participle(form.split()[0]):
+            return False  # "…, evinced by the photographs" → "showed by" (a past, no participle; exemplars-l)
         if {"VBD/VBN", "VB/VBP"} <= was_tags and tag in _TAG_CLASS and _TAG_CLASS[tag] not in now_tags:
             return False  # "… and put them" (VBD) → "and place them" (fn-cascade-exemplars-alternation)
     return True

@@ -75,6 +75,7 @@ def test_dative_shifts_either_way(nlp, source, expected):
     "Rob gave her an angry scowl.",  # a look given is not handed over
     "She paid attention to Anna and her sister's plans.",  # a light verb, a "to" phrase that goes on
     "She sent the boy to his aunt.",  # a person sent somewhere: caused motion
+    "If the Lord will bring me safe home again , I will serve him .",  # a place (fn-cascade-exemplars-l)
 ])
 def test_dative_shift_leaves_alone(nlp, source):
     assert _texts(nlp, "dative-shift", source) == []

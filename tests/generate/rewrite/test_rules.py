@@ -776,3 +776,18 @@ def test_genitive_carries_a_noun_targets_of_phrase():
     structure = out[0].structures[0]
     assert out[0].text[structure.anchor.start:structure.anchor.end] == "arrival"
     assert [out[0].text[a.start:a.end] for a in structure.args] == ["The train's"]
+
+
+def test_exemplar_judgments_l(nlp):
+    """fn-cascade-exemplars-l (patterns re-written here): split-conjoined-vp v9, it-cleft v11, pp-to-genitive v16."""
+    # a fronted phrase the parser took for a second subject was copied as the subject
+    assert _texts(nlp, "split-conjoined-vp", "The first of its kind in Wales , this course teaches a strong German "
+                  "element and has been developed with industry .") == []
+    # a verb read as a noun leaves an "and" with nothing after it inside the subject
+    assert _texts(nlp, "it-cleft", "The sledge bucks on an uneven hummock and throws me off .") == []
+    # a clause without "that" goes on from the possessor
+    assert _texts(nlp, "pp-to-genitive", "Then his worried gaze met the shining eyes above the white patch of the "
+                  "handkerchief the girl was holding at her chin .") == []
+    assert _texts(nlp, "pp-to-genitive", "His gaze met the white patch of the handkerchief .") == [
+        "His gaze met the handkerchief's white patch."]
+

@@ -65,6 +65,8 @@ _JOINS = frozenset({("up", "to"), ("out", "of"), ("on", "to"), ("in", "to"), ("o
 #: phrasal verbs whose particle stays before a noun object: "take on a matronly look" is no "take a
 #: matronly look on"
 _NOT_SHIFTED = frozenset({("take", "on"), ("start", "up"), ("come", "up"), ("go", "over")})
+#: nouns that are places or ways, not things handed over: "bring me safe home" is no "bring safe home to me"
+_NOT_THEMES = frozenset({"home", "way", "somewhere", "anywhere", "everywhere", "nowhere", "back", "here", "there"})
 #: objects of a light "give"/"show" with no prepositional form ("gave him a call" is no "gave a call to him")
 _LIGHT_OBJECTS = frozenset({"call", "ring", "try", "go", "chance", "break", "hand", "look", "glance", "smile", "nod",
                             "wink", "kiss", "hug", "push", "shove", "lift", "ride", "thought", "damn", "shot", "hell",
@@ -165,7 +167,7 @@ def dative_shift(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         obj = _child(v, "dobj")
         dative = _child(v, "dative") or next((c for c in v.children if c.dep_ == "prep" and c.lower_ == "to"
                                               and obj is not None and c.i > obj.i), None)
-        if obj is None or dative is None or not _nominal(obj) or obj.lemma_.lower() in _LIGHT_OBJECTS:
+        if obj is None or dative is None or not _nominal(obj) or obj.lemma_.lower() in _LIGHT_OBJECTS | _NOT_THEMES:
             continue
         theme = subtree(obj)
         if not _movable(doc, theme, MAX_OBJECT + 1):
@@ -207,4 +209,6 @@ PARTICLE_SHIFT = Rule("particle-shift", "reorder", "hand", particle_shift,
                       example="He turned off the light. → He turned the light off.")
 DATIVE_SHIFT = Rule("dative-shift", "reorder", "hand", dative_shift,
                     description="a verb of giving trades its double object for a 'to' phrase, or back",
-                    example="She gave Anna the keys. → She gave the keys to Anna.")
+                    example="She gave Anna the keys. → She gave the keys to Anna.",
+                    # v2: no theme that is a place or a way ("bring me safe home"; fn-cascade-exemplars-l)
+                    version="2")

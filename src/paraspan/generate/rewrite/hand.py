@@ -899,6 +899,9 @@ def split_conjoined_vp(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         stop = final_punct(v)
         if subj is None or stop is None or subj.i > v.i:
             continue
+        if len(_children(v, "nsubj", "nsubjpass")) > 1:
+            continue  # two subjects, a misparse: "The first of its kind in Scotland, this course incorporates …
+            # and has been …" copied "The first of its kind" (exemplars-l)
         for c in v.children:
             if c.dep_ != "conj" or c.pos_ != "VERB" or _child(c, "nsubj", "nsubjpass", "expl") is not None:
                 continue
@@ -959,6 +962,9 @@ def pp_to_genitive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         o_ids = subtree(o)
         n_ids = subtree(n)
         after = o_ids[-1] + 1
+        if after < len(doc) and (doc[after].pos_ in {"DET", "PRON"} or doc[after].tag_ == "PRP$"):
+            continue  # a clause without "that" goes on from the possessor: "the patch of the handkerchief the
+            # man was holding" → "the handkerchief's patch the man was holding" (exemplars-l)
         cut = after + 1 < len(doc) and doc[after].text == "," and (
             doc[after + 1].pos_ in {"ADJ", "DET", "NOUN", "PROPN"} or doc[after + 1].dep_ == "amod")
         if cut:
@@ -1266,6 +1272,9 @@ def it_cleft(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue  # "A bell rang and Pete swung …": the parser took "rang" for a noun (exemplars-e)
         if _quantified(subj):
             continue  # "It is many people that find …" (exemplars-g)
+        if any(doc[i].dep_ == "cc" and _child(doc[i].head, "conj") is None for i in s_ids):
+            continue  # an "and" with nothing after it: "The sledge bucks on a hummock and throws me off" took
+            # "bucks" for a noun (exemplars-l)
         finite = sum(1 for t in sent if t.tag_ in {"VBD", "VBZ", "VBP", "MD"})
         gap = [i for i in range(s_ids[-1] + 1, v.i) if doc[i].dep_ not in {"advmod", "aux", "neg"}]
         if finite != 1 or gap:
@@ -1484,7 +1493,8 @@ SPLIT_CONJOINED_VP = Rule("split-conjoined-vp", "split", "hand", split_conjoined
                           # v7: a copied "tail-in" stays one word (exemplars-h);
                           # v8: no quotation as the subject, no subject with an exception ("apart from X";
                           # exemplars-k)
-                          version="8")
+                          # v9: not with two subjects, a misparse (exemplars-l)
+                          version="9")
 MOVE_LEADING_ADVERBIAL = Rule("move-leading-adverbial", "reorder", "hand", move_leading_adverbial,
                               description="sentence-initial PP/adverbial clause → end of the clause",
                               example="In 1998, he sold it. → He sold it in 1998.",
@@ -1523,7 +1533,8 @@ PP_TO_GENITIVE = Rule("pp-to-genitive", "genitive", "hand", pp_to_genitive,
                       # "on the basis of" (-d); v13: nor "at the sight of" and other nouns whose of-phrase
                       # is what is seen or thought of (-f); v14: nor "from the direction of" (-g); v15: an
                       # argument "of the train" becomes "the train's" (was lost with its "of")
-                      version="15")
+                      # v16: none before a clause without "that" (exemplars-l)
+                      version="16")
 GENITIVE_TO_PP = Rule("genitive-to-pp", "genitive", "hand", genitive_to_pp,
                       description="the M's N → the N of the M",
                       example="The train's arrival was late. → The arrival of the train was late.",
@@ -1594,7 +1605,8 @@ IT_CLEFT = Rule("it-cleft", "insertion", "hand", it_cleft,
                 # wikiann-cascade-h)
                 # v10: nor of a bare singular noun that starts the sentence, maybe a missed name ("Victor
                 # roared"; exemplars-k)
-                version="10")
+                # v11: nor of a subject with a dangling "and" ("The sledge bucks on … and"; exemplars-l)
+                version="11")
 INSERT_THAT = Rule("insert-that", "insertion", "hand", insert_that,
                    description='add the complementizer "that" before a verb\'s complement clause',
                    example="He said the plan failed. → He said that the plan failed.",
