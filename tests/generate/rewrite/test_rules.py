@@ -791,3 +791,18 @@ def test_exemplar_judgments_l(nlp):
     assert _texts(nlp, "pp-to-genitive", "His gaze met the white patch of the handkerchief .") == [
         "His gaze met the handkerchief's white patch."]
 
+
+def test_exemplar_judgments_alternation(nlp):
+    """fn-cascade-exemplars-alternation (patterns re-written here): split-conjoined-vp v10, split-conjoined-clauses
+    v9, extract-appositive v17, pp-to-genitive v17."""
+    assert _texts(nlp, "split-conjoined-vp", '` You and your Private Detective , " said Dolly , and pulled her coat up , '
+                  "revealing her white scarf .") == []
+    assert _texts(nlp, "split-conjoined-clauses", "Did n't they all know about the strange visit of the wolf last "
+                  "winter , and how it had roamed the valley , stealing lambs from the farms .") == []
+    assert _texts(nlp, "extract-appositive", "The retired teacher , who lives at the Cedars , Great Ayton , wrote a "
+                  "book .") == []  # a name after a relative clause
+    assert _texts(nlp, "extract-appositive", "He lives in the Laurels , Upper Bolton , with his wife .") == []  # an address
+    assert _texts(nlp, "pp-to-genitive", "She put the glasses down to the right of each plate .") == []
+    assert _texts(nlp, "split-conjoined-clauses", "He came home , and she stayed at the office .") == [
+        "He came home. She stayed at the office ."]
+

@@ -111,7 +111,8 @@ _PART_NOUNS = {"majority", "minority", "rest", "number", "time", "part", "half",
                "top", "bottom", "front", "back", "middle", "edge",  # "near the top of the list" (train-e)
                "tip", "side", "center", "centre", "corner", "heart", "foot", "base", "surface", "summit", "rim",
                "interior", "outskirts", "periphery",  # "at the tip of the road" (train-i)
-               "north", "south", "east", "west", "northeast", "northwest", "southeast", "southwest"}  # (train-m)
+               "north", "south", "east", "west", "northeast", "northwest", "southeast", "southwest",  # (train-m)
+               "right", "left"}  # "to the right of each place" (exemplars-alternation)
 
 _NAMING_NOUNS = {"city", "town", "village", "state", "province", "county", "country", "island", "republic",
                  "kingdom", "region", "district", "port", "capital", "name", "month", "year", "day", "river",
@@ -459,6 +460,12 @@ def extract_appositive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         # ("…, Salem, Union, Wayne.") is no apposition either
         if (m.ent_type_ in _PLACES and n.pos_ == "PROPN") or n.dep_ == "conj" or _children(n, "conj"):
             continue
+        if any(c.dep_ in {"relcl", "acl"} and n.i < c.i < m.i for c in n.children):
+            continue  # after a relative clause a bare name belongs to the clause's last noun: "The teacher,
+            # who lives at the Cedars, Great Ayton, wrote …" → "The teacher was Great Ayton" (exemplars-alternation)
+        if n.pos_ == "PROPN" and m.pos_ == "PROPN" and not _children(m, "det", "prep"):
+            continue  # two bare names: an address ("the Spinney, Middleton St George": a house and its
+            # village, "The Spinney was Middleton St George"; exemplars-alternation) or a name and its place
         if _has_own_clause(doc, m, ids):
             continue  # "than the Romans, the Greeks used …": the "appositive" is the main clause
         if doc[ids[0]].pos_ in {"ADV", "ADP", "SCONJ", "CCONJ"}:
@@ -872,6 +879,10 @@ def split_conjoined_clauses(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
                 continue  # a condition or "not only" over both clauses (relations-equivalence-rules)
             if not _finite(v) or _child(c, "mark") is not None:
                 continue  # no clause to stand alone: a misread coordinated subject, or "…, and that Y"
+            if doc[c_ids[0]].tag_ in {"WRB", "WP", "WDT"} or doc[sent.start].tag_ == "MD" or (
+                    doc[sent.start].lemma_ in {"do", "be", "have"} and doc[sent.start].dep_ in {"aux", "auxpass"}):
+                continue  # a question, or an embedded "how …" joined to an object: "Did they know about X,
+                # and how it had …" → "… X. How it had …" (exemplars-alternation)
             if any(t.dep_ == "parataxis" and t.i < cc_i for t in v.children):
                 continue  # "X, he said, but Y": Y is reported too, and would be asserted on its own
             if any(doc[i].pos_ in {"VERB", "AUX"} and _child(doc[i], "det") is not None for i in first):
@@ -914,6 +925,9 @@ def split_conjoined_vp(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
                 continue  # "A woman drove … . A woman asked …": the copy names someone new (exemplars-g)
             if any(doc[i].text in _QUOTE_MARKS or doc[i].text in {"!", "?"} for i in s_ids):
                 continue  # a misparsed quotation as the subject: "` That ! " said Orrie …, and pointed …" (exemplars-k)
+            if any(doc[i].is_quote or doc[i].text in _QUOTE_MARKS for i in range(sent.start, v.i)):
+                continue  # a quotation before the verb ("` You and your X , " said Dolly , and pulled …"): its
+                # words are no subject, whatever the parse (exemplars-alternation)
             between = doc[s_ids[-1] + 1 : v.i].text.lower()
             if any(f" {w} " in f" {between} " for w in ("apart from", "except", "other than", "besides", "excluding")):
                 continue  # the copy would drop the exception: "The whole board, apart from X, is …" (exemplars-k)
@@ -1447,7 +1461,9 @@ EXTRACT_APPOSITIVE = Rule("extract-appositive", "extraction", "hand", extract_ap
                           # v15: the copy keeps a hyphenated word whole (exemplars-h)
                           # v16: none that a list goes on inside ("the banter, the informality of meals, the
                           # laughter and hugs"; exemplars-k)
-                          version="16")
+                          # v17: none of two bare names (an address), none after a relative clause
+                          # (exemplars-alternation)
+                          version="17")
 EXTRACT_RELATIVE_CLAUSE = Rule("extract-relative-clause", "extraction", "hand", extract_relative_clause,
                                description="non-restrictive who/which clause → its own sentence",
                                example="The examiner, who was kind, left. → The examiner left. The examiner was kind.",
@@ -1481,7 +1497,8 @@ SPLIT_CONJOINED_CLAUSES = Rule("split-conjoined-clauses", "split", "hand", split
                                # v8: no first part holding a noun read as a verb (exemplars-h, refused),
                                # no subject that is a preposition's object ("and before marriage
                                # published …"; exemplars-i)
-                               version="8")
+                               # v9: not in a question, nor before a "how …" joined to an object (exemplars-alternation)
+                               version="9")
 SPLIT_CONJOINED_VP = Rule("split-conjoined-vp", "split", "hand", split_conjoined_vp,
                           description="conjoined verb phrases → two sentences, subject copied",
                           example="He came and saw the city. → He came. He saw the city.",
@@ -1494,7 +1511,8 @@ SPLIT_CONJOINED_VP = Rule("split-conjoined-vp", "split", "hand", split_conjoined
                           # v8: no quotation as the subject, no subject with an exception ("apart from X";
                           # exemplars-k)
                           # v9: not with two subjects, a misparse (exemplars-l)
-                          version="9")
+                          # v10: no quotation before the verb (exemplars-alternation)
+                          version="10")
 MOVE_LEADING_ADVERBIAL = Rule("move-leading-adverbial", "reorder", "hand", move_leading_adverbial,
                               description="sentence-initial PP/adverbial clause → end of the clause",
                               example="In 1998, he sold it. → He sold it in 1998.",
@@ -1534,7 +1552,8 @@ PP_TO_GENITIVE = Rule("pp-to-genitive", "genitive", "hand", pp_to_genitive,
                       # is what is seen or thought of (-f); v14: nor "from the direction of" (-g); v15: an
                       # argument "of the train" becomes "the train's" (was lost with its "of")
                       # v16: none before a clause without "that" (exemplars-l)
-                      version="16")
+                      # v17: nor of "the right/left of" (exemplars-alternation)
+                      version="17")
 GENITIVE_TO_PP = Rule("genitive-to-pp", "genitive", "hand", genitive_to_pp,
                       description="the M's N → the N of the M",
                       example="The train's arrival was late. → The arrival of the train was late.",
