@@ -44,6 +44,11 @@ def test_particle_moves_either_way(nlp, source, expected):
     "They are tracking down the men responsible.",  # a word after the noun
     "The words took on a new meaning.",  # "took a new meaning on" is not said
     "The fans lapped up every minute to the end.",  # "up to" would read as one
+    # fn-cascade-exemplars-alternation-b (patterns re-written here)
+    "Only then will they take the unions up on their offer of help.",  # an idiom
+    "The essays will make up the second volume.",  # "make the second volume up" would be inventing it
+    "They are licensed to carry on banking business.",  # continue
+    "She took time off from writing to visit him.",  # an idiom
 ])
 def test_particle_shift_leaves_alone(nlp, source):
     assert _texts(nlp, "particle-shift", source) == []
@@ -75,6 +80,8 @@ def test_dative_shifts_either_way(nlp, source, expected):
     "Rob gave her an angry scowl.",  # a look given is not handed over
     "She paid attention to Anna and her sister's plans.",  # a light verb, a "to" phrase that goes on
     "She sent the boy to his aunt.",  # a person sent somewhere: caused motion
+    "The new tools gave rise to small industries.",  # an idiom (fn-cascade-exemplars-alternation-b)
+    "They give you a good rollicking and leave it at that.",  # a scolding given
     "If the Lord will bring me safe home again , I will serve him .",  # a place (fn-cascade-exemplars-l)
 ])
 def test_dative_shift_leaves_alone(nlp, source):

@@ -58,13 +58,17 @@ _MOTION = frozenset({"look", "go", "come", "walk", "run", "climb", "stare", "gaz
 #: "turned in her direction"), and the other order is not said
 _NOT_PARTICLE_OBJECTS = frozenset({"noun.location", "noun.object", "noun.body"})
 #: fixed objects of an idiom: "worked his way up", "bringing up the rear", "turned on his heel"
-_IDIOM_OBJECTS = frozenset({"way", "rear", "heel", "heels", "tail"})
+#: ("took time off": exemplars-alternation-b)
+_IDIOM_OBJECTS = frozenset({"way", "rear", "heel", "heels", "tail", "time"})
 #: a particle and the preposition after the object that would read as one with it once the particle
 #: follows the object ("lapped every second up to the story-line")
 _JOINS = frozenset({("up", "to"), ("out", "of"), ("on", "to"), ("in", "to"), ("off", "of"), ("down", "to")})
 #: phrasal verbs whose particle stays before a noun object: "take on a matronly look" is no "take a
 #: matronly look on"
-_NOT_SHIFTED = frozenset({("take", "on"), ("start", "up"), ("come", "up"), ("go", "over")})
+_NOT_SHIFTED = frozenset({("take", "on"), ("start", "up"), ("come", "up"), ("go", "over"),
+                          # "will make up the next book" (constitute) is no "make the next book up" (invent);
+                          # "carry on business" (continue) no "carry business on" (exemplars-alternation-b)
+                          ("make", "up"), ("carry", "on")})
 #: nouns that are places or ways, not things handed over: "bring me safe home" is no "bring safe home to me"
 _NOT_THEMES = frozenset({"home", "way", "somewhere", "anywhere", "everywhere", "nowhere", "back", "here", "there"})
 #: objects of a light "give"/"show" with no prepositional form ("gave him a call" is no "gave a call to him")
@@ -76,7 +80,9 @@ _LIGHT_OBJECTS = frozenset({"call", "ring", "try", "go", "chance", "break", "han
                             "attention", "lot", "bit", "deal", "heed", "notice", "regard", "thanks", "birth",
                             # a look or a gesture given to someone: "gave her a scowl" is no "gave a scowl to her"
                             "scowl", "frown", "grin", "wave", "shrug", "stare", "squeeze", "pat", "nudge", "slap",
-                            "punch", "thump", "grimace", "sneer", "salute", "cuddle", "beating", "hiding"})
+                            "punch", "thump", "grimace", "sneer", "salute", "cuddle", "beating", "hiding",
+                            # a scolding, and "give rise to" (exemplars-alternation-b)
+                            "rollicking", "telling-off", "talking-to", "dressing-down", "ticking-off", "rise"})
 _RECIPIENT_PRONOUNS = frozenset({"me", "you", "him", "her", "us", "them", "himself", "herself", "themselves",
                                  "myself", "yourself", "ourselves", "yourselves", "one", "everyone", "everybody",
                                  "someone", "somebody", "anyone", "anybody", "nobody", "others"})
@@ -135,7 +141,8 @@ def particle_shift(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             if after is not None and (p.lower_, after.lower_) in _JOINS:
                 continue
             order = [*range(0, v.i + 1), *ids, p.i, *range(ids[-1] + 1, len(doc))]
-        elif ids[0] == v.i + 1 and ids[-1] + 1 == p.i and not (nxt is not None and nxt.lower_ == "of"):
+        elif ids[0] == v.i + 1 and ids[-1] + 1 == p.i and not (nxt is not None and nxt.lower_ in {"of", "on"}):
+            # not before "of" or "on": "took the workers up on their offer" is an idiom (exemplars-alternation-b)
             order = [*range(0, v.i + 1), p.i, *ids, *range(p.i + 1, len(doc))]  # V NP prt → V prt NP
         else:
             continue
@@ -206,9 +213,12 @@ def dative_shift(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
 
 PARTICLE_SHIFT = Rule("particle-shift", "reorder", "hand", particle_shift,
                       description="a phrasal verb's particle moves across its short noun object",
-                      example="He turned off the light. → He turned the light off.")
+                      example="He turned off the light. → He turned the light off.",
+                      # v2: not "make up", "carry on", "take time off", "take X up on" (exemplars-alternation-b)
+                      version="2")
 DATIVE_SHIFT = Rule("dative-shift", "reorder", "hand", dative_shift,
                     description="a verb of giving trades its double object for a 'to' phrase, or back",
                     example="She gave Anna the keys. → She gave the keys to Anna.",
-                    # v2: no theme that is a place or a way ("bring me safe home"; fn-cascade-exemplars-l)
-                    version="2")
+                    # v2: no theme that is a place or a way ("bring me safe home"; fn-cascade-exemplars-l);
+                    # v3: no "give rise to", no scolding given (exemplars-alternation-b)
+                    version="3")
