@@ -49,6 +49,8 @@ def test_particle_moves_either_way(nlp, source, expected):
     "The essays will make up the second volume.",  # "make the second volume up" would be inventing it
     "They are licensed to carry on banking business.",  # continue
     "She took time off from writing to visit him.",  # an idiom
+    "He left in 1990 to take over the helm at a rival firm .",  # an idiom (fn-cascade-exemplars-m)
+    "Spread the icing , press a candle on to each corner of the cake .",  # "on to" is one preposition
 ])
 def test_particle_shift_leaves_alone(nlp, source):
     assert _texts(nlp, "particle-shift", source) == []

@@ -806,3 +806,21 @@ def test_exemplar_judgments_alternation(nlp):
     assert _texts(nlp, "split-conjoined-clauses", "He came home , and she stayed at the office .") == [
         "He came home. She stayed at the office ."]
 
+
+def test_exemplar_judgments_m(nlp):
+    """fn-cascade-exemplars-m (patterns re-written here): front-trailing-adverbial v15, pp-to-genitive v18."""
+    # right after an intransitive verb or its object a place or a manner is the verb's or the noun's own
+    assert _texts(nlp, "front-trailing-adverbial", "I looked in the box .") == []
+    assert _texts(nlp, "front-trailing-adverbial", "Her lips curled in a smile .") == []
+    assert _texts(nlp, "front-trailing-adverbial", "The rebels are tightening their hold on a narrow strip along "
+                  "the river .") == []
+    assert _texts(nlp, "front-trailing-adverbial", "The farmer sold his tractor in 1998 .") == [
+        "In 1998, the farmer sold his tractor."]  # a time modifies the clause
+    # a phrase after the possessor may be its own; a verb after it may have its subject inside it
+    assert _texts(nlp, "pp-to-genitive", "The room smelt of the contents of the bin down the hall .") == []
+    assert _texts(nlp, "pp-to-genitive", "Outside , a dog barked , and among the roots of the hedge mice rustled "
+                  "and squeaked .") == []
+    # the last word of a compound may be the verb the parser missed
+    assert _texts(nlp, "pp-to-genitive", "Legend has it that each time a bride walks past them the sound of the "
+                  "harp echoes round the hall .") == []
+

@@ -59,7 +59,7 @@ _MOTION = frozenset({"look", "go", "come", "walk", "run", "climb", "stare", "gaz
 _NOT_PARTICLE_OBJECTS = frozenset({"noun.location", "noun.object", "noun.body"})
 #: fixed objects of an idiom: "worked his way up", "bringing up the rear", "turned on his heel"
 #: ("took time off": exemplars-alternation-b)
-_IDIOM_OBJECTS = frozenset({"way", "rear", "heel", "heels", "tail", "time"})
+_IDIOM_OBJECTS = frozenset({"way", "rear", "heel", "heels", "tail", "time", "helm"})
 #: a particle and the preposition after the object that would read as one with it once the particle
 #: follows the object ("lapped every second up to the story-line")
 _JOINS = frozenset({("up", "to"), ("out", "of"), ("on", "to"), ("in", "to"), ("off", "of"), ("down", "to")})
@@ -141,8 +141,11 @@ def particle_shift(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             if after is not None and (p.lower_, after.lower_) in _JOINS:
                 continue
             order = [*range(0, v.i + 1), *ids, p.i, *range(ids[-1] + 1, len(doc))]
-        elif ids[0] == v.i + 1 and ids[-1] + 1 == p.i and not (nxt is not None and nxt.lower_ in {"of", "on"}):
-            # not before "of" or "on": "took the workers up on their offer" is an idiom (exemplars-alternation-b)
+        elif ids[0] == v.i + 1 and ids[-1] + 1 == p.i and not (nxt is not None and (
+                nxt.lower_ in {"of", "on"} or (p.lower_, nxt.lower_) in _JOINS)):
+            # not before "of" or "on" ("took the workers up on their offer" is an idiom; exemplars-alternation-b),
+            # nor where the particle and the next word are one preposition ("press a tree on to each corner";
+            # exemplars-m)
             order = [*range(0, v.i + 1), p.i, *ids, *range(p.i + 1, len(doc))]  # V NP prt → V prt NP
         else:
             continue
@@ -214,8 +217,9 @@ def dative_shift(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
 PARTICLE_SHIFT = Rule("particle-shift", "reorder", "hand", particle_shift,
                       description="a phrasal verb's particle moves across its short noun object",
                       example="He turned off the light. → He turned the light off.",
-                      # v2: not "make up", "carry on", "take time off", "take X up on" (exemplars-alternation-b)
-                      version="2")
+                      # v2: not "make up", "carry on", "take time off", "take X up on" (exemplars-alternation-b);
+                      # v3: not "take over the helm", no "on to" split (exemplars-m)
+                      version="3")
 DATIVE_SHIFT = Rule("dative-shift", "reorder", "hand", dative_shift,
                     description="a verb of giving trades its double object for a 'to' phrase, or back",
                     example="She gave Anna the keys. → She gave the keys to Anna.",

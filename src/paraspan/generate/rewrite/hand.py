@@ -730,6 +730,17 @@ def _measured_since(doc: Doc, v: Token, ids: list[int]) -> bool:
 _RESTRICTING_AS = frozenset({"relate", "apply", "pertain", "stand", "concern", "affect", "exist", "appear", "define"})
 
 
+#: prepositions of time: a phrase they head modifies the clause wherever it stands
+_TIME_PREPS = frozenset({"during", "after", "before", "since", "until", "throughout"})
+
+
+def _temporal(prep: Token) -> bool:
+    """Whether a prepositional phrase says when: a preposition of time, or a date or time as its object
+    ("in 1998", "on Monday", "at noon")."""
+    obj = _child(prep, "pobj")
+    return prep.lower_ in _TIME_PREPS or (obj is not None and obj.ent_type_ in {"DATE", "TIME"})
+
+
 def front_trailing_adverbial(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
     """"He sold the farm in 1998." → "In 1998, he sold the farm." """
     out = []
@@ -769,6 +780,11 @@ def front_trailing_adverbial(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
                 continue  # "In Australia, where it has been recorded …, it is found." (wikiann-cascade-e)
             if m.dep_ == "prep" and (m.lower_ not in _MOVABLE_PREPS or _child(m, "pobj") is None):
                 continue
+            if m.dep_ == "prep" and not _temporal(m) and (
+                    ids[0] == v.i + 1 or doc[ids[0] - 1].dep_ in {"dobj", "attr", "oprd"}):
+                continue  # right after the verb or its object a place or a manner may be the verb's own ("In the
+                # bag, I peeked", "In a sneer, her mouth contorted") or the noun's ("their grip on a corridor":
+                # "On a corridor, … their grip"); a time is neither (exemplars-m)
             if m.dep_ == "advcl" and not any(c.dep_ == "mark" and c.lower_ in _MARKS for c in m.children):
                 continue
             if m.dep_ == "advcl" and any(c.dep_ == "mark" and c.lower_ == "as" for c in m.children) and any(
@@ -976,6 +992,13 @@ def pp_to_genitive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         o_ids = subtree(o)
         n_ids = subtree(n)
         after = o_ids[-1] + 1
+        if after < len(doc) and (doc[after].pos_ == "ADP" or (
+                (n.dep_ == "pobj" or _child(o, "compound") is not None) and doc[after].pos_ in {"VERB", "AUX"})):
+            continue  # a phrase after the possessor may be its own ("the contents of the lavatory down the
+            # corridor"), and a verb right after it may have its subject inside it ("among the weeds of the garden
+            # sparrows cheeped" → "among the garden sparrows' weeds cheeped"; exemplars-m)
+        if o.tag_ == "NNS" and _child(o, "compound", "amod") is not None and _present_form(o.lower_):
+            continue  # the last word of a compound may be the verb: "the sound of the lur echoes round" (exemplars-m)
         if after < len(doc) and (doc[after].pos_ in {"DET", "PRON"} or doc[after].tag_ == "PRP$"):
             continue  # a clause without "that" goes on from the possessor: "the patch of the handkerchief the
             # man was holding" → "the handkerchief's patch the man was holding" (exemplars-l)
@@ -1247,6 +1270,13 @@ def _contrasted(t: Token, ctx: RuleContext) -> bool:
 
 
 # --------------------------------------------------------------------------- insertion and lexical
+
+
+def _present_form(word: str) -> bool:
+    """Whether ``word`` is the third person present of a verb ("echoes", "bucks", "walks")."""
+    from paraspan.models.inflect import inflect, lemmas
+
+    return any((inflect(lemma, "VBZ") or "").lower() == word for lemma in lemmas(word, "VERB"))
 
 
 def _past_form(word: str) -> bool:
@@ -1534,7 +1564,8 @@ FRONT_TRAILING_ADVERBIAL = Rule("front-trailing-adverbial", "reorder", "hand", f
                                 # v12: not after a dash (-e); v13: no dash anywhere before it ("-- indeed, in …"; -h)
                                 # v14: not an "as" clause that limits the noun before it ("the law as it
                                 # relates to"; exemplars-k)
-                                version="14")
+                                # v15: no place or manner right after the verb or its object, only a time (exemplars-m)
+                                version="15")
 PP_TO_GENITIVE = Rule("pp-to-genitive", "genitive", "hand", pp_to_genitive,
                       description="the N of the M → the M's N",
                       example="The arrival of the train was late. → The train's arrival was late.",
@@ -1553,7 +1584,8 @@ PP_TO_GENITIVE = Rule("pp-to-genitive", "genitive", "hand", pp_to_genitive,
                       # argument "of the train" becomes "the train's" (was lost with its "of")
                       # v16: none before a clause without "that" (exemplars-l)
                       # v17: nor of "the right/left of" (exemplars-alternation)
-                      version="17")
+                      # v18: none before a phrase or a verb, none of a compound ending in a verb form (exemplars-m)
+                      version="18")
 GENITIVE_TO_PP = Rule("genitive-to-pp", "genitive", "hand", genitive_to_pp,
                       description="the M's N → the N of the M",
                       example="The train's arrival was late. → The arrival of the train was late.",
