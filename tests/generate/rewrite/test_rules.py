@@ -824,3 +824,19 @@ def test_exemplar_judgments_m(nlp):
     assert _texts(nlp, "pp-to-genitive", "Legend has it that each time a bride walks past them the sound of the "
                   "harp echoes round the hall .") == []
 
+
+def test_exemplar_judgments_n(nlp):
+    """fn-cascade-exemplars-n (patterns re-written here): delete-that v2 and insert-that v3, extract-relative-clause
+    v9, front-trailing-adverbial v16, pp-to-genitive v19."""
+    # "claims" after a name is a noun the parser read as a verb without a subject
+    assert _texts(nlp, "delete-that", "Novell has reacted angrily to Oracle claims that a large share of users "
+                  "prefer its product .") == []
+    # the relative clause's closing comma also opens the phrase after it
+    assert _texts(nlp, "extract-relative-clause", "Marcus , who had resumed his calm posture , his hands clasped on "
+                  "his knee , watched the show with raised eyebrows .") == []
+    # when it came is what "came" says; a time clause of another verb still moves
+    assert _texts(nlp, "front-trailing-adverbial", "The split apparently came after the pair had a row about money .") == []
+    assert _texts(nlp, "front-trailing-adverbial", "He left after she arrived .") == ["After she arrived, he left."]
+    # the participle phrase belongs to the possessor
+    assert _texts(nlp, "pp-to-genitive", "It just grazed the head of the fella working opposite me .") == []
+

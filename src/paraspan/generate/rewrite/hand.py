@@ -571,6 +571,10 @@ def extract_relative_clause(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue  # "Obsidian is a hard rock, which …" → "A hard rock could be …" (train-g); see the helper
         if _in_cleft(n):
             continue  # "It was in this context, which …, that X …": the clause sits in a cleft (train-g)
+        if n.dep_ in {"nsubj", "nsubjpass"} and commas[1] is not None and commas[1] + 1 < len(doc) and \
+                doc[commas[1] + 1].i != n.head.i and doc[commas[1] + 1].head.i != n.head.i:
+            continue  # the closing comma also opens another phrase: "Marcus, who had …, his hands clasped …,
+            # watched" lost it ("Marcus his hands clasped …"; exemplars-n)
         pron = ids[0]
         copy = _np_copy(doc, n, set(ids) | {commas[0]}, attach=pron)
         for piece in copy:
@@ -730,6 +734,8 @@ def _measured_since(doc: Doc, v: Token, ids: list[int]) -> bool:
 _RESTRICTING_AS = frozenset({"relate", "apply", "pertain", "stand", "concern", "affect", "exist", "appear", "define"})
 
 
+#: verbs whose time phrase is what they say of their subject ("came after X", "happened during Y")
+_WHEN_VERBS = frozenset({"come", "happen", "occur", "follow", "precede", "take", "date"})
 #: prepositions of time: a phrase they head modifies the clause wherever it stands
 _TIME_PREPS = frozenset({"during", "after", "before", "since", "until", "throughout"})
 
@@ -787,6 +793,9 @@ def front_trailing_adverbial(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
                 # "On a corridor, … their grip"); a time is neither (exemplars-m)
             if m.dep_ == "advcl" and not any(c.dep_ == "mark" and c.lower_ in _MARKS for c in m.children):
                 continue
+            if v.lemma_ in _WHEN_VERBS and not _children(v, "dobj"):
+                continue  # "The split came after they had a row": when it came is what the verb says; fronted,
+                # "After …, the split came" (exemplars-n)
             if m.dep_ == "advcl" and any(c.dep_ == "mark" and c.lower_ == "as" for c in m.children) and any(
                     t.lower_ == "as" for t in sent if t.i < min(subtree(m))):
                 continue  # the second half of "as much X, as Y" (fn-cascade-exemplars-b)
@@ -992,7 +1001,7 @@ def pp_to_genitive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         o_ids = subtree(o)
         n_ids = subtree(n)
         after = o_ids[-1] + 1
-        if after < len(doc) and (doc[after].pos_ == "ADP" or (
+        if after < len(doc) and (doc[after].pos_ == "ADP" or doc[after].tag_ in {"VBG", "VBN"} or (
                 (n.dep_ == "pobj" or _child(o, "compound") is not None) and doc[after].pos_ in {"VERB", "AUX"})):
             continue  # a phrase after the possessor may be its own ("the contents of the lavatory down the
             # corridor"), and a verb right after it may have its subject inside it ("among the weeds of the garden
@@ -1360,6 +1369,9 @@ def _complement_clauses(doc: Doc, droppable: bool) -> list[tuple[Token, Token, T
             continue
         if _child(v, "auxpass", "expl", "nsubjpass") is not None or (v.dep_ == "ROOT" and _child(v, "nsubj") is None):
             continue  # "It is believed that …", an imperative "Say …"
+        if v.tag_ in {"VBZ", "VBD", "VBP"} and _child(v, "nsubj") is None and v.dep_ not in {"conj", "relcl"}:
+            continue  # a finite verb with no subject is a noun misread: "responded to Microsoft claims that …"
+            # → "… claims a clear majority …" (exemplars-n)
         clauses = [c for c in v.children if c.dep_ == "ccomp" and c.i > v.i]
         if len(clauses) != 1:
             continue
@@ -1506,7 +1518,8 @@ EXTRACT_RELATIVE_CLAUSE = Rule("extract-relative-clause", "extraction", "hand", 
                                # v7: none of a noun in a phrase after the verb's object ("intercepted 22 tons of
                                # tubing from Germany, which would be enough …"; FrameNet dev, read);
                                # v8: the copy keeps a hyphenated word whole (exemplars-h)
-                               version="8")
+                               # v9: not when its closing comma opens another phrase (exemplars-n)
+                               version="9")
 EXTRACT_PARTICIPIAL = Rule("extract-participial", "extraction", "hand", extract_participial,
                            description="participial phrase set off by commas → its own sentence",
                            example="The man, wearing a hat, left. → The man left. The man was wearing a hat.",
@@ -1565,7 +1578,8 @@ FRONT_TRAILING_ADVERBIAL = Rule("front-trailing-adverbial", "reorder", "hand", f
                                 # v14: not an "as" clause that limits the noun before it ("the law as it
                                 # relates to"; exemplars-k)
                                 # v15: no place or manner right after the verb or its object, only a time (exemplars-m)
-                                version="15")
+                                # v16: not the time of "come", "happen", "occur" … (exemplars-n)
+                                version="16")
 PP_TO_GENITIVE = Rule("pp-to-genitive", "genitive", "hand", pp_to_genitive,
                       description="the N of the M → the M's N",
                       example="The arrival of the train was late. → The train's arrival was late.",
@@ -1585,7 +1599,8 @@ PP_TO_GENITIVE = Rule("pp-to-genitive", "genitive", "hand", pp_to_genitive,
                       # v16: none before a clause without "that" (exemplars-l)
                       # v17: nor of "the right/left of" (exemplars-alternation)
                       # v18: none before a phrase or a verb, none of a compound ending in a verb form (exemplars-m)
-                      version="18")
+                      # v19: none before a participle (exemplars-n)
+                      version="19")
 GENITIVE_TO_PP = Rule("genitive-to-pp", "genitive", "hand", genitive_to_pp,
                       description="the M's N → the N of the M",
                       example="The train's arrival was late. → The arrival of the train was late.",
@@ -1662,10 +1677,13 @@ INSERT_THAT = Rule("insert-that", "insertion", "hand", insert_that,
                    description='add the complementizer "that" before a verb\'s complement clause',
                    example="He said the plan failed. → He said that the plan failed.",
                    # v2: not before an embedded question's wh-word, "whether" or "if" (exemplars-j)
-                   version="2")
+                   # v3: not after a finite verb without a subject, a noun misread (exemplars-n)
+                   version="3")
 DELETE_THAT = Rule("delete-that", "insertion", "hand", delete_that,
                    description='drop the complementizer "that" where the verb takes a bare clause',
-                   example="He said that the plan failed. → He said the plan failed.")
+                   example="He said that the plan failed. → He said the plan failed.",
+                   # v2: not after a finite verb without a subject, a noun misread (exemplars-n)
+                   version="2")
 SYNONYM = Rule("synonym", "lexical", "hand", synonym,
                description="replace a content word by its commonest WordNet synonym, inflected (lemminflect)",
                example="He bought a car. → He purchased a car.")
