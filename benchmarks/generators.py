@@ -286,6 +286,8 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
                                            ["--iterations", "3", "--choose-by", "verified"]),
     # with -m's and -alternation-b's fixes, the next 200
     "fn-cascade-exemplars-n": ("fn-exemplars-n.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
+    # with -n's fixes, the next 200
+    "fn-cascade-exemplars-o": ("fn-exemplars-o.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
 }
 
 
@@ -404,7 +406,7 @@ def exemplars(work: Path, seed: int, scan: int = 40000) -> None:
     FrameNet 1.5 (BNC sentences chosen by lexicographers, one annotated frame each; no run used them,
     the shipped verifier was trained on them as on train). ``fn-exemplars.jsonl``: those with a
     target and at least one frame element, shuffled, after the first ``scan``; ``fn-exemplars-b.jsonl``
-    … ``-n``: the same from the 200 × (1 … 13)th on (a run takes the first 200 of one);
+    … ``-o``: the same from the 200 × (1 … 14)th on (a run takes the first 200 of one);
     ``fn-exemplars-connective.jsonl``: of the first ``scan`` of them, those the rules of
     :data:`CONNECTIVE_RULES` rewrite, ``fn-exemplars-swap.jsonl`` those ``swap-conjuncts`` rewrites, and
     ``fn-exemplars-alternation.jsonl`` those of neither that ``particle-shift`` or ``dative-shift``
@@ -434,7 +436,7 @@ def exemplars(work: Path, seed: int, scan: int = 40000) -> None:
                                                  for rule in alternations):
             alternated.append(s)
     blocks = [("fn-exemplars.jsonl", pool[scan:])] + [
-        (f"fn-exemplars-{letter}.jsonl", pool[scan + 200 * k:]) for k, letter in enumerate("bcdefghijklmn", start=1)]
+        (f"fn-exemplars-{letter}.jsonl", pool[scan + 200 * k:]) for k, letter in enumerate("bcdefghijklmno", start=1)]
     for name, sentences in (*blocks, ("fn-exemplars-connective.jsonl", chosen),
                             ("fn-exemplars-swap.jsonl", swapped), ("fn-exemplars-alternation.jsonl", alternated),
                             ("fn-exemplars-alternation-b.jsonl", alternated[100:])):
