@@ -49,6 +49,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import datetime as dt
+import itertools
 import json
 import os
 import random
@@ -683,6 +684,41 @@ def rules(work: Path, names: list[str]) -> dict[str, Any]:
     return {"runs": names, "right_judged": dict(sorted(out.items()))}
 
 
+def candidates(work: Path, names: list[str], limit: int, without: tuple[str, ...] = ()) -> dict[str, Any]:
+    """How many of each named run's input structures (its first ``limit`` sentences) the cascade's rewrite
+    member can rewrite with every span carried (``rewrite_sentence``: projection only, no checks), and by
+    which rules; with ``without``, also the count with those rules left out (what they add)."""
+    from collections import Counter
+
+    from paraspan.corpus.formats import read_corpus
+    from paraspan.generate.cascade import DEFAULT_MEMBERS
+    from paraspan.generate.rewrite.generator import Rewriter
+    from paraspan.generate.rewrite.rules import RuleSet
+
+    families = next(m["families"] for m in DEFAULT_MEMBERS if m["name"] == "rewrite")
+    rules = RuleSet.default().only(families)
+    rewriters = {"all": Rewriter(rules)}
+    if without:
+        rewriters["without"] = Rewriter(rules.without(without))
+    out: dict[str, Any] = {}
+    for name in names:
+        sentences = list(itertools.islice(read_corpus(work / RUNS[name][0], "jsonl"), limit))
+        row: dict[str, Any] = {"structures": sum(len(s.structures) for s in sentences)}
+        for key, rewriter in rewriters.items():
+            covered, by_rule = 0, Counter()
+            for sentence in sentences:
+                # every structure kept, with every argument
+                whole = [o for o in rewriter.rewrite_sentence(sentence)
+                         if len(o.structures) == len(sentence.structures) and all(
+                             len(a.args) == len(b.args) for a, b in zip(o.structures, sentence.structures,
+                                                                         strict=True))]
+                covered += bool(whole)
+                by_rule.update((o.provenance or {}).get("rules", ["?"])[0] for o in whole)
+            row[key] = {"structures_with_a_rewrite": covered, "by_rule": dict(by_rule.most_common())}
+        out[name] = row
+    return {"without": list(without), "limit": limit, "runs": out}
+
+
 def factory_default(factory: Any, option: str) -> Any:
     import inspect
 
@@ -896,7 +932,7 @@ def learned_markdown(results: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("step", choices=("subset", "exemplars", "run", "score", "learned", "recheck", "substitutes",
-                                     "rules", "appeal", "rejected", "waived"))
+                                     "rules", "appeal", "rejected", "waived", "candidates"))
     ap.add_argument("names", nargs="*", help="runs (for run: one; for score: default all)")
     ap.add_argument("--work", type=Path, required=True, help="folder for inputs, stores and outputs (not the repo)")
     ap.add_argument("--seed", type=int, default=0)
@@ -929,6 +965,15 @@ def main(argv: list[str] | None = None) -> int:
         path.write_text(json.dumps(old, indent=1) + "\n", encoding="utf-8")
         print("| rule | right / judged |\n|---|---:|")
         print("\n".join(f"| {r} | {a}/{b} |" for r, (a, b) in result["right_judged"].items()))
+        return 0
+    if args.step == "candidates":  # what the rules reach, before any check (no model but the parser)
+        without = ("particle-shift", "dative-shift")
+        result = old.setdefault("_candidates", {})[",".join(args.names)] = candidates(
+            args.work, args.names, args.limit, without)
+        path.write_text(json.dumps(old, indent=1) + "\n", encoding="utf-8")
+        for name, row in result["runs"].items():
+            print(f"{name}: {row['all']['structures_with_a_rewrite']} of {row['structures']} structures with a "
+                  f"rewrite, {row['without']['structures_with_a_rewrite']} without {', '.join(without)}")
         return 0
     if args.step == "recheck":
         old.setdefault("_recheck", {}).update(recheck(args.work, args.names or list(RUNS)))  # runs not in WORK stay
