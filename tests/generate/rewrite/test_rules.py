@@ -840,3 +840,11 @@ def test_exemplar_judgments_n(nlp):
     # the participle phrase belongs to the possessor
     assert _texts(nlp, "pp-to-genitive", "It just grazed the head of the fella working opposite me .") == []
 
+
+def test_exemplar_judgments_o(nlp):
+    """fn-cascade-exemplars-o (pattern re-written here): extract-appositive v18, no vocative."""
+    assert _texts(nlp, "extract-appositive", "` Do I detect from your tone , Chief Inspector , that you think us a "
+                  "pair of fools ?") == []
+    assert _texts(nlp, "extract-appositive", "Mexico City , the biggest city in the world , has many sites .") == [
+        "Mexico City has many sites . Mexico City is the biggest city in the world."]
+

@@ -463,6 +463,10 @@ def extract_appositive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         if any(c.dep_ in {"relcl", "acl"} and n.i < c.i < m.i for c in n.children):
             continue  # after a relative clause a bare name belongs to the clause's last noun: "The teacher,
             # who lives at the Cedars, Great Ayton, wrote …" → "The teacher was Great Ayton" (exemplars-alternation)
+        if m.pos_ == "PROPN" and not _children(m, "det") and any(t.lower_ in {"you", "your", "yours"}
+                                                                   for t in n.sent):
+            continue  # a title or a name in a sentence that speaks to someone is who is spoken to: "Do I detect
+            # from your tone, Chief Inspector, that …" → "Your tone is Chief Inspector" (exemplars-o)
         if n.pos_ == "PROPN" and m.pos_ == "PROPN" and not _children(m, "det", "prep"):
             continue  # two bare names: an address ("the Spinney, Middleton St George": a house and its
             # village, "The Spinney was Middleton St George"; exemplars-alternation) or a name and its place
@@ -1505,7 +1509,8 @@ EXTRACT_APPOSITIVE = Rule("extract-appositive", "extraction", "hand", extract_ap
                           # laughter and hugs"; exemplars-k)
                           # v17: none of two bare names (an address), none after a relative clause
                           # (exemplars-alternation)
-                          version="17")
+                          # v18: no bare name or title in a sentence addressed to "you", a vocative (exemplars-o)
+                          version="18")
 EXTRACT_RELATIVE_CLAUSE = Rule("extract-relative-clause", "extraction", "hand", extract_relative_clause,
                                description="non-restrictive who/which clause → its own sentence",
                                example="The examiner, who was kind, left. → The examiner left. The examiner was kind.",
