@@ -289,6 +289,8 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
     "fn-cascade-exemplars-n": ("fn-exemplars-n.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
     # with -n's fixes, the next 200
     "fn-cascade-exemplars-o": ("fn-exemplars-o.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
+    # NER with the code of -o (the alternations, the rule fixes since wikiann-cascade-h), the next 400 of WikiANN dev
+    "wikiann-cascade-i": ("wikiann-dev-i.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
 }
 
 
@@ -369,6 +371,7 @@ def subset(work: Path, seed: int) -> None:
                             ("wikiann-dev-f.jsonl", wikiann[2000:]),  # for the rules of generate/rewrite/connective.py
                             ("wikiann-dev-g.jsonl", wikiann[2400:]),  # the paraphraser on NER
                             ("wikiann-dev-h.jsonl", wikiann[2424:]),  # what wikiann-paraphrase-g left
+                            ("wikiann-dev-i.jsonl", wikiann[2824:]),  # after wikiann-cascade-h's 400
                             ("fn-dev-c.jsonl", fn[150:]),
                             ("fn-dev-d.jsonl", fn[80:]), ("fn-dev-e.jsonl", fn[92:]),
                             ("fn-dev-f.jsonl", fn[152:]), ("fn-dev-other.jsonl", fn_other),
