@@ -514,6 +514,10 @@ def score(work: Path, names: list[str]) -> dict[str, Any]:
         outputs = list(store.iter_outputs())
         if not written_ids:  # no -o file (a run still going): what the default filter kept
             written_ids = {o.id for o in outputs if o.decisions.get("verified")}
+        # -o holds each labelled sentence once per source (pipeline.run.distinct_outputs): another mention's
+        # chain that wrote the same sentence was written too, not rejected (NER; wikiann-cascade-i)
+        texts = {(o.input_id, o.sentence.text) for o in outputs if o.id in written_ids}
+        written_ids |= {o.id for o in outputs if (o.input_id, o.sentence.text) in texts}
         done = store.conn.execute("SELECT COUNT(*), SUM(structures) FROM inputs WHERE status = 'done'").fetchone()
         with_output = {(o.input_id, o.structure) for o in outputs}
         with_written = {(o.input_id, o.structure) for o in outputs if o.id in written_ids}
@@ -689,8 +693,9 @@ def rules(work: Path, names: list[str]) -> dict[str, Any]:
 
 def candidates(work: Path, names: list[str], limit: int, without: tuple[str, ...] = ()) -> dict[str, Any]:
     """How many of each named run's input structures (its first ``limit`` sentences) the cascade's rewrite
-    member can rewrite with every span carried (``rewrite_sentence``: projection only, no checks), and by
-    which rules; with ``without``, also the count with those rules left out (what they add)."""
+    member can rewrite with every span carried (``rewrite_sentence``: projection only, no checks), in how
+    many sentences, and by which rules (a rewrite per sentence counted once); with ``without``, also the
+    counts with those rules left out (what they add)."""
     from collections import Counter
 
     from paraspan.corpus.formats import read_corpus
@@ -708,16 +713,18 @@ def candidates(work: Path, names: list[str], limit: int, without: tuple[str, ...
         sentences = list(itertools.islice(read_corpus(work / RUNS[name][0], "jsonl"), limit))
         row: dict[str, Any] = {"structures": sum(len(s.structures) for s in sentences)}
         for key, rewriter in rewriters.items():
-            covered, by_rule = 0, Counter()
+            covered, sentences_covered, by_rule = 0, 0, Counter()
             for sentence in sentences:
                 # every structure kept, with every argument
                 whole = [o for o in rewriter.rewrite_sentence(sentence)
                          if len(o.structures) == len(sentence.structures) and all(
                              len(a.args) == len(b.args) for a, b in zip(o.structures, sentence.structures,
                                                                          strict=True))]
-                covered += bool(whole)
+                covered += len(sentence.structures) if whole else 0  # a rewrite carries them all
+                sentences_covered += bool(whole)
                 by_rule.update((o.provenance or {}).get("rules", ["?"])[0] for o in whole)
-            row[key] = {"structures_with_a_rewrite": covered, "by_rule": dict(by_rule.most_common())}
+            row[key] = {"structures_with_a_rewrite": covered, "sentences_with_a_rewrite": sentences_covered,
+                        "by_rule": dict(by_rule.most_common())}
         out[name] = row
     return {"without": list(without), "limit": limit, "runs": out}
 
