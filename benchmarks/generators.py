@@ -289,6 +289,8 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
     "fn-cascade-exemplars-n": ("fn-exemplars-n.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
     # with -n's fixes, the next 200
     "fn-cascade-exemplars-o": ("fn-exemplars-o.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
+    # with -o's fix (extract-appositive v18), the next 200
+    "fn-cascade-exemplars-p": ("fn-exemplars-p.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
     # NER with the code of -o (the alternations, the rule fixes since wikiann-cascade-h), the next 400 of WikiANN dev
     "wikiann-cascade-i": ("wikiann-dev-i.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
 }
@@ -410,7 +412,7 @@ def exemplars(work: Path, seed: int, scan: int = 40000) -> None:
     FrameNet 1.5 (BNC sentences chosen by lexicographers, one annotated frame each; no run used them,
     the shipped verifier was trained on them as on train). ``fn-exemplars.jsonl``: those with a
     target and at least one frame element, shuffled, after the first ``scan``; ``fn-exemplars-b.jsonl``
-    … ``-o``: the same from the 200 × (1 … 14)th on (a run takes the first 200 of one);
+    … ``-p``: the same from the 200 × (1 … 15)th on (a run takes the first 200 of one);
     ``fn-exemplars-connective.jsonl``: of the first ``scan`` of them, those the rules of
     :data:`CONNECTIVE_RULES` rewrite, ``fn-exemplars-swap.jsonl`` those ``swap-conjuncts`` rewrites, and
     ``fn-exemplars-alternation.jsonl`` those of neither that ``particle-shift`` or ``dative-shift``
@@ -440,7 +442,7 @@ def exemplars(work: Path, seed: int, scan: int = 40000) -> None:
                                                  for rule in alternations):
             alternated.append(s)
     blocks = [("fn-exemplars.jsonl", pool[scan:])] + [
-        (f"fn-exemplars-{letter}.jsonl", pool[scan + 200 * k:]) for k, letter in enumerate("bcdefghijklmno", start=1)]
+        (f"fn-exemplars-{letter}.jsonl", pool[scan + 200 * k:]) for k, letter in enumerate("bcdefghijklmnop", start=1)]
     for name, sentences in (*blocks, ("fn-exemplars-connective.jsonl", chosen),
                             ("fn-exemplars-swap.jsonl", swapped), ("fn-exemplars-alternation.jsonl", alternated),
                             ("fn-exemplars-alternation-b.jsonl", alternated[100:])):
