@@ -483,8 +483,11 @@ def _redact(note: str | None) -> str | None:
     """The note without its quotations: corpus text (even a few words of it) stays out of the repository."""
     if not note:
         return note
-    # double quotes, and single quotes that are not apostrophes ("'was grew'", not "Iran 's")
-    return re.sub(r"(?<!\w)'(?:[^']|'(?=\w))+'(?!\w)", "‘…’", re.sub(r'"[^"]*"', "“…”", note))
+    # double quotes, and single quotes that are not apostrophes ("'was grew'", not "Iran 's"), straight or
+    # typographic (“…”, ‘…’ with ’ as an apostrophe inside)
+    note = re.sub(r'"[^"]*"', "“…”", re.sub(r"“[^”]*”", "“…”", note))
+    note = re.sub(r"‘(?:[^’]|’(?=\w))*’(?!\w)", "‘…’", note)
+    return re.sub(r"(?<!\w)'(?:[^']|'(?=\w))+'(?!\w)", "‘…’", note)
 
 
 def _judgments_by_output(judgments: list[Any]) -> dict[str, list[Any]]:

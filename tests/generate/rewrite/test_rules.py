@@ -848,3 +848,17 @@ def test_exemplar_judgments_o(nlp):
     assert _texts(nlp, "extract-appositive", "Mexico City , the biggest city in the world , has many sites .") == [
         "Mexico City has many sites . Mexico City is the biggest city in the world."]
 
+
+def test_exemplar_judgments_p(nlp):
+    """fn-cascade-exemplars-p (patterns re-written here): front-trailing-adverbial v17, genitive-to-pp v10,
+    move-leading-adverbial v4."""
+    # after a noun a place phrase may be the noun's ("staff at the College for the Deaf at Exeter")
+    assert _texts(nlp, "front-trailing-adverbial", "The new lift was fitted in the library by staff at the Royal "
+                  "College for the Deaf at Exeter .") == []
+    # a measure with "a", and a possessor that ends a name
+    assert _texts(nlp, "genitive-to-pp", "Give him a cup of tea and send him on a week 's holiday .") == []
+    assert _texts(nlp, "genitive-to-pp", "Their reserves , required by Bank for International Settlements ' rules to "
+                  "exceed 8% , have fallen .") == []
+    # "then" answers the "if"
+    assert _texts(nlp, "move-leading-adverbial", "If your first name is Midas , then the answer is simple .") == []
+

@@ -707,6 +707,8 @@ def move_leading_adverbial(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         if stop is None:
             continue
         rest = [i for i in range(comma + 1, stop)]
+        if rest and doc[rest[0]].lower_ == "then":
+            continue  # "If X, then Y": "then" answers the "if" and would read as a time (exemplars-p)
         last = max((i for i in rest if not doc[i].is_punct), default=None)
         if last is None or (last != v.i and doc[last].head.i != v.i):
             continue  # at the end it would attach to the last phrase ("… for its program in the early 1980s")
@@ -791,10 +793,12 @@ def front_trailing_adverbial(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             if m.dep_ == "prep" and (m.lower_ not in _MOVABLE_PREPS or _child(m, "pobj") is None):
                 continue
             if m.dep_ == "prep" and not _temporal(m) and (
-                    ids[0] == v.i + 1 or doc[ids[0] - 1].dep_ in {"dobj", "attr", "oprd"}):
+                    ids[0] == v.i + 1 or doc[ids[0] - 1].dep_ in {"dobj", "attr", "oprd"}
+                    or doc[ids[0] - 1].pos_ in {"NOUN", "PROPN"}):
                 continue  # right after the verb or its object a place or a manner may be the verb's own ("In the
                 # bag, I peeked", "In a sneer, her mouth contorted") or the noun's ("their grip on a corridor":
-                # "On a corridor, … their grip"); a time is neither (exemplars-m)
+                # "On a corridor, … their grip"; after any noun: "staff at the Institute at Worcester",
+                # exemplars-p); a time is neither (exemplars-m)
             if m.dep_ == "advcl" and not any(c.dep_ == "mark" and c.lower_ in _MARKS for c in m.children):
                 continue
             if v.lemma_ in _WHEN_VERBS and not _children(v, "dobj"):
@@ -1071,6 +1075,10 @@ def genitive_to_pp(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue  # "women's lingerie", "men's pants": a kind of thing, not a possession
         if p.tag_ in {"NNS", "NNPS"} and any(c.dep_ == "det" and c.lower_ in {"a", "an"} for c in p.children):
             continue  # "an ants' nest": the article is the nest's ("the nest of an ants"; exemplars-b)
+        if any(c.dep_ == "det" and c.lower_ in {"a", "an"} for c in p.children):
+            continue  # a measure: "a month's leave" is no "the leave of a month" (exemplars-p)
+        if p_ids[0] >= 2 and doc[p_ids[0] - 1].pos_ == "ADP" and doc[p_ids[0] - 2].tag_ in {"NNP", "NNPS"}:
+            continue  # the possessor ends a name: "Bank for International Settlements' rules" (exemplars-p)
         if _child(n, "det") is not None:
             continue  # "that Cheshire Cat's grin": the noun's own "that" ("that the grin of …"; exemplars-f)
         if p_ids[0] > 0 and doc[p_ids[0] - 1].lower_ in {"and", "or", "&"}:
@@ -1566,7 +1574,8 @@ MOVE_LEADING_ADVERBIAL = Rule("move-leading-adverbial", "reorder", "hand", move_
                               example="In 1998, he sold it. → He sold it in 1998.",
                               # v2: not when the moved phrase would attach to the last phrase (judged on FrameNet dev);
                               # v3: not a connective ("In sum"; relations-equivalence-rules-only)
-                              version="3")
+                              # v4: not before a correlative "then" (exemplars-p)
+                              version="4")
 FRONT_TRAILING_ADVERBIAL = Rule("front-trailing-adverbial", "reorder", "hand", front_trailing_adverbial,
                                 description="clause-final temporal/locative PP or adverbial clause → front",
                                 example="He sold it in 1998. → In 1998, he sold it.",
@@ -1584,7 +1593,8 @@ FRONT_TRAILING_ADVERBIAL = Rule("front-trailing-adverbial", "reorder", "hand", f
                                 # relates to"; exemplars-k)
                                 # v15: no place or manner right after the verb or its object, only a time (exemplars-m)
                                 # v16: not the time of "come", "happen", "occur" … (exemplars-n)
-                                version="16")
+                                # v17: not after any noun, unless a time (exemplars-p)
+                                version="17")
 PP_TO_GENITIVE = Rule("pp-to-genitive", "genitive", "hand", pp_to_genitive,
                       description="the N of the M → the M's N",
                       example="The arrival of the train was late. → The train's arrival was late.",
@@ -1617,7 +1627,8 @@ GENITIVE_TO_PP = Rule("genitive-to-pp", "genitive", "hand", genitive_to_pp,
                       # v7: no possessed noun with a determiner of its own ("that X's grin"; exemplars-f);
                       # v8: no possessor right after "and"/"or" ("Ann and Tom's mother"; exemplars-i);
                       # v9: no capitalised possessed noun ("Mimirin's Mother", a role's name; wikiann-cascade-h)
-                      version="9")
+                      # v10: no possessor with "a" (a measure), none that ends a name (exemplars-p)
+                      version="10")
 DELETE_APPOSITIVE = Rule("delete-appositive", "compression", "hand", delete_appositive,
                          description="delete an appositive set off by commas",
                          example="Rome, the capital, is old. → Rome is old.",
