@@ -124,7 +124,7 @@ def particle_shift(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue
         wordnet = ctx.wordnet()
         if not wordnet.synsets(f"{v.lemma_.lower()}_{p.lower_}", pos="v"):
-            continue  # not a phrasal verb WordNet knows: "squelched up the road" is a preposition's
+            continue  # not a phrasal verb WordNet knows: "trudged up the road" is a preposition's
         obj = _child(v, "dobj")
         if obj is None or not _nominal(obj) or obj.lemma_.lower() in _IDIOM_OBJECTS:
             continue

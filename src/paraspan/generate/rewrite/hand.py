@@ -466,10 +466,10 @@ def extract_appositive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         if m.pos_ == "PROPN" and not _children(m, "det") and any(t.lower_ in {"you", "your", "yours"}
                                                                    for t in n.sent):
             continue  # a title or a name in a sentence that speaks to someone is who is spoken to: "Do I detect
-            # from your tone, Chief Inspector, that …" → "Your tone is Chief Inspector" (exemplars-o)
+            # from your tone, Chief Inspector, that …" → "Your tone is Chief Inspector" (exemplars-o, re-written)
         if n.pos_ == "PROPN" and m.pos_ == "PROPN" and not _children(m, "det", "prep"):
-            continue  # two bare names: an address ("the Spinney, Middleton St George": a house and its
-            # village, "The Spinney was Middleton St George"; exemplars-alternation) or a name and its place
+            continue  # two bare names: an address ("the Laurels, Upper Bolton": a house and its village,
+            # "The Laurels is Upper Bolton"; exemplars-alternation) or a name and its place
         if _has_own_clause(doc, m, ids):
             continue  # "than the Romans, the Greeks used …": the "appositive" is the main clause
         if doc[ids[0]].pos_ in {"ADV", "ADP", "SCONJ", "CCONJ"}:
@@ -578,7 +578,7 @@ def extract_relative_clause(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         if n.dep_ in {"nsubj", "nsubjpass"} and commas[1] is not None and commas[1] + 1 < len(doc) and \
                 doc[commas[1] + 1].i != n.head.i and doc[commas[1] + 1].head.i != n.head.i:
             continue  # the closing comma also opens another phrase: "Marcus, who had …, his hands clasped …,
-            # watched" lost it ("Marcus his hands clasped …"; exemplars-n)
+            # watched" lost it (exemplars-n)
         pron = ids[0]
         copy = _np_copy(doc, n, set(ids) | {commas[0]}, attach=pron)
         for piece in copy:
@@ -797,7 +797,7 @@ def front_trailing_adverbial(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
                     or doc[ids[0] - 1].pos_ in {"NOUN", "PROPN"}):
                 continue  # right after the verb or its object a place or a manner may be the verb's own ("In the
                 # bag, I peeked", "In a sneer, her mouth contorted") or the noun's ("their grip on a corridor":
-                # "On a corridor, … their grip"; after any noun: "staff at the Institute at Worcester",
+                # "On a corridor, … their grip"; after any noun: "staff at the College at Exeter",
                 # exemplars-p); a time is neither (exemplars-m)
             if m.dep_ == "advcl" and not any(c.dep_ == "mark" and c.lower_ in _MARKS for c in m.children):
                 continue
@@ -944,8 +944,8 @@ def split_conjoined_vp(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         if subj is None or stop is None or subj.i > v.i:
             continue
         if len(_children(v, "nsubj", "nsubjpass")) > 1:
-            continue  # two subjects, a misparse: "The first of its kind in Scotland, this course incorporates …
-            # and has been …" copied "The first of its kind" (exemplars-l)
+            continue  # two subjects, a misparse: "The first of its kind in Wales, this course teaches … and has
+            # been …" copied "The first of its kind" (exemplars-l)
         for c in v.children:
             if c.dep_ != "conj" or c.pos_ != "VERB" or _child(c, "nsubj", "nsubjpass", "expl") is not None:
                 continue
@@ -1011,14 +1011,14 @@ def pp_to_genitive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         after = o_ids[-1] + 1
         if after < len(doc) and (doc[after].pos_ == "ADP" or doc[after].tag_ in {"VBG", "VBN"} or (
                 (n.dep_ == "pobj" or _child(o, "compound") is not None) and doc[after].pos_ in {"VERB", "AUX"})):
-            continue  # a phrase after the possessor may be its own ("the contents of the lavatory down the
-            # corridor"), and a verb right after it may have its subject inside it ("among the weeds of the garden
-            # sparrows cheeped" → "among the garden sparrows' weeds cheeped"; exemplars-m)
+            continue  # a phrase after the possessor may be its own ("the contents of the bin down the
+            # hall"), and a verb right after it may have its subject inside it ("among the roots of the hedge
+            # mice rustled" → "among the hedge mice's roots rustled"; exemplars-m)
         if o.tag_ == "NNS" and _child(o, "compound", "amod") is not None and _present_form(o.lower_):
-            continue  # the last word of a compound may be the verb: "the sound of the lur echoes round" (exemplars-m)
+            continue  # the last word of a compound may be the verb: "the sound of the harp echoes round" (exemplars-m)
         if after < len(doc) and (doc[after].pos_ in {"DET", "PRON"} or doc[after].tag_ == "PRP$"):
             continue  # a clause without "that" goes on from the possessor: "the patch of the handkerchief the
-            # man was holding" → "the handkerchief's patch the man was holding" (exemplars-l)
+            # girl was holding" → "the handkerchief's patch the girl was holding" (exemplars-l)
         cut = after + 1 < len(doc) and doc[after].text == "," and (
             doc[after + 1].pos_ in {"ADJ", "DET", "NOUN", "PROPN"} or doc[after + 1].dep_ == "amod")
         if cut:
@@ -1338,7 +1338,7 @@ def it_cleft(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         if _quantified(subj):
             continue  # "It is many people that find …" (exemplars-g)
         if any(doc[i].dep_ == "cc" and _child(doc[i].head, "conj") is None for i in s_ids):
-            continue  # an "and" with nothing after it: "The sledge bucks on a hummock and throws me off" took
+            continue  # an "and" with nothing after it: "The sledge bucks on a bump and throws me off" took
             # "bucks" for a noun (exemplars-l)
         finite = sum(1 for t in sent if t.tag_ in {"VBD", "VBZ", "VBP", "MD"})
         gap = [i for i in range(s_ids[-1] + 1, v.i) if doc[i].dep_ not in {"advmod", "aux", "neg"}]
@@ -1382,8 +1382,8 @@ def _complement_clauses(doc: Doc, droppable: bool) -> list[tuple[Token, Token, T
         if _child(v, "auxpass", "expl", "nsubjpass") is not None or (v.dep_ == "ROOT" and _child(v, "nsubj") is None):
             continue  # "It is believed that …", an imperative "Say …"
         if v.tag_ in {"VBZ", "VBD", "VBP"} and _child(v, "nsubj") is None and v.dep_ not in {"conj", "relcl"}:
-            continue  # a finite verb with no subject is a noun misread: "responded to Microsoft claims that …"
-            # → "… claims a clear majority …" (exemplars-n)
+            continue  # a finite verb with no subject is a noun misread: "reacted to Oracle claims that …" → "…
+            # claims a large share …" (exemplars-n)
         clauses = [c for c in v.children if c.dep_ == "ccomp" and c.i > v.i]
         if len(clauses) != 1:
             continue
