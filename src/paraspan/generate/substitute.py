@@ -331,8 +331,7 @@ class Substituter:
         self.kinds = kinds  # the structure kinds whose anchors are replaced (None: all)
         # spaCy (the pipeline's anchor tagger), loaded for the first anchor whose label has no part of speech
         self._tagger = AnchorTagger()
-        self._parsed: dict[tuple[str, int, int], str | None] = {}
-        self._tags: dict[tuple[str, int, int], str | None] = {}
+        self._parsed: dict[tuple[str, int, int], tuple[str, str] | None] = {}  # anchor → (UPOS, Penn tag)
         self._docs: dict[str, Any] = {}  # the last sentence's parse, for its context word
         if min_back_votes is None:
             min_back_votes = min_votes
@@ -641,14 +640,20 @@ class Substituter:
                           start, end, t.tag_))
         return [f[1:] for f in sorted(found)]
 
-    def _anchor_tag(self, text: str, start: int, end: int) -> str | None:
-        """The Penn tag of the first word of ``text[start:end]`` in a spaCy parse of ``text`` (cached)."""
+    def _first_word(self, text: str, start: int, end: int) -> tuple[str, str] | None:
+        """The UPOS and Penn tag of the first word of ``text[start:end]`` in a spaCy parse of ``text``
+        (one parse per anchor, cached for both its part of speech and its verb form)."""
         key = (text, start, end)
-        if key not in self._tags:
+        if key not in self._parsed:
             doc = self._tagger.nlp(text)
             words = [t for t in doc if t.idx < end and t.idx + len(t.text) > start and not t.is_punct]
-            self._tags[key] = words[0].tag_ if words else None
-        return self._tags[key]
+            self._parsed[key] = (words[0].pos_, words[0].tag_) if words else None
+        return self._parsed[key]
+
+    def _anchor_tag(self, text: str, start: int, end: int) -> str | None:
+        """The Penn tag of the anchor's first word."""
+        word = self._first_word(text, start, end)
+        return word[1] if word else None
 
     def _anchor_pos(self, text: str, anchor: Span) -> str | None:
         """The anchor's part of speech: its label's LU suffix, else (a PropBank roleset, an entity
@@ -658,12 +663,8 @@ class Substituter:
         pos = lu_pos(anchor.label)
         if pos is not None:
             return pos
-        key = (text, anchor.start, anchor.end)
-        if key not in self._parsed:
-            doc = self._tagger.nlp(text)
-            words = [t for t in doc if t.idx < anchor.end and t.idx + len(t.text) > anchor.start and not t.is_punct]
-            self._parsed[key] = UPOS_TO_FN.get(words[0].pos_) if words else None
-        return self._parsed[key]
+        word = self._first_word(text, anchor.start, anchor.end)
+        return UPOS_TO_FN.get(word[0]) if word else None
 
     def _result(self, job: _Job) -> GenerationResult:
         if job.note is not None:

@@ -32,6 +32,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from paraspan.generate.rewrite.core import Piece, Rule, RuleContext, contiguous, keep, subtree, tidy
+from paraspan.generate.rewrite.core import child as _child
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
@@ -89,10 +90,6 @@ _RECIPIENT_PRONOUNS = frozenset({"me", "you", "him", "her", "us", "them", "himse
                                  "someone", "somebody", "anyone", "anybody", "nobody", "others"})
 #: WordNet lexicographer files of things that can receive (people, organisations)
 _RECIPIENT_LEXNAMES = frozenset({"noun.person", "noun.group"})
-
-
-def _child(token: Token, *deps: str) -> Token | None:
-    return next((c for c in token.children if c.dep_ in deps), None)
 
 
 def _movable(doc: Doc, ids: list[int], limit: int = MAX_OBJECT) -> bool:

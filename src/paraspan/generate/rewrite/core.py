@@ -77,6 +77,16 @@ class Rule:
 # --------------------------------------------------------------------------- token helpers
 
 
+def child(token: Token, *deps: str) -> Token | None:
+    """The first child of ``token`` with one of the dependency labels ``deps``."""
+    return next((c for c in token.children if c.dep_ in deps), None)
+
+
+def children(token: Token, *deps: str) -> list[Token]:
+    """The children of ``token`` with one of the dependency labels ``deps``."""
+    return [c for c in token.children if c.dep_ in deps]
+
+
 def subtree(token: Token) -> list[int]:
     return sorted(t.i for t in token.subtree)
 

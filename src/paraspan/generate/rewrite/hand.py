@@ -34,6 +34,8 @@ from paraspan.generate.rewrite.core import (
     subtree,
     tidy,
 )
+from paraspan.generate.rewrite.core import child as _child
+from paraspan.generate.rewrite.core import children as _children
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
@@ -137,17 +139,6 @@ def _first_sense(ctx: RuleContext, lemma: str, pos: str) -> str | None:
 
 def _verb_inflect(ctx: RuleContext, lemma: str, tag: str) -> str | None:
     return ctx.inflect(lemma, tag) if ctx.inflect is not None else None
-
-
-def _child(token: Token, *deps: str) -> Token | None:
-    for c in token.children:
-        if c.dep_ in deps:
-            return c
-    return None
-
-
-def _children(token: Token, *deps: str) -> list[Token]:
-    return [c for c in token.children if c.dep_ in deps]
 
 
 def _sent_ids(token: Token, drop: set[int] | None = None) -> list[int]:
