@@ -291,6 +291,8 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
     "fn-cascade-exemplars-o": ("fn-exemplars-o.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
     # with -o's fix (extract-appositive v18), the next 200
     "fn-cascade-exemplars-p": ("fn-exemplars-p.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
+    # next 200, with -p's fixes
+    "fn-cascade-exemplars-q": ("fn-exemplars-q.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
     # NER with the code of -o (the alternations, the rule fixes since wikiann-cascade-h), the next 400 of WikiANN dev
     "wikiann-cascade-i": ("wikiann-dev-i.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
 }
@@ -442,7 +444,7 @@ def exemplars(work: Path, seed: int, scan: int = 40000) -> None:
                                                  for rule in alternations):
             alternated.append(s)
     blocks = [("fn-exemplars.jsonl", pool[scan:])] + [
-        (f"fn-exemplars-{letter}.jsonl", pool[scan + 200 * k:]) for k, letter in enumerate("bcdefghijklmnop", start=1)]
+        (f"fn-exemplars-{letter}.jsonl", pool[scan + 200 * k:]) for k, letter in enumerate("bcdefghijklmnopq", start=1)]
     for name, sentences in (*blocks, ("fn-exemplars-connective.jsonl", chosen),
                             ("fn-exemplars-swap.jsonl", swapped), ("fn-exemplars-alternation.jsonl", alternated),
                             ("fn-exemplars-alternation-b.jsonl", alternated[100:])):

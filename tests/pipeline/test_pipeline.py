@@ -272,6 +272,9 @@ def test_limit(tmp_path, corpus, fake_config):
     store = open_store(tmp_path / "lim.db", fake_config, resume=False)
     summary = run_augment(corpus, store, fake_config, limit=2)
     assert summary.inputs == 2 and RunStore.open(tmp_path / "lim.db").count_inputs() == 2
+    # resumed with the same limit: the first 2 sentences are done, nothing more is generated
+    again = run_augment(corpus, open_store(tmp_path / "lim.db", fake_config, resume=True), fake_config, limit=2)
+    assert again.processed_now == 0 and again.inputs == 2
 
 
 def test_bad_corpus_line_reports_file_and_line(tmp_path, fake_config):

@@ -181,6 +181,12 @@ def test_an_abbreviations_full_stop_does_not_end_the_sentence(nlp):
     assert out and all("b.c. , when" in t for t in out), out
 
 
+def test_an_exclamation_mark_inside_a_name_does_not_end_the_sentence(nlp):
+    """"Yahoo! in Boston": the next word keeps its case (``tidy`` capitalised it)."""
+    out = _texts(nlp, "front-trailing-adverbial", "He worked for Yahoo! in Boston before the company moved.")
+    assert out == ["Before the company moved, he worked for Yahoo! in Boston."], out
+
+
 def test_v4_brackets_and_but_from_the_downstream_judgments(nlp):
     """A copied subject leaves its brackets out; "but" starts the second sentence (a split that
     dropped it lost the contrast)."""
@@ -862,3 +868,10 @@ def test_exemplar_judgments_p(nlp):
     # "then" answers the "if"
     assert _texts(nlp, "move-leading-adverbial", "If your first name is Midas , then the answer is simple .") == []
 
+
+def test_exemplar_judgments_q(nlp):
+    """fn-cascade-exemplars-q (patterns re-written here): pp-to-genitive v20."""
+    # "the problem of X" is a problem about X, not one X has
+    assert _texts(nlp, "pp-to-genitive", "The problem of the lonely child was harder because of the danger posed by "
+                  "his friends .") == []
+    assert _texts(nlp, "pp-to-genitive", "They discussed the question of the new bridge .") == []

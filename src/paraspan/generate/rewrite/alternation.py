@@ -109,6 +109,16 @@ def _nominal(token: Token) -> bool:
     return not (token.lower_.endswith("ing") and not any(c.dep_ in {"det", "poss"} for c in token.children))
 
 
+def _bare_pair(doc: Doc, noun: Token, prep: Token) -> bool:
+    """``noun`` (one word) is followed by ``prep`` and a bare noun: "men at arms", "men of letters"
+    (exemplars-q: "calling men in at arms"); the tagger hangs the preposition on the verb, so the
+    parse does not tell a name from an adverbial, and neither is moved across."""
+    if prep.pos_ != "ADP" or prep.i + 1 >= len(doc):
+        return False
+    nxt = doc[prep.i + 1]
+    return noun.pos_ == "NOUN" and nxt.pos_ == "NOUN" and nxt.dep_ == "pobj" and nxt.head.i == prep.i
+
+
 def particle_shift(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
     """"He turned off the light." ↔ "He turned the light off." (a noun object of at most
     :data:`MAX_OBJECT` words)"""
@@ -138,6 +148,8 @@ def particle_shift(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             after = doc[ids[-1] + 1] if ids[-1] + 1 < len(doc) else None
             if after is not None and (p.lower_, after.lower_) in _JOINS:
                 continue
+            if len(ids) == 1 and after is not None and _bare_pair(doc, obj, after):
+                continue  # a bare noun, a preposition and a bare noun may be one name: "calling in men at arms"
             order = [*range(0, v.i + 1), *ids, p.i, *range(ids[-1] + 1, len(doc))]
         elif ids[0] == v.i + 1 and ids[-1] + 1 == p.i and not (nxt is not None and (
                 nxt.lower_ in {"of", "on"} or (p.lower_, nxt.lower_) in _JOINS)):
@@ -217,7 +229,8 @@ PARTICLE_SHIFT = Rule("particle-shift", "reorder", "hand", particle_shift,
                       example="He turned off the light. → He turned the light off.",
                       # v2: not "make up", "carry on", "take time off", "take X up on" (exemplars-alternation-b);
                       # v3: not "take over the helm", no "on to" split (exemplars-m)
-                      version="3")
+                      # v4: not across a bare noun and a bare prepositional noun ("men at arms"; exemplars-q)
+                      version="4")
 DATIVE_SHIFT = Rule("dative-shift", "reorder", "hand", dative_shift,
                     description="a verb of giving trades its double object for a 'to' phrase, or back",
                     example="She gave Anna the keys. → She gave the keys to Anna.",

@@ -140,14 +140,17 @@ def tidy(doc: Doc, pieces: list[Piece]) -> list[Piece]:
 
 
 def _ends_sentence(doc: Doc, piece: Piece) -> bool:
-    """A full stop, "!" or "?" — but not the stop of an abbreviation inside its sentence ("in 587
+    """A full stop, "!" or "?" — but not a "!" or "?" inside its sentence, nor the stop of an abbreviation ("in 587
     b.c. , when …": spaCy splits "b.c" and "."; treating it as the end dropped the comma and
     capitalised "When" on FrameNet train, fn-cascade-train)."""
     if piece.text not in _FINAL:
         return False
     i = piece.src
-    if i is None or i == 0 or i + 1 >= len(doc) or piece.text != ".":
+    if i is None or i == 0 or i + 1 >= len(doc):
         return True
+    if piece.text != ".":
+        # a "!" or "?" the parse left inside its sentence is part of it: "Yahoo! in Boston" (not "Yahoo! In")
+        return doc[i + 1].is_sent_start
     before = doc[i - 1]
     return not (not before.whitespace_ and "." in before.text and not doc[i + 1].is_sent_start)
 

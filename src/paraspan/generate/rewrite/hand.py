@@ -104,12 +104,16 @@ _FIXED_OF = frozenset({"basis", "behalf", "account", "means", "terms", "course",
                        "verge", "brink", "eve", "wake", "midst", "sake", "expense", "absence", "presence", "aid",
                        "help", "cost", "risk", "hands", "grounds", "strength", "virtue", "dint", "way",
                        "sight", "thought", "mention", "prospect", "notion", "idea", "direction"})
+#: nouns whose of-phrase is what they are about: "the problem of the unmarried mother" is no problem
+#: she has (exemplars-q)
+_TOPIC_NOUNS = frozenset({"problem", "question", "issue", "matter", "subject", "topic", "theme", "danger", "threat",
+                          "fear", "spectre", "specter", "difficulty", "dilemma"})
 _PLACES = {"GPE", "LOC", "FAC"}
 #: nouns an of-phrase with a name after them names ("the city of Tyre" is Tyre)
 #: nouns of a part, an amount or a time of something: "the majority of X" is no "X's majority"
 _PART_NOUNS = {"majority", "minority", "rest", "number", "time", "part", "half", "bulk", "remainder", "lot", "couple",
                "kind", "sort", "type", "amount", "total", "percent", "share", "portion", "most", "some", "period",
-               "era", "age", "day", "days", "year", "years", "course", "height", "end", "start", "beginning",
+               "era", "age", "day", "year", "course", "height", "end", "start", "beginning",
                "top", "bottom", "front", "back", "middle", "edge",  # "near the top of the list" (train-e)
                "tip", "side", "center", "centre", "corner", "heart", "foot", "base", "surface", "summit", "rim",
                "interior", "outskirts", "periphery",  # "at the tip of the road" (train-i)
@@ -989,7 +993,7 @@ def pp_to_genitive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue
         if o.pos_ == "PROPN" and n.lemma_ in _NAMING_NOUNS:
             continue  # "the southern city of Tyre" is Tyre, not "Tyre's southern city"
-        if n.lemma_ in _PART_NOUNS or n.lemma_ in _FIXED_OF:
+        if n.lemma_ in _PART_NOUNS or n.lemma_ in _FIXED_OF or n.lemma_ in _TOPIC_NOUNS:
             continue  # "the majority of these reports", "by the time of the Crusades": no genitive (train-d)
         if n.text.lower().endswith("ing"):
             continue  # "the arming of the rebels": "the rebels' arming" loses who arms whom (train-e)
@@ -1606,7 +1610,8 @@ PP_TO_GENITIVE = Rule("pp-to-genitive", "genitive", "hand", pp_to_genitive,
                       # v17: nor of "the right/left of" (exemplars-alternation)
                       # v18: none before a phrase or a verb, none of a compound ending in a verb form (exemplars-m)
                       # v19: none before a participle (exemplars-n)
-                      version="19")
+                      # v20: none of a noun whose of-phrase is its topic ("the problem of"; exemplars-q)
+                      version="20")
 GENITIVE_TO_PP = Rule("genitive-to-pp", "genitive", "hand", genitive_to_pp,
                       description="the M's N → the N of the M",
                       example="The train's arrival was late. → The arrival of the train was late.",
