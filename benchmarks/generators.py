@@ -296,6 +296,8 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
     # the substituter alone on the next 1,000 (its outputs judged to test a sense check chosen on -l … -q's)
     "fn-substitute-exemplars-r": ("fn-exemplars-r.jsonl", "substitute",
                                   ["--iterations", "3", "--choose-by", "verified"]),
+    # with -q's fixes, the 200 after fn-substitute-exemplars-r's 1,000
+    "fn-cascade-exemplars-s": ("fn-exemplars-s.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
     # NER with the code of -o (the alternations, the rule fixes since wikiann-cascade-h), the next 400 of WikiANN dev
     "wikiann-cascade-i": ("wikiann-dev-i.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
 }

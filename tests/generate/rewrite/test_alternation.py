@@ -86,6 +86,7 @@ def test_dative_shifts_either_way(nlp, source, expected):
     "The new tools gave rise to small industries.",  # an idiom (fn-cascade-exemplars-alternation-b)
     "They give you a good rollicking and leave it at that.",  # a scolding given
     "If the Lord will bring me safe home again , I will serve him .",  # a place (fn-cascade-exemplars-l)
+    "Bring us tea -- a pot of tea , and then we can talk .",  # an apposition parsed as a second object (-s)
 ])
 def test_dative_shift_leaves_alone(nlp, source):
     assert _texts(nlp, "dative-shift", source) == []

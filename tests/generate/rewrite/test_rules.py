@@ -869,6 +869,21 @@ def test_exemplar_judgments_p(nlp):
     assert _texts(nlp, "move-leading-adverbial", "If your first name is Midas , then the answer is simple .") == []
 
 
+def test_exemplar_judgments_s(nlp):
+    """fn-cascade-exemplars-s (patterns re-written here): split-conjoined-clauses v10."""
+    # the second "was" left out: "The council dissolved." alone would be active
+    assert _texts(nlp, "split-conjoined-clauses", "In May 1990 the charter was suspended and the council dissolved "
+                  "following the coup in March .") == []
+    # two subordinate clauses joined: the first part is no sentence
+    assert _texts(nlp, "split-conjoined-clauses", "As heat and light are related in living systems , and as all "
+                  "reactions are heat-dependent , it is not unwise to suggest that water is the basis .") == []
+    # a past tense that is no participle, or a passive of its own, still splits
+    assert "The bridge was closed. The river rose ." in _texts(nlp, "split-conjoined-clauses",
+                                                              "The bridge was closed and the river rose .")
+    assert "The bridge was closed. The road was flooded ." in _texts(nlp, "split-conjoined-clauses",
+                                                                    "The bridge was closed and the road was flooded .")
+
+
 def test_exemplar_judgments_q(nlp):
     """fn-cascade-exemplars-q (patterns re-written here): pp-to-genitive v20."""
     # "the problem of X" is a problem about X, not one X has

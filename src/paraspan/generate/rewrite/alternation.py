@@ -185,6 +185,8 @@ def dative_shift(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         if v.pos_ != "VERB" or v.lemma_.lower() not in _TO_DATIVE:
             continue
         obj = _child(v, "dobj")
+        if sum(1 for c in v.children if c.dep_ == "dobj") > 1:
+            continue  # "Bring us tea -- a pot of tea": an apposition the parser took for a second object (exemplars-s)
         dative = _child(v, "dative") or next((c for c in v.children if c.dep_ == "prep" and c.lower_ == "to"
                                               and obj is not None and c.i > obj.i), None)
         if obj is None or dative is None or not _nominal(obj) or obj.lemma_.lower() in _LIGHT_OBJECTS | _NOT_THEMES:
@@ -236,4 +238,5 @@ DATIVE_SHIFT = Rule("dative-shift", "reorder", "hand", dative_shift,
                     example="She gave Anna the keys. → She gave the keys to Anna.",
                     # v2: no theme that is a place or a way ("bring me safe home"; fn-cascade-exemplars-l);
                     # v3: no "give rise to", no scolding given (exemplars-alternation-b)
-                    version="3")
+                    # v4: not where the parse has two objects (an apposition after a dash; exemplars-s)
+                    version="4")

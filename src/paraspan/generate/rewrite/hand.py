@@ -907,6 +907,12 @@ def split_conjoined_clauses(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
                 continue  # a condition or "not only" over both clauses (relations-equivalence-rules)
             if not _finite(v) or _child(c, "mark") is not None:
                 continue  # no clause to stand alone: a misread coordinated subject, or "…, and that Y"
+            if _child(v, "mark") is not None:
+                continue  # "As X, and as Y, Z": the first part is a subordinate clause, no sentence (exemplars-s)
+            if (_child(v, "auxpass") is not None and _child(c, "aux", "auxpass", "dobj") is None
+                    and c.tag_ in {"VBD", "VBN"} and _participle_too(c)):
+                continue  # "X was suspended and the council dissolved": the second "was" may be left out,
+                # and "The council dissolved." on its own reads as active (exemplars-s)
             if doc[c_ids[0]].tag_ in {"WRB", "WP", "WDT"} or doc[sent.start].tag_ == "MD" or (
                     doc[sent.start].lemma_ in {"do", "be", "have"} and doc[sent.start].dep_ in {"aux", "auxpass"}):
                 continue  # a question, or an embedded "how …" joined to an object: "Did they know about X,
@@ -1295,6 +1301,13 @@ def _present_form(word: str) -> bool:
     return any((inflect(lemma, "VBZ") or "").lower() == word for lemma in lemmas(word, "VERB"))
 
 
+def _participle_too(verb: Token) -> bool:
+    """Whether ``verb``'s word is also its past participle ("dissolved", "closed"; not "rose")."""
+    from paraspan.models.inflect import inflect
+
+    return (inflect(verb.lemma_, "VBN") or "").lower() == verb.lower_
+
+
 def _past_form(word: str) -> bool:
     """Whether ``word`` is the past tense of a verb other than itself ("rang", "blew", "sounded")."""
     from paraspan.models.inflect import inflect, lemmas
@@ -1549,7 +1562,9 @@ SPLIT_CONJOINED_CLAUSES = Rule("split-conjoined-clauses", "split", "hand", split
                                # no subject that is a preposition's object ("and before marriage
                                # published …"; exemplars-i)
                                # v9: not in a question, nor before a "how …" joined to an object (exemplars-alternation)
-                               version="9")
+                               # v10: not of two subordinate clauses, nor before a passive whose "was" is left
+                               # out (exemplars-s)
+                               version="10")
 SPLIT_CONJOINED_VP = Rule("split-conjoined-vp", "split", "hand", split_conjoined_vp,
                           description="conjoined verb phrases → two sentences, subject copied",
                           example="He came and saw the city. → He came. He saw the city.",
