@@ -882,6 +882,8 @@ def test_exemplar_judgments_s(nlp):
                                                               "The bridge was closed and the river rose .")
     assert "The bridge was closed. The road was flooded ." in _texts(nlp, "split-conjoined-clauses",
                                                                     "The bridge was closed and the road was flooded .")
+    assert "The bridge was closed. The mayor announced that it would reopen ." in _texts(
+        nlp, "split-conjoined-clauses", "The bridge was closed and the mayor announced that it would reopen .")
 
 
 def test_exemplar_judgments_q(nlp):

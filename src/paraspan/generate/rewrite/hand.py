@@ -909,10 +909,11 @@ def split_conjoined_clauses(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
                 continue  # no clause to stand alone: a misread coordinated subject, or "…, and that Y"
             if _child(v, "mark") is not None:
                 continue  # "As X, and as Y, Z": the first part is a subordinate clause, no sentence (exemplars-s)
-            if (_child(v, "auxpass") is not None and _child(c, "aux", "auxpass", "dobj") is None
-                    and c.tag_ in {"VBD", "VBN"} and _participle_too(c)):
+            if (_child(v, "auxpass") is not None and c.tag_ in {"VBD", "VBN"} and _verb_form(c.lower_, "VBN")
+                    and _child(c, "aux", "auxpass", "dobj", "dative", "ccomp", "xcomp", "attr", "acomp") is None):
                 continue  # "X was suspended and the council dissolved": the second "was" may be left out,
-                # and "The council dissolved." on its own reads as active (exemplars-s)
+                # and "The council dissolved." on its own reads as active (exemplars-s); a verb with an
+                # object or a clause ("… and the government announced that …") is active
             if doc[c_ids[0]].tag_ in {"WRB", "WP", "WDT"} or doc[sent.start].tag_ == "MD" or (
                     doc[sent.start].lemma_ in {"do", "be", "have"} and doc[sent.start].dep_ in {"aux", "auxpass"}):
                 continue  # a question, or an embedded "how …" joined to an object: "Did they know about X,
@@ -1015,7 +1016,7 @@ def pp_to_genitive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue  # a phrase after the possessor may be its own ("the contents of the bin down the
             # hall"), and a verb right after it may have its subject inside it ("among the roots of the hedge
             # mice rustled" → "among the hedge mice's roots rustled"; exemplars-m)
-        if o.tag_ == "NNS" and _child(o, "compound", "amod") is not None and _present_form(o.lower_):
+        if o.tag_ == "NNS" and _child(o, "compound", "amod") is not None and _verb_form(o.lower_, "VBZ"):
             continue  # the last word of a compound may be the verb: "the sound of the harp echoes round" (exemplars-m)
         if after < len(doc) and (doc[after].pos_ in {"DET", "PRON"} or doc[after].tag_ == "PRP$"):
             continue  # a clause without "that" goes on from the possessor: "the patch of the handkerchief the
@@ -1294,25 +1295,12 @@ def _contrasted(t: Token, ctx: RuleContext) -> bool:
 # --------------------------------------------------------------------------- insertion and lexical
 
 
-def _present_form(word: str) -> bool:
-    """Whether ``word`` is the third person present of a verb ("echoes", "bucks", "walks")."""
+def _verb_form(word: str, tag: str, *, of_another: bool = False) -> bool:
+    """Whether ``word`` is the ``tag`` form (Penn: "VBZ", "VBD", "VBN") of one of its verb lemmas ("echoes",
+    "rang", "dissolved"); with ``of_another``, of a lemma other than the word itself ("rang", not "put")."""
     from paraspan.models.inflect import inflect, lemmas
 
-    return any((inflect(lemma, "VBZ") or "").lower() == word for lemma in lemmas(word, "VERB"))
-
-
-def _participle_too(verb: Token) -> bool:
-    """Whether ``verb``'s word is also its past participle ("dissolved", "closed"; not "rose")."""
-    from paraspan.models.inflect import inflect
-
-    return (inflect(verb.lemma_, "VBN") or "").lower() == verb.lower_
-
-
-def _past_form(word: str) -> bool:
-    """Whether ``word`` is the past tense of a verb other than itself ("rang", "blew", "sounded")."""
-    from paraspan.models.inflect import inflect, lemmas
-
-    return any(lemma.lower() != word and (inflect(lemma, "VBD") or "").lower() == word
+    return any((not of_another or lemma.lower() != word) and (inflect(lemma, tag) or "").lower() == word
                for lemma in lemmas(word, "VERB"))
 
 
@@ -1341,7 +1329,8 @@ def it_cleft(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             # "Victor roared …" → "It was victor that roared" (exemplars-k)
         if v.lemma_ in {"include", "comprise", "contain", "consist"}:
             continue  # a list's verb: "It is its former editors that include …" (wikiann-cascade-e)
-        if any(doc[i].lower_ == "and" and i > s_ids[0] and _past_form(doc[i - 1].lower_) for i in s_ids):
+        if any(doc[i].lower_ == "and" and i > s_ids[0] and _verb_form(doc[i - 1].lower_, "VBD", of_another=True)
+               for i in s_ids):
             continue  # "A bell rang and Pete swung …": the parser took "rang" for a noun (exemplars-e)
         if _quantified(subj):
             continue  # "It is many people that find …" (exemplars-g)
