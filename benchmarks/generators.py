@@ -1010,6 +1010,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--limit", type=int, default=150, help="sentences per run")
     args, extra = ap.parse_known_args(argv)
+    if args.step != "run" and extra:
+        # argparse leaves run names given after an option ("score --work W NAME") among the unknown
+        # arguments, and the step then took every run; only `run` passes options on to `augment`
+        ap.error(f"unrecognised arguments: {' '.join(extra)} (give run names before the options)")
     if not SHARED.is_dir():
         print(f"needs the corpora in {SHARED}", file=sys.stderr)
         return 2
