@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 
 from paraspan.generate.rewrite.core import Piece, Rule, RuleContext, contiguous, keep, subtree, tidy
 from paraspan.generate.rewrite.core import child as _child
+from paraspan.generate.rewrite.core import children as _children
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Token
@@ -185,7 +186,7 @@ def dative_shift(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         if v.pos_ != "VERB" or v.lemma_.lower() not in _TO_DATIVE:
             continue
         obj = _child(v, "dobj")
-        if sum(1 for c in v.children if c.dep_ == "dobj") > 1:
+        if len(_children(v, "dobj")) > 1:
             continue  # "Bring us tea -- a pot of tea": an apposition the parser took for a second object (exemplars-s)
         dative = _child(v, "dative") or next((c for c in v.children if c.dep_ == "prep" and c.lower_ == "to"
                                               and obj is not None and c.i > obj.i), None)

@@ -1075,10 +1075,9 @@ def genitive_to_pp(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue
         if p.pos_ == "NOUN" and _child(p, "det", "poss") is None:
             continue  # "women's lingerie", "men's pants": a kind of thing, not a possession
-        if p.tag_ in {"NNS", "NNPS"} and any(c.dep_ == "det" and c.lower_ in {"a", "an"} for c in p.children):
-            continue  # "an ants' nest": the article is the nest's ("the nest of an ants"; exemplars-b)
         if any(c.dep_ == "det" and c.lower_ in {"a", "an"} for c in p.children):
-            continue  # a measure: "a month's leave" is no "the leave of a month" (exemplars-p)
+            continue  # a measure: "a month's leave" is no "the leave of a month" (exemplars-p); with a plural
+            # possessor the article is the possessed noun's: "an ants' nest" ("the nest of an ants"; exemplars-b)
         if p_ids[0] >= 2 and doc[p_ids[0] - 1].pos_ == "ADP" and doc[p_ids[0] - 2].tag_ in {"NNP", "NNPS"}:
             continue  # the possessor ends a name: "Bank for International Settlements' rules" (exemplars-p)
         if _child(n, "det") is not None:
