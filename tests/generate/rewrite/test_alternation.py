@@ -57,6 +57,16 @@ def test_particle_shift_leaves_alone(nlp, source):
     assert _texts(nlp, "particle-shift", source) == []
 
 
+def test_particle_shift_leaves_keep_on_alone(nlp):
+    """"keep on the line" (stay on it) is no "keep the line on" (fn-cascade-exemplars-t, re-written)."""
+    assert _texts(nlp, "particle-shift", "It was a great try from a boy who really finds it hard to keep on the "
+                  "line , you know .") == []
+
+
+def test_a_recipient_that_is_a_name_keeps_the_phrase_after_it(nlp):
+    assert "She sent Anna the keys in a parcel ." in _texts(nlp, "dative-shift", "She sent the keys to Anna in a parcel .")
+
+
 def test_particle_of_a_multiword_anchor_stays(nlp):
     doc = nlp("He turned off the light.")
     protected = frozenset(t.i for t in doc if t.text in {"turned", "off"})
@@ -87,6 +97,8 @@ def test_dative_shifts_either_way(nlp, source, expected):
     "They give you a good rollicking and leave it at that.",  # a scolding given
     "If the Lord will bring me safe home again , I will serve him .",  # a place (fn-cascade-exemplars-l)
     "Bring us tea -- a pot of tea , and then we can talk .",  # an apposition parsed as a second object (-s)
+    # the phrase after a common-noun recipient may be its own, and would be left to the theme (-t)
+    "The bank once sent credit cards to new customers with good jobs who turned out to be thieves .",
 ])
 def test_dative_shift_leaves_alone(nlp, source):
     assert _texts(nlp, "dative-shift", source) == []

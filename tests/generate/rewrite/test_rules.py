@@ -869,6 +869,20 @@ def test_exemplar_judgments_p(nlp):
     assert _texts(nlp, "move-leading-adverbial", "If your first name is Midas , then the answer is simple .") == []
 
 
+def test_exemplar_judgments_t(nlp):
+    """fn-cascade-exemplars-t (patterns re-written here): pp-to-genitive v21, move-leading-adverbial v5,
+    front-trailing-adverbial v18."""
+    # "the aspect of X" is no "X's aspect"
+    assert _texts(nlp, "pp-to-genitive", "They studied the legal aspect of the new policy .") == []
+    # "that" resumes the if-clause: behind it, it would point at nothing
+    assert _texts(nlp, "move-leading-adverbial", "If you can make a weak team competitive , that is impressive .") == []
+    assert "It would be great, if you can come." in _texts(nlp, "move-leading-adverbial",
+                                                          "If you can come , it would be great .")
+    # an inverted "as are X" compares with the clause before it
+    assert _texts(nlp, "front-trailing-adverbial", "Roads and the rail bridges of the region are damaged , as are "
+                  "power lines and pipes .") == []
+
+
 def test_exemplar_judgments_s(nlp):
     """fn-cascade-exemplars-s (patterns re-written here): split-conjoined-clauses v10."""
     # the second "was" left out: "The council dissolved." alone would be active

@@ -71,7 +71,10 @@ _JOINS = frozenset({("up", "to"), ("out", "of"), ("on", "to"), ("in", "to"), ("o
 _NOT_SHIFTED = frozenset({("take", "on"), ("start", "up"), ("come", "up"), ("go", "over"),
                           # "will make up the next book" (constitute) is no "make the next book up" (invent);
                           # "carry on business" (continue) no "carry business on" (exemplars-alternation-b)
-                          ("make", "up"), ("carry", "on")})
+                          ("make", "up"), ("carry", "on"),
+                          # "keep on the line" (stay on it) is no "keep the line on" (exemplars-t); "hold on",
+                          # "hang on" likewise take a preposition's object as often as a particle's
+                          ("keep", "on"), ("hold", "on"), ("hang", "on")})
 #: nouns that are places or ways, not things handed over: "bring me safe home" is no "bring safe home to me"
 _NOT_THEMES = frozenset({"home", "way", "somewhere", "anywhere", "everywhere", "nowhere", "back", "here", "there"})
 #: objects of a light "give"/"show" with no prepositional form ("gave him a call" is no "gave a call to him")
@@ -205,6 +208,10 @@ def dative_shift(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             after = doc[whom[-1] + 1] if whom[-1] + 1 < len(doc) else None
             if after is not None and after.pos_ == "CCONJ":
                 continue  # "attention to Mathilda and how she held …": the "to" phrase goes on
+            if (after is not None and recipient.pos_ not in {"PRON", "PROPN"}
+                    and (after.pos_ == "ADP" or after.tag_ in {"WP", "WDT"} or after.lower_ == "that")):
+                continue  # "sent cards to customers with jobs who …": the phrase after may be the recipient's,
+                # and left behind it would modify the theme (exemplars-t)
             possession = v.lemma_.lower() in _POSSESSION
             if not _movable(doc, whom, 3) or not _recipient(recipient, ctx, possession):
                 continue
@@ -233,11 +240,13 @@ PARTICLE_SHIFT = Rule("particle-shift", "reorder", "hand", particle_shift,
                       # v2: not "make up", "carry on", "take time off", "take X up on" (exemplars-alternation-b);
                       # v3: not "take over the helm", no "on to" split (exemplars-m)
                       # v4: not across a bare noun and a bare prepositional noun ("men at arms"; exemplars-q)
-                      version="4")
+                      # v5: not "keep on", "hold on", "hang on" ("keep on the line"; exemplars-t)
+                      version="5")
 DATIVE_SHIFT = Rule("dative-shift", "reorder", "hand", dative_shift,
                     description="a verb of giving trades its double object for a 'to' phrase, or back",
                     example="She gave Anna the keys. → She gave the keys to Anna.",
                     # v2: no theme that is a place or a way ("bring me safe home"; fn-cascade-exemplars-l);
                     # v3: no "give rise to", no scolding given (exemplars-alternation-b)
                     # v4: not where the parse has two objects (an apposition after a dash; exemplars-s)
-                    version="4")
+                    # v5: no "to" phrase with a common noun followed by a phrase that may be its own (exemplars-t)
+                    version="5")

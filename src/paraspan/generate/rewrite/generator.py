@@ -32,7 +32,7 @@ from paraspan.generate.base import (
     TokenMapping,
 )
 from paraspan.generate.project import doc_heads, doc_tokens, project_mapping, tokens_in
-from paraspan.generate.rewrite.core import Piece, RuleContext, render
+from paraspan.generate.rewrite.core import Piece, RuleContext, lower_common_capitals, render
 from paraspan.generate.rewrite.rules import RuleSet
 
 if TYPE_CHECKING:
@@ -98,6 +98,11 @@ class Rewriter:
             self._wordnet = load_wordnet()
         return self._wordnet
 
+    def _common_word(self, word: str) -> bool:
+        """Whether WordNet knows ``word`` in lower case and as no name ("noise", not "Paris")."""
+        names = {lemma.name() for synset in self.wordnet().synsets(word.lower()) for lemma in synset.lemmas()}
+        return word.lower() in names and word not in names
+
     def _context(self, protected: Iterable[int]) -> RuleContext:
         from paraspan.models.inflect import inflect
 
@@ -123,6 +128,7 @@ class Rewriter:
                 self.counts[f"rule_error:{rule.name}:{type(exc).__name__}"] += 1
                 continue
             for pieces in outputs:
+                lower_common_capitals(doc, pieces, self._common_word)
                 if not any(p.text.strip() and any(ch.isalnum() for ch in p.text) for p in pieces):
                     self.counts["skipped_empty"] += 1
                     continue

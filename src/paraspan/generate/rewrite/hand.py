@@ -109,7 +109,6 @@ _FIXED_OF = frozenset({"basis", "behalf", "account", "means", "terms", "course",
 _TOPIC_NOUNS = frozenset({"problem", "question", "issue", "matter", "subject", "topic", "theme", "danger", "threat",
                           "fear", "spectre", "specter", "difficulty", "dilemma"})
 _PLACES = {"GPE", "LOC", "FAC"}
-#: nouns an of-phrase with a name after them names ("the city of Tyre" is Tyre)
 #: nouns of a part, an amount or a time of something: "the majority of X" is no "X's majority"
 _PART_NOUNS = {"majority", "minority", "rest", "number", "time", "part", "half", "bulk", "remainder", "lot", "couple",
                "kind", "sort", "type", "amount", "total", "percent", "share", "portion", "most", "some", "period",
@@ -118,8 +117,9 @@ _PART_NOUNS = {"majority", "minority", "rest", "number", "time", "part", "half",
                "tip", "side", "center", "centre", "corner", "heart", "foot", "base", "surface", "summit", "rim",
                "interior", "outskirts", "periphery",  # "at the tip of the road" (train-i)
                "north", "south", "east", "west", "northeast", "northwest", "southeast", "southwest",  # (train-m)
-               "right", "left"}  # "to the right of each place" (exemplars-alternation)
-
+               "right", "left",  # "to the right of each place" (exemplars-alternation)
+               "aspect", "facet", "feature", "element", "component"}  # "the X's information aspect" (exemplars-t)
+#: nouns an of-phrase with a name after them names ("the city of Tyre" is Tyre)
 _NAMING_NOUNS = {"city", "town", "village", "state", "province", "county", "country", "island", "republic",
                  "kingdom", "region", "district", "port", "capital", "name", "month", "year", "day", "river",
                  "lake", "mount", "bay", "gulf", "sea", "valley", "area", "territory", "borough", "municipality",
@@ -704,6 +704,9 @@ def move_leading_adverbial(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         rest = [i for i in range(comma + 1, stop)]
         if rest and doc[rest[0]].lower_ == "then":
             continue  # "If X, then Y": "then" answers the "if" and would read as a time (exemplars-p)
+        if rest and doc[rest[0]].lower_ in {"that", "this"} and doc[rest[0]].dep_ in {"nsubj", "nsubjpass"}:
+            continue  # "If X, that is valuable": "that" is the clause before it; moved behind, it points at
+            # nothing (exemplars-t)
         last = max((i for i in rest if not doc[i].is_punct), default=None)
         if last is None or (last != v.i and doc[last].head.i != v.i):
             continue  # at the end it would attach to the last phrase ("… for its program in the early 1980s")
@@ -796,6 +799,8 @@ def front_trailing_adverbial(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
                 # exemplars-p); a time is neither (exemplars-m)
             if m.dep_ == "advcl" and not any(c.dep_ == "mark" and c.lower_ in _MARKS for c in m.children):
                 continue
+            if m.dep_ == "advcl" and any(c.dep_ in {"nsubj", "nsubjpass"} and c.i > m.i for c in m.children):
+                continue  # an inverted clause ("…, as are X and Y") follows what it compares with (exemplars-t)
             if v.lemma_ in _WHEN_VERBS and not _children(v, "dobj"):
                 continue  # "The split came after they had a row": when it came is what the verb says; fronted,
                 # "After …, the split came" (exemplars-n)
@@ -1573,7 +1578,8 @@ MOVE_LEADING_ADVERBIAL = Rule("move-leading-adverbial", "reorder", "hand", move_
                               # v2: not when the moved phrase would attach to the last phrase (judged on FrameNet dev);
                               # v3: not a connective ("In sum"; relations-equivalence-rules-only)
                               # v4: not before a correlative "then" (exemplars-p)
-                              version="4")
+                              # v5: not before a subject "that"/"this" that resumes it (exemplars-t)
+                              version="5")
 FRONT_TRAILING_ADVERBIAL = Rule("front-trailing-adverbial", "reorder", "hand", front_trailing_adverbial,
                                 description="clause-final temporal/locative PP or adverbial clause → front",
                                 example="He sold it in 1998. → In 1998, he sold it.",
@@ -1592,7 +1598,8 @@ FRONT_TRAILING_ADVERBIAL = Rule("front-trailing-adverbial", "reorder", "hand", f
                                 # v15: no place or manner right after the verb or its object, only a time (exemplars-m)
                                 # v16: not the time of "come", "happen", "occur" … (exemplars-n)
                                 # v17: not after any noun, unless a time (exemplars-p)
-                                version="17")
+                                # v18: not an inverted clause ("as are X"; exemplars-t)
+                                version="18")
 PP_TO_GENITIVE = Rule("pp-to-genitive", "genitive", "hand", pp_to_genitive,
                       description="the N of the M → the M's N",
                       example="The arrival of the train was late. → The train's arrival was late.",
@@ -1614,7 +1621,8 @@ PP_TO_GENITIVE = Rule("pp-to-genitive", "genitive", "hand", pp_to_genitive,
                       # v18: none before a phrase or a verb, none of a compound ending in a verb form (exemplars-m)
                       # v19: none before a participle (exemplars-n)
                       # v20: none of a noun whose of-phrase is its topic ("the problem of"; exemplars-q)
-                      version="20")
+                      # v21: nor of "the aspect/feature/element of" (exemplars-t)
+                      version="21")
 GENITIVE_TO_PP = Rule("genitive-to-pp", "genitive", "hand", genitive_to_pp,
                       description="the M's N → the N of the M",
                       example="The train's arrival was late. → The arrival of the train was late.",
