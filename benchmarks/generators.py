@@ -300,6 +300,10 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
     "fn-cascade-exemplars-s": ("fn-exemplars-s.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
     # with -s's fixes, the next 200
     "fn-cascade-exemplars-t": ("fn-exemplars-t.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
+    # with -t's fixes, the next 200
+    "fn-cascade-exemplars-u": ("fn-exemplars-u.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
+    # with -u's fixes, the next 200
+    "fn-cascade-exemplars-v": ("fn-exemplars-v.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
     # NER with the code of -o (the alternations, the rule fixes since wikiann-cascade-h), the next 400 of WikiANN dev
     "wikiann-cascade-i": ("wikiann-dev-i.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
 }
@@ -422,7 +426,7 @@ def exemplars(work: Path, seed: int, scan: int = 40000) -> None:
     the shipped verifier was trained on them as on train). ``fn-exemplars.jsonl``: those with a
     target and at least one frame element, shuffled, after the first ``scan``; ``fn-exemplars-b.jsonl``
     … ``-r``: the same from the 200 × (1 … 17)th on (a run takes the first 200 of one; the substituter's
-    sense-check run took 1,000 of -r, so ``-s`` starts 1,000 after -r, and ``-t`` 200 after -s);
+    sense-check run took 1,000 of -r, so ``-s`` starts 1,000 after -r, ``-t`` 200 after -s, ``-u`` after -t and ``-v`` after -u);
     ``fn-exemplars-connective.jsonl``: of the first ``scan`` of them, those the rules of
     :data:`CONNECTIVE_RULES` rewrite, ``fn-exemplars-swap.jsonl`` those ``swap-conjuncts`` rewrites, and
     ``fn-exemplars-alternation.jsonl`` those of neither that ``particle-shift`` or ``dative-shift``
@@ -457,6 +461,8 @@ def exemplars(work: Path, seed: int, scan: int = 40000) -> None:
     # fn-substitute-exemplars-r took 1,000 of -r's sentences: -s starts after them
     blocks.append(("fn-exemplars-s.jsonl", pool[scan + 200 * 17 + 1000:]))
     blocks.append(("fn-exemplars-t.jsonl", pool[scan + 200 * 17 + 1200:]))
+    blocks.append(("fn-exemplars-u.jsonl", pool[scan + 200 * 17 + 1400:]))
+    blocks.append(("fn-exemplars-v.jsonl", pool[scan + 200 * 17 + 1600:]))
     for name, sentences in (*blocks, ("fn-exemplars-connective.jsonl", chosen),
                             ("fn-exemplars-swap.jsonl", swapped), ("fn-exemplars-alternation.jsonl", alternated),
                             ("fn-exemplars-alternation-b.jsonl", alternated[100:])):

@@ -869,6 +869,21 @@ def test_exemplar_judgments_p(nlp):
     assert _texts(nlp, "move-leading-adverbial", "If your first name is Midas , then the answer is simple .") == []
 
 
+def test_exemplar_judgments_u(nlp):
+    """fn-cascade-exemplars-u (patterns re-written here): genitive-to-pp v11, extract-appositive v19,
+    extract-relative-clause v10."""
+    # a plural possessor that classifies: "the cats' home" is a kind of place
+    assert _texts(nlp, "genitive-to-pp", "On a cold morning we walked to the cats ' home .") == []
+    assert "She took the toys of the children." in _texts(nlp, "genitive-to-pp", "She took the children 's toys .")
+    # an absolute phrase after a name is no apposition
+    assert _texts(nlp, "extract-appositive", "The bus drove past the church and turned onto Main Street , the tall "
+                  "old houses flashing by on the left .") == []
+    # a noun of the head's own phrase stands nearer the clause, which may be about it
+    assert _texts(nlp, "extract-relative-clause", "She met the father of the bride , who was a doctor .") == []
+    assert "He sold the house. The house was old." in _texts(nlp, "extract-relative-clause",
+                                                             "He sold the house , which was old .")
+
+
 def test_exemplar_judgments_t(nlp):
     """fn-cascade-exemplars-t (patterns re-written here): pp-to-genitive v21, move-leading-adverbial v5,
     front-trailing-adverbial v18."""

@@ -119,6 +119,10 @@ _PART_NOUNS = {"majority", "minority", "rest", "number", "time", "part", "half",
                "north", "south", "east", "west", "northeast", "northwest", "southeast", "southwest",  # (train-m)
                "right", "left",  # "to the right of each place" (exemplars-alternation)
                "aspect", "facet", "feature", "element", "component"}  # "the X's information aspect" (exemplars-t)
+#: nouns that a plural possessor classifies ("the dogs' home", "the teachers' union" are a kind of place or body)
+_INSTITUTION_NOUNS = frozenset({"home", "hospital", "school", "college", "club", "union", "association", "league",
+                                "movement", "society", "shelter", "refuge", "ward", "centre", "center", "hostel",
+                                "choir", "team", "magazine", "page", "section", "room", "lounge"})
 #: nouns an of-phrase with a name after them names ("the city of Tyre" is Tyre)
 _NAMING_NOUNS = {"city", "town", "village", "state", "province", "county", "country", "island", "republic",
                  "kingdom", "region", "district", "port", "capital", "name", "month", "year", "day", "river",
@@ -477,6 +481,10 @@ def extract_appositive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue  # "are concerts, the sort of …" → "Concerts are the sort of …": all of them (exemplars-e)
         if commas[0] > 0 and doc[commas[0] - 1].is_quote:
             continue  # a quotation mark before the comma stays behind: "prints The Journal''." (wikiann-cascade-e)
+        if n.tag_ in {"NN", "NNP"} and m.tag_ in {"NNS", "NNPS"} and any(c.dep_ == "acl" and c.tag_ == "VBG"
+                                                                         for c in m.children):
+            continue  # a plural with its own participle after a singular is an absolute phrase, no new name: "turned
+            # onto Main Street, the tall houses flashing by" → "Main Street was the tall houses …" (exemplars-u)
         number = _verb_number(n)  # the sentence's own agreement: "General Motors … is based" is one company
         be = be_form(_main_past(n), is_plural(n) if number is None else number)
         if be in {"was", "were"} and any(doc[i].tag_ in {"VBZ", "VBP"} for i in ids):
@@ -570,6 +578,9 @@ def extract_relative_clause(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue  # "Obsidian is a hard rock, which …" → "A hard rock could be …" (train-g); see the helper
         if _in_cleft(n):
             continue  # "It was in this context, which …, that X …": the clause sits in a cleft (train-g)
+        if doc[commas[0] - 1].i != n.i and any(doc[i].dep_ == "pobj" for i in range(n.i + 1, commas[0])):
+            continue  # a noun of the head's own phrase stands nearer the clause, which may be about it: "trade in
+            # coal, which was brought up the river" → "Trade was brought up …" (exemplars-u)
         if n.dep_ in {"nsubj", "nsubjpass"} and commas[1] is not None and commas[1] + 1 < len(doc) and \
                 doc[commas[1] + 1].i != n.head.i and doc[commas[1] + 1].head.i != n.head.i:
             continue  # the closing comma also opens another phrase: "Marcus, who had …, his hands clasped …,
@@ -1080,6 +1091,8 @@ def genitive_to_pp(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue
         if p.pos_ == "NOUN" and _child(p, "det", "poss") is None:
             continue  # "women's lingerie", "men's pants": a kind of thing, not a possession
+        if p.tag_ == "NNS" and n.lemma_.lower() in _INSTITUTION_NOUNS:
+            continue  # "the dogs' home", "the children's hospital": a kind of place, not one the dogs own (exemplars-u)
         if any(c.dep_ == "det" and c.lower_ in {"a", "an"} for c in p.children):
             continue  # a measure: "a month's leave" is no "the leave of a month" (exemplars-p); with a plural
             # possessor the article is the possessed noun's: "an ants' nest" ("the nest of an ants"; exemplars-b)
@@ -1519,7 +1532,8 @@ EXTRACT_APPOSITIVE = Rule("extract-appositive", "extraction", "hand", extract_ap
                           # v17: none of two bare names (an address), none after a relative clause
                           # (exemplars-alternation)
                           # v18: no bare name or title in a sentence addressed to "you", a vocative (exemplars-o)
-                          version="18")
+                          # v19: no plural with its own participle after a singular, an absolute phrase (exemplars-u)
+                          version="19")
 EXTRACT_RELATIVE_CLAUSE = Rule("extract-relative-clause", "extraction", "hand", extract_relative_clause,
                                description="non-restrictive who/which clause → its own sentence",
                                example="The examiner, who was kind, left. → The examiner left. The examiner was kind.",
@@ -1533,7 +1547,9 @@ EXTRACT_RELATIVE_CLAUSE = Rule("extract-relative-clause", "extraction", "hand", 
                                # tubing from Germany, which would be enough …"; FrameNet dev, read);
                                # v8: the copy keeps a hyphenated word whole (exemplars-h)
                                # v9: not when its closing comma opens another phrase (exemplars-n)
-                               version="9")
+                               # v10: not when a noun of the head's own phrase stands nearer ("trade in coal,
+                               # which"; exemplars-u)
+                               version="10")
 EXTRACT_PARTICIPIAL = Rule("extract-participial", "extraction", "hand", extract_participial,
                            description="participial phrase set off by commas → its own sentence",
                            example="The man, wearing a hat, left. → The man left. The man was wearing a hat.",
@@ -1635,7 +1651,8 @@ GENITIVE_TO_PP = Rule("genitive-to-pp", "genitive", "hand", genitive_to_pp,
                       # v8: no possessor right after "and"/"or" ("Ann and Tom's mother"; exemplars-i);
                       # v9: no capitalised possessed noun ("Mimirin's Mother", a role's name; wikiann-cascade-h)
                       # v10: no possessor with "a" (a measure), none that ends a name (exemplars-p)
-                      version="10")
+                      # v11: no plural possessor of a place or body it classifies ("the dogs' home"; exemplars-u)
+                      version="11")
 DELETE_APPOSITIVE = Rule("delete-appositive", "compression", "hand", delete_appositive,
                          description="delete an appositive set off by commas",
                          example="Rome, the capital, is old. → Rome is old.",
