@@ -249,3 +249,7 @@ def test_a_common_word_the_tagger_took_for_a_name_is_lower_cased_when_moved_insi
         ("Bill sold the farm in the spring .", "In the spring, Bill sold the farm."),
     ]:
         assert [r.text for r in rewriter.raw_rewrites(rewriter.nlp(source))] == [expected]
+    # a possessor is a name, not a common word, whatever WordNet knows of "ash" (fn-cascade-exemplars-v)
+    genitives = Rewriter(RuleSet([r for r in hand_rules() if r.name == "genitive-to-pp"]))
+    assert [r.text for r in genitives.raw_rewrites(genitives.nlp("Ash 's face was close to the flame ."))] == [
+        "The face of Ash was close to the flame ."]

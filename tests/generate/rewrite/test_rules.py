@@ -869,6 +869,28 @@ def test_exemplar_judgments_p(nlp):
     assert _texts(nlp, "move-leading-adverbial", "If your first name is Midas , then the answer is simple .") == []
 
 
+def test_exemplar_judgments_v(nlp):
+    """fn-cascade-exemplars-v (patterns re-written here): front-trailing-adverbial v19, extract-appositive v20."""
+    from spacy.tokens import Doc
+
+    # a present verb and a past time after the object's own phrase: the time is the story's
+    assert _texts(nlp, "front-trailing-adverbial", "He tells a story of the explorer Stanley in Africa in the "
+                  "nineteenth century .") == []
+    assert "In 1998, he sold the farm." in _texts(nlp, "front-trailing-adverbial", "He sold the farm in 1998 .")
+    # the appositive hung on the head noun, as the parser did on an exemplar of this shape: a nearer noun
+    # ("one Edward Platt") is what it renames, not "the death"
+    words = "The old records lament the death of one Edward Platt , a keeper at the turnpike .".split()
+    heads = [2, 2, 3, 3, 5, 3, 5, 9, 9, 6, 5, 12, 5, 12, 15, 13, 3]
+    deps = ["det", "amod", "nsubj", "ROOT", "det", "dobj", "prep", "nummod", "compound", "pobj", "punct", "det",
+            "appos", "prep", "det", "pobj", "punct"]
+    tags = ["DT", "JJ", "NNS", "VBP", "DT", "NN", "IN", "CD", "NNP", "NNP", ",", "DT", "NN", "IN", "DT", "NN", "."]
+    pos = ["DET", "ADJ", "NOUN", "VERB", "DET", "NOUN", "ADP", "NUM", "PROPN", "PROPN", "PUNCT", "DET", "NOUN", "ADP",
+           "DET", "NOUN", "PUNCT"]
+    doc = Doc(nlp.vocab, words=words, spaces=[True] * (len(words) - 1) + [False], heads=heads, deps=deps, tags=tags,
+              pos=pos)
+    assert rewrite_rules.get("extract-appositive").apply(doc, RuleContext(frozenset(), load_wordnet, inflect)) == []
+
+
 def test_exemplar_judgments_u(nlp):
     """fn-cascade-exemplars-u (patterns re-written here): genitive-to-pp v11, extract-appositive v19,
     extract-relative-clause v10."""

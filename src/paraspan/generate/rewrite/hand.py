@@ -481,6 +481,9 @@ def extract_appositive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue  # "are concerts, the sort of …" → "Concerts are the sort of …": all of them (exemplars-e)
         if commas[0] > 0 and doc[commas[0] - 1].is_quote:
             continue  # a quotation mark before the comma stays behind: "prints The Journal''." (wikiann-cascade-e)
+        if doc[commas[0] - 1].i != n.i and any(doc[i].dep_ == "pobj" for i in range(n.i + 1, commas[0])):
+            continue  # a noun of the head's own phrase stands nearer: "the demise of one X, a gatekeeper" renames X,
+            # whatever the parse says ("The demise is a gatekeeper"; exemplars-v)
         if n.tag_ in {"NN", "NNP"} and m.tag_ in {"NNS", "NNPS"} and any(c.dep_ == "acl" and c.tag_ == "VBG"
                                                                          for c in m.children):
             continue  # a plural with its own participle after a singular is an absolute phrase, no new name: "turned
@@ -751,6 +754,8 @@ _RESTRICTING_AS = frozenset({"relate", "apply", "pertain", "stand", "concern", "
 
 #: verbs whose time phrase is what they say of their subject ("came after X", "happened during Y")
 _WHEN_VERBS = frozenset({"come", "happen", "occur", "follow", "precede", "take", "date"})
+#: nouns of a period of time ("in the nineteenth century")
+_PERIOD_NOUNS = frozenset({"century", "decade", "year", "era", "age", "period", "reign", "millennium"})
 #: prepositions of time: a phrase they head modifies the clause wherever it stands
 _TIME_PREPS = frozenset({"during", "after", "before", "since", "until", "throughout"})
 
@@ -812,6 +817,11 @@ def front_trailing_adverbial(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
                 continue
             if m.dep_ == "advcl" and any(c.dep_ in {"nsubj", "nsubjpass"} and c.i > m.i for c in m.children):
                 continue  # an inverted clause ("…, as are X and Y") follows what it compares with (exemplars-t)
+            obj = _child(v, "dobj")
+            if (v.tag_ in {"VBZ", "VBP"} and obj is not None and ids[0] - 1 in subtree(obj) and ids[0] - 1 != obj.i
+                    and any(doc[i].ent_type_ == "DATE" or doc[i].lemma_ in _PERIOD_NOUNS for i in ids)):
+                continue  # a present verb and a past time after its object's own phrase: the time is the noun's
+                # ("relates an incident of X in Africa in the nineteenth century"; exemplars-v)
             if v.lemma_ in _WHEN_VERBS and not _children(v, "dobj"):
                 continue  # "The split came after they had a row": when it came is what the verb says; fronted,
                 # "After …, the split came" (exemplars-n)
@@ -1533,7 +1543,9 @@ EXTRACT_APPOSITIVE = Rule("extract-appositive", "extraction", "hand", extract_ap
                           # (exemplars-alternation)
                           # v18: no bare name or title in a sentence addressed to "you", a vocative (exemplars-o)
                           # v19: no plural with its own participle after a singular, an absolute phrase (exemplars-u)
-                          version="19")
+                          # v20: not when a noun of the head's own phrase stands nearer ("the demise of X, a
+                          # gatekeeper"; exemplars-v)
+                          version="20")
 EXTRACT_RELATIVE_CLAUSE = Rule("extract-relative-clause", "extraction", "hand", extract_relative_clause,
                                description="non-restrictive who/which clause → its own sentence",
                                example="The examiner, who was kind, left. → The examiner left. The examiner was kind.",
@@ -1615,7 +1627,8 @@ FRONT_TRAILING_ADVERBIAL = Rule("front-trailing-adverbial", "reorder", "hand", f
                                 # v16: not the time of "come", "happen", "occur" … (exemplars-n)
                                 # v17: not after any noun, unless a time (exemplars-p)
                                 # v18: not an inverted clause ("as are X"; exemplars-t)
-                                version="18")
+                                # v19: not a past time after the object's own phrase with a present verb (exemplars-v)
+                                version="19")
 PP_TO_GENITIVE = Rule("pp-to-genitive", "genitive", "hand", pp_to_genitive,
                       description="the N of the M → the M's N",
                       example="The arrival of the train was late. → The train's arrival was late.",
