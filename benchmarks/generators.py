@@ -428,7 +428,8 @@ def exemplars(work: Path, seed: int, scan: int = 40000) -> None:
     the shipped verifier was trained on them as on train). ``fn-exemplars.jsonl``: those with a
     target and at least one frame element, shuffled, after the first ``scan``; ``fn-exemplars-b.jsonl``
     … ``-r``: the same from the 200 × (1 … 17)th on (a run takes the first 200 of one; the substituter's
-    sense-check run took 1,000 of -r, so ``-s`` starts 1,000 after -r, ``-t`` 200 after -s, ``-u`` after -t, ``-v`` after -u and ``-w`` after -v);
+    sense-check run took 1,000 of -r, so ``-s`` starts 1,000 after -r, and ``-t`` … ``-w`` each 200 after the one
+    before);
     ``fn-exemplars-connective.jsonl``: of the first ``scan`` of them, those the rules of
     :data:`CONNECTIVE_RULES` rewrite, ``fn-exemplars-swap.jsonl`` those ``swap-conjuncts`` rewrites, and
     ``fn-exemplars-alternation.jsonl`` those of neither that ``particle-shift`` or ``dative-shift``

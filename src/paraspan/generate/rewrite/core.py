@@ -154,8 +154,9 @@ def lower_common_capitals(doc: Doc, pieces: list[Piece], common: Callable[[str],
             token = doc[i]
             # a PROPN without an entity only when modified as common nouns are ("Noise made by …"), and never
             # a possessor ("Ash's face" is a person's: fn-cascade-exemplars-v)
-            name_tag = (token.pos_ == "PROPN" and not token.ent_type_ and not any(c.dep_ == "case" for c in token.children)
-                        and any(c.dep_ in {"acl", "relcl", "amod", "prep"} for c in token.children)) or (
+            deps = {c.dep_ for c in token.children}
+            name_tag = (token.pos_ == "PROPN" and not token.ent_type_ and "case" not in deps
+                        and bool(deps & {"acl", "relcl", "amod", "prep"})) or (
                 token.pos_ == "NOUN" and token.ent_type_ in _NAMES and token.ent_iob_ == "B"
                 and not (i + 1 < len(doc) and doc[i + 1].ent_iob_ == "I"))
             in_name = (token.dep_ in {"compound", "amod", "flat"} and token.head.pos_ == "PROPN") or (
