@@ -869,6 +869,23 @@ def test_exemplar_judgments_p(nlp):
     assert _texts(nlp, "move-leading-adverbial", "If your first name is Midas , then the answer is simple .") == []
 
 
+def test_exemplar_judgments_w(nlp):
+    """fn-cascade-exemplars-w (patterns re-written here): genitive-to-pp v12, pp-to-genitive v22."""
+    from spacy.tokens import Doc
+
+    # the verb "rings" read as a noun: the of-phrase would land after it
+    assert _texts(nlp, "genitive-to-pp", "There is no false pride here ; the writer 's honesty rings true .") == []
+    # a quoted possessor, on the parse the parser gave an exemplar of this shape (the closing quote hung elsewhere)
+    words = "They praised the aims of the policy of ` Renewal \" .".split()
+    heads = [1, 1, 3, 1, 3, 6, 4, 6, 9, 7, 1, 1]
+    deps = ["nsubj", "ROOT", "det", "dobj", "prep", "det", "pobj", "prep", "punct", "pobj", "punct", "punct"]
+    tags = ["PRP", "VBD", "DT", "NNS", "IN", "DT", "NN", "IN", "``", "NNP", "''", "."]
+    pos = ["PRON", "VERB", "DET", "NOUN", "ADP", "DET", "NOUN", "ADP", "PUNCT", "PROPN", "PUNCT", "PUNCT"]
+    doc = Doc(nlp.vocab, words=words, spaces=[True] * (len(words) - 1) + [False], heads=heads, deps=deps, tags=tags,
+              pos=pos)
+    assert rewrite_rules.get("pp-to-genitive").apply(doc, RuleContext(frozenset(), load_wordnet, inflect)) == []
+
+
 def test_exemplar_judgments_v(nlp):
     """fn-cascade-exemplars-v (patterns re-written here): front-trailing-adverbial v19, extract-appositive v20."""
     from spacy.tokens import Doc

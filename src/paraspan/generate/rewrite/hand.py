@@ -1054,6 +1054,9 @@ def pp_to_genitive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             # apposition of the possessor that would then describe the possessed ("X's arrivals, the queen")
         if sum(1 for t in doc[n.sent.start:det.i] if t.is_quote) % 2 == 1:
             continue  # inside a quotation: a title is quoted as it was written ("… The habits of …")
+        if any(t.is_quote for t in o.subtree) or (after < len(doc) and doc[after].is_quote):
+            continue  # a quoted possessor keeps its quotation marks round it: "the policy of ` X "" became
+            # "` X's policy "" (exemplars-w)
         if len(o_ids) > 4 or any(t.dep_ in {"prep", "relcl", "acl", "appos", "conj", "cc"} for t in o.subtree):
             continue
         if o.pos_ == "NOUN" and _child(o, "det") is None:
@@ -1096,6 +1099,9 @@ def genitive_to_pp(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue
         if n.dep_ == "compound" or (n.i + 1 < len(doc) and doc[n.i + 1].tag_ in {"NN", "NNS", "NNP", "NNPS", "VBG"}):
             continue  # "X 's reported plutonium reprocessing": the possessed noun is inside a compound (v3)
+        if n.dep_ in {"nsubj", "nsubjpass"} and n.head.pos_ not in {"VERB", "AUX"}:
+            continue  # a subject with no verb: the parse took the verb for a noun ("the author's honesty rings
+            # true" → "the honesty rings of the author true"; exemplars-w)
         owner = [i for i in p_ids if i != case.i]
         if len(owner) > 4:
             continue
@@ -1651,7 +1657,8 @@ PP_TO_GENITIVE = Rule("pp-to-genitive", "genitive", "hand", pp_to_genitive,
                       # v19: none before a participle (exemplars-n)
                       # v20: none of a noun whose of-phrase is its topic ("the problem of"; exemplars-q)
                       # v21: nor of "the aspect/feature/element of" (exemplars-t)
-                      version="21")
+                      # v22: no quoted possessor (exemplars-w)
+                      version="22")
 GENITIVE_TO_PP = Rule("genitive-to-pp", "genitive", "hand", genitive_to_pp,
                       description="the M's N → the N of the M",
                       example="The train's arrival was late. → The arrival of the train was late.",
@@ -1665,7 +1672,8 @@ GENITIVE_TO_PP = Rule("genitive-to-pp", "genitive", "hand", genitive_to_pp,
                       # v9: no capitalised possessed noun ("Mimirin's Mother", a role's name; wikiann-cascade-h)
                       # v10: no possessor with "a" (a measure), none that ends a name (exemplars-p)
                       # v11: no plural possessor of a place or body it classifies ("the dogs' home"; exemplars-u)
-                      version="11")
+                      # v12: no possessed subject without a verb (a verb read as a noun; exemplars-w)
+                      version="12")
 DELETE_APPOSITIVE = Rule("delete-appositive", "compression", "hand", delete_appositive,
                          description="delete an appositive set off by commas",
                          example="Rome, the capital, is old. → Rome is old.",
