@@ -306,6 +306,8 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
     "fn-cascade-exemplars-v": ("fn-exemplars-v.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
     # with -v's fixes, the next 200
     "fn-cascade-exemplars-w": ("fn-exemplars-w.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
+    # with -w's fixes, the next 200
+    "fn-cascade-exemplars-x": ("fn-exemplars-x.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
     # NER with the code of -o (the alternations, the rule fixes since wikiann-cascade-h), the next 400 of WikiANN dev
     "wikiann-cascade-i": ("wikiann-dev-i.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
 }
@@ -428,7 +430,7 @@ def exemplars(work: Path, seed: int, scan: int = 40000) -> None:
     the shipped verifier was trained on them as on train). ``fn-exemplars.jsonl``: those with a
     target and at least one frame element, shuffled, after the first ``scan``; ``fn-exemplars-b.jsonl``
     … ``-r``: the same from the 200 × (1 … 17)th on (a run takes the first 200 of one; the substituter's
-    sense-check run took 1,000 of -r, so ``-s`` starts 1,000 after -r, and ``-t`` … ``-w`` each 200 after the one
+    sense-check run took 1,000 of -r, so ``-s`` starts 1,000 after -r, and ``-t`` … ``-x`` each 200 after the one
     before);
     ``fn-exemplars-connective.jsonl``: of the first ``scan`` of them, those the rules of
     :data:`CONNECTIVE_RULES` rewrite, ``fn-exemplars-swap.jsonl`` those ``swap-conjuncts`` rewrites, and
@@ -467,6 +469,7 @@ def exemplars(work: Path, seed: int, scan: int = 40000) -> None:
     blocks.append(("fn-exemplars-u.jsonl", pool[scan + 200 * 17 + 1400:]))
     blocks.append(("fn-exemplars-v.jsonl", pool[scan + 200 * 17 + 1600:]))
     blocks.append(("fn-exemplars-w.jsonl", pool[scan + 200 * 17 + 1800:]))
+    blocks.append(("fn-exemplars-x.jsonl", pool[scan + 200 * 17 + 2000:]))
     for name, sentences in (*blocks, ("fn-exemplars-connective.jsonl", chosen),
                             ("fn-exemplars-swap.jsonl", swapped), ("fn-exemplars-alternation.jsonl", alternated),
                             ("fn-exemplars-alternation-b.jsonl", alternated[100:])):

@@ -869,6 +869,21 @@ def test_exemplar_judgments_p(nlp):
     assert _texts(nlp, "move-leading-adverbial", "If your first name is Midas , then the answer is simple .") == []
 
 
+def test_exemplar_judgments_x(nlp):
+    """fn-cascade-exemplars-x (patterns re-written here): genitive-to-pp v13, extract-relative-clause v11,
+    extract-appositive v21."""
+    # a clipped word's apostrophe is no possessive
+    assert _texts(nlp, "genitive-to-pp", "` Flippin' nuisance , \" muttered Ann to herself as she looked at the car .") == []
+    # a quotation left open: the new sentence would read as part of it
+    assert _texts(nlp, "extract-relative-clause", "Inspector Tom Brown , who is leading the search , said : ` It was a "
+                  "very hard day but she acted sensibly by staying calm .") == []
+    assert "He sold the house. The house was old." in _texts(nlp, "extract-relative-clause",
+                                                             "He sold the house , which was old .")
+    # a possessive's apostrophe opens no quotation (fn-cascade-exemplars-p's right extraction, re-written)
+    assert "She sent a dog to find the boy ARTHUR. The boy was James ' son." in _texts(
+        nlp, "extract-relative-clause", "She sent a dog to find the boy ARTHUR , who was James ' son .")
+
+
 def test_exemplar_judgments_w(nlp):
     """fn-cascade-exemplars-w (patterns re-written here): genitive-to-pp v12, pp-to-genitive v22."""
     from spacy.tokens import Doc

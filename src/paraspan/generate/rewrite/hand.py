@@ -415,6 +415,10 @@ def _extract(doc: Doc, n: Token, ids: list[int], commas: tuple[int, int | None],
     stop = final_punct(n)
     if stop is None or stop in drop:
         return []
+    if sum(1 for t in n.sent if t.is_quote and t.dep_ != "case") % 2 == 1:
+        # a quotation left open (a possessive's apostrophe is no quotation mark): the new sentence after it
+        # would read as part of what was said (exemplars-x)
+        return []
     first_pieces = keep(doc, [i for i in first if i != stop]) + [Piece(doc[stop].text, stop)]
     # no second period after an abbreviation that ends the copy ("… at IBM Corp.")
     stop_piece = [] if second and second[-1].text.endswith(".") else [Piece(".")]
@@ -1093,6 +1097,8 @@ def genitive_to_pp(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         p_ids = subtree(p)
         if case is None or case.i != p_ids[-1] or not contiguous(p_ids):
             continue
+        if case.text == "'" and not p.lower_.endswith("s"):
+            continue  # the apostrophe of a clipped word ("Flippin' nuisance"), no possessive (exemplars-x)
         pre = [i for i in range(p_ids[-1] + 1, n.i)]
         if any(doc[i].dep_ not in {"amod", "compound"} for i in pre) or any(
                 c.i > n.i for c in n.children if c.dep_ not in {"punct"}):
@@ -1551,7 +1557,8 @@ EXTRACT_APPOSITIVE = Rule("extract-appositive", "extraction", "hand", extract_ap
                           # v19: no plural with its own participle after a singular, an absolute phrase (exemplars-u)
                           # v20: not when a noun of the head's own phrase stands nearer ("the demise of X, a
                           # gatekeeper"; exemplars-v)
-                          version="20")
+                          # v21: not in a sentence with a quotation left open (exemplars-x)
+                          version="21")
 EXTRACT_RELATIVE_CLAUSE = Rule("extract-relative-clause", "extraction", "hand", extract_relative_clause,
                                description="non-restrictive who/which clause → its own sentence",
                                example="The examiner, who was kind, left. → The examiner left. The examiner was kind.",
@@ -1567,7 +1574,8 @@ EXTRACT_RELATIVE_CLAUSE = Rule("extract-relative-clause", "extraction", "hand", 
                                # v9: not when its closing comma opens another phrase (exemplars-n)
                                # v10: not when a noun of the head's own phrase stands nearer ("trade in coal,
                                # which"; exemplars-u)
-                               version="10")
+                               # v11: not in a sentence with a quotation left open (exemplars-x)
+                               version="11")
 EXTRACT_PARTICIPIAL = Rule("extract-participial", "extraction", "hand", extract_participial,
                            description="participial phrase set off by commas → its own sentence",
                            example="The man, wearing a hat, left. → The man left. The man was wearing a hat.",
@@ -1673,7 +1681,8 @@ GENITIVE_TO_PP = Rule("genitive-to-pp", "genitive", "hand", genitive_to_pp,
                       # v10: no possessor with "a" (a measure), none that ends a name (exemplars-p)
                       # v11: no plural possessor of a place or body it classifies ("the dogs' home"; exemplars-u)
                       # v12: no possessed subject without a verb (a verb read as a noun; exemplars-w)
-                      version="12")
+                      # v13: no clipped word's apostrophe read as a possessive ("Flippin' nuisance"; exemplars-x)
+                      version="13")
 DELETE_APPOSITIVE = Rule("delete-appositive", "compression", "hand", delete_appositive,
                          description="delete an appositive set off by commas",
                          example="Rome, the capital, is old. → Rome is old.",
