@@ -391,12 +391,22 @@ def _extractable(doc: Doc, n: Token, ids: list[int], commas: tuple[int, int | No
     into a sentence about ``n``: ``n`` is definite (a copy of "a hard rock" or "another officer" makes
     a claim about any such thing or a second one; train-c, train-g), and the modifier follows ``n``'s
     own phrase (:func:`_right_after`) with ``n`` not inside another noun's phrase (:func:`_embedded`;
-    train-h, train-j), and not in a quotation."""
+    train-h, train-j) and no noun of its own phrase nearer the modifier, and not in a quotation nor in a
+    sentence that leaves one open."""
     if any(c.dep_ == "det" and c.lower_ in _NOT_DEFINITE for c in n.children):
         return False
     if _quoted(n) or (commas[1] is not None and commas[1] + 1 < len(doc)
                       and doc[commas[1] + 1].text in _CLOSING_QUOTES):
         return False  # inside a quotation: the copy would be the writer's claim (relations-equivalence-seed3)
+    if sum(1 for t in n.sent if t.is_quote and t.dep_ != "case") % 2 == 1:
+        # a quotation left open (a possessive's apostrophe is no quotation mark): the new sentence after it
+        # would read as part of what was said (exemplars-x)
+        return False
+    if commas[0] - 1 != n.i and any(doc[i].dep_ == "pobj" for i in range(n.i + 1, commas[0])):
+        # a noun of ``n``'s own phrase stands nearer, and the modifier may be about it whatever the parse says:
+        # "the demise of one X, a gatekeeper" renames X ("The demise is a gatekeeper"; exemplars-v), "trade in
+        # coal, which was brought up the river" is about the coal (exemplars-u)
+        return False
     return _right_after(doc, n, ids, commas) and not _embedded(n)
 
 
@@ -414,10 +424,6 @@ def _extract(doc: Doc, n: Token, ids: list[int], commas: tuple[int, int | None],
     first = _sent_ids(n, drop)
     stop = final_punct(n)
     if stop is None or stop in drop:
-        return []
-    if sum(1 for t in n.sent if t.is_quote and t.dep_ != "case") % 2 == 1:
-        # a quotation left open (a possessive's apostrophe is no quotation mark): the new sentence after it
-        # would read as part of what was said (exemplars-x)
         return []
     first_pieces = keep(doc, [i for i in first if i != stop]) + [Piece(doc[stop].text, stop)]
     # no second period after an abbreviation that ends the copy ("… at IBM Corp.")
@@ -485,9 +491,6 @@ def extract_appositive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue  # "are concerts, the sort of …" → "Concerts are the sort of …": all of them (exemplars-e)
         if commas[0] > 0 and doc[commas[0] - 1].is_quote:
             continue  # a quotation mark before the comma stays behind: "prints The Journal''." (wikiann-cascade-e)
-        if doc[commas[0] - 1].i != n.i and any(doc[i].dep_ == "pobj" for i in range(n.i + 1, commas[0])):
-            continue  # a noun of the head's own phrase stands nearer: "the demise of one X, a gatekeeper" renames X,
-            # whatever the parse says ("The demise is a gatekeeper"; exemplars-v)
         if n.tag_ in {"NN", "NNP"} and m.tag_ in {"NNS", "NNPS"} and any(c.dep_ == "acl" and c.tag_ == "VBG"
                                                                          for c in m.children):
             continue  # a plural with its own participle after a singular is an absolute phrase, no new name: "turned
@@ -585,9 +588,6 @@ def extract_relative_clause(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue  # "Obsidian is a hard rock, which …" → "A hard rock could be …" (train-g); see the helper
         if _in_cleft(n):
             continue  # "It was in this context, which …, that X …": the clause sits in a cleft (train-g)
-        if doc[commas[0] - 1].i != n.i and any(doc[i].dep_ == "pobj" for i in range(n.i + 1, commas[0])):
-            continue  # a noun of the head's own phrase stands nearer the clause, which may be about it: "trade in
-            # coal, which was brought up the river" → "Trade was brought up …" (exemplars-u)
         if n.dep_ in {"nsubj", "nsubjpass"} and commas[1] is not None and commas[1] + 1 < len(doc) and \
                 doc[commas[1] + 1].i != n.head.i and doc[commas[1] + 1].head.i != n.head.i:
             continue  # the closing comma also opens another phrase: "Marcus, who had …, his hands clasped …,
@@ -786,6 +786,7 @@ def front_trailing_adverbial(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue
         if not _finite(v):
             continue  # a verbless fragment ("This being typed in a … position."; train-m)
+        obj = _child(v, "dobj")
         for m in v.children:
             if m.i < v.i or m.dep_ not in {"prep", "advcl"}:
                 continue
@@ -821,12 +822,11 @@ def front_trailing_adverbial(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
                 continue
             if m.dep_ == "advcl" and any(c.dep_ in {"nsubj", "nsubjpass"} and c.i > m.i for c in m.children):
                 continue  # an inverted clause ("…, as are X and Y") follows what it compares with (exemplars-t)
-            obj = _child(v, "dobj")
             if (v.tag_ in {"VBZ", "VBP"} and obj is not None and ids[0] - 1 in subtree(obj) and ids[0] - 1 != obj.i
                     and any(doc[i].ent_type_ == "DATE" or doc[i].lemma_ in _PERIOD_NOUNS for i in ids)):
                 continue  # a present verb and a past time after its object's own phrase: the time is the noun's
                 # ("relates an incident of X in Africa in the nineteenth century"; exemplars-v)
-            if v.lemma_ in _WHEN_VERBS and not _children(v, "dobj"):
+            if v.lemma_ in _WHEN_VERBS and obj is None:
                 continue  # "The split came after they had a row": when it came is what the verb says; fronted,
                 # "After …, the split came" (exemplars-n)
             if m.dep_ == "advcl" and any(c.dep_ == "mark" and c.lower_ == "as" for c in m.children) and any(
