@@ -78,6 +78,14 @@ WIKIANN = SHARED / "data" / "ner" / "wikiann-en" / "dev"
 CONTEXT_ARGS = ["--iterations", "3", "--choose-by", "verified", "--set",
                 'generator.members=[{"name": "rewrite", "families": "insertion,reorder,genitive,split,extraction"}, '
                 '{"name": "substitute", "targets": "anchor,context"}]']
+#: the cascade's rewriter with the voice rules, whose outputs the NLI judges are not asked about, as
+#: for the other syntactic alternations (relations.ALTERNATION_RULES): the runs fn-cascade-exemplars-y
+#: and -voice
+VOICE_SET = ["--set", 'generator.members=[{"name": "rewrite", "families": '
+             '"insertion,reorder,genitive,split,extraction,voice"}, {"name": "substitute"}]',
+             "--set", 'filters=[{"name": "verified", "unjudged_rules": ["it-cleft", "genitive-to-pp", '
+             '"split-conjoined-clauses", "split-conjoined-vp", "move-leading-adverbial", "insert-that", '
+             '"delete-that", "particle-shift", "dative-shift", "active-to-passive", "passive-to-active"]}]']
 #: run name → (input file in --work, generator, extra augment arguments)
 
 RUNS: dict[str, tuple[str, str, list[str]]] = {
@@ -308,6 +316,12 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
     "fn-cascade-exemplars-w": ("fn-exemplars-w.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
     # with -w's fixes, the next 200
     "fn-cascade-exemplars-x": ("fn-exemplars-x.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
+    # the voice rules (v7 of active-to-passive, v3 of passive-to-active) in the cascade's rewriter, unjudged by
+    # NLI like the other alternations: the next random 200, and 100 of the sentences they rewrite
+    "fn-cascade-exemplars-y": ("fn-exemplars-y.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified",
+                                                                   *VOICE_SET]),
+    "fn-cascade-exemplars-voice": ("fn-exemplars-voice.jsonl", "cascade",
+                                   ["--iterations", "3", "--choose-by", "verified", *VOICE_SET]),
     # NER with the code of -o (the alternations, the rule fixes since wikiann-cascade-h), the next 400 of WikiANN dev
     "wikiann-cascade-i": ("wikiann-dev-i.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
 }
@@ -424,6 +438,40 @@ CONNECTIVE_RULES = ("lower-connective", "raise-connective", "move-attribution", 
 ALTERNATION_RULES = ("particle-shift", "dative-shift")
 
 
+def _exemplar_pool(seed: int) -> list[Any]:
+    """FrameNet 1.5's LU exemplar sentences with a target and at least one frame element, in the
+    shuffled order every exemplar block is cut from."""
+    from paraspan.corpus.formats import read_corpus
+
+    pool = [s for s in read_corpus(FRAMENET, "framenet", exemplars=True)
+            if len(s.structures) == 1 and s.structures[0].anchor is not None and s.structures[0].args]
+    random.Random(seed + 8).shuffle(pool)
+    return pool
+
+
+def voice_exemplars(work: Path, seed: int, scan: int = 40000, tail: int = 6000) -> None:
+    """The next random block, ``fn-exemplars-y.jsonl`` (200 after -x's), and ``fn-exemplars-voice.jsonl``:
+    of the last ``tail`` sentences of the pool (no block reaches them), those a voice rule rewrites
+    (chosen for the rules, so a run on them measures the voice rules' precision, as -alternation did
+    for the verb alternations; 2026-11-27, when the voice rules were read again for the cascade)."""
+    from paraspan.corpus.formats import write_corpus
+    from paraspan.generate.rewrite.core import RuleContext
+    from paraspan.generate.rewrite.rules import rewrite_rules
+    from paraspan.models import load_spacy, load_wordnet
+    from paraspan.models.inflect import inflect
+
+    work.mkdir(parents=True, exist_ok=True)
+    pool = _exemplar_pool(seed)
+    voice = [rewrite_rules.get(name) for name in ("active-to-passive", "passive-to-active")]
+    nlp, ctx = load_spacy(), RuleContext(wordnet=load_wordnet, inflect=inflect)
+    chosen = [s for s, doc in zip(pool[-tail:], nlp.pipe(s.text for s in pool[-tail:]), strict=True)
+              if any(rule.apply(doc, ctx) for rule in voice)]
+    for name, sentences in (("fn-exemplars-y.jsonl", pool[scan + 200 * 17 + 2200:]),
+                            ("fn-exemplars-voice.jsonl", chosen)):
+        write_corpus(iter(sentences), work / name, "jsonl")
+        print(f"{work / name}: {len(sentences)} sentences")
+
+
 def exemplars(work: Path, seed: int, scan: int = 40000) -> None:
     """Fresh FrameNet sentences once full-text train and dev are used up: the LU exemplar sentences of
     FrameNet 1.5 (BNC sentences chosen by lexicographers, one annotated frame each; no run used them,
@@ -437,15 +485,13 @@ def exemplars(work: Path, seed: int, scan: int = 40000) -> None:
     ``fn-exemplars-alternation.jsonl`` those of neither that ``particle-shift`` or ``dative-shift``
     rewrite (chosen for the rules, so a run on them measures those rules' precision, not a generator's
     coverage; ``fn-exemplars-alternation-b.jsonl``: the same from the 101st on)."""
-    from paraspan.corpus.formats import read_corpus, write_corpus
+    from paraspan.corpus.formats import write_corpus
     from paraspan.generate.rewrite.core import RuleContext
     from paraspan.generate.rewrite.rules import rewrite_rules
     from paraspan.models import load_spacy, load_wordnet
 
     work.mkdir(parents=True, exist_ok=True)
-    pool = [s for s in read_corpus(FRAMENET, "framenet", exemplars=True)
-            if len(s.structures) == 1 and s.structures[0].anchor is not None and s.structures[0].args]
-    random.Random(seed + 8).shuffle(pool)
+    pool = _exemplar_pool(seed)
     rules = [rewrite_rules.get(name) for name in CONNECTIVE_RULES]
     swap = rewrite_rules.get("swap-conjuncts")
     alternations = [rewrite_rules.get(name) for name in ALTERNATION_RULES]
@@ -1020,7 +1066,7 @@ def learned_markdown(results: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("step", choices=("subset", "exemplars", "run", "score", "learned", "recheck", "substitutes",
-                                     "rules", "appeal", "rejected", "waived", "candidates"))
+                                     "rules", "appeal", "rejected", "waived", "candidates", "voice"))
     ap.add_argument("names", nargs="*", help="runs (for run: one; for score: default all)")
     ap.add_argument("--work", type=Path, required=True, help="folder for inputs, stores and outputs (not the repo)")
     ap.add_argument("--seed", type=int, default=0)
@@ -1038,6 +1084,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.step == "exemplars":
         exemplars(args.work, args.seed)
+        return 0
+    if args.step == "voice":
+        voice_exemplars(args.work, args.seed)
         return 0
     if args.step == "run":
         if len(args.names) != 1 or args.names[0] not in RUNS:

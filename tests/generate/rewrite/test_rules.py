@@ -975,3 +975,45 @@ def test_exemplar_judgments_q(nlp):
     assert _texts(nlp, "pp-to-genitive", "The problem of the lonely child was harder because of the danger posed by "
                   "his friends .") == []
     assert _texts(nlp, "pp-to-genitive", "They discussed the question of the new bridge .") == []
+
+
+@pytest.mark.parametrize("sentence", [
+    "He shook his head slowly .",  # a possessive of the subject, a body part: "His head was shaken by him"
+    "Maria brushed her hair before the party .",
+    "The builders repaired their van in the yard .",  # "their" of a plural subject
+    "She waved a tired hand at the waiter .",
+    "He gave a long sigh .",  # light verbs: "A long sigh was given by him"
+    "The pilgrims made a journey to Rome .",
+    "To the children the house seemed a magical place .",  # a linking verb read as transitive
+    "She only bought fresh vegetables .",  # the focus word's scope: "were only bought by her"
+    "Workers began the job by clearing the rubbish .",  # a second "by"
+    "Anna glanced out the window .",  # a preposition read as a particle
+    "He pushed the cart into the barn , stopping only to wave at me .",  # the cart would stop
+    "He admired Paul Smith , then still a young boy , who sang the solo .",  # the phrase after the object
+    '` We need money to fix the roof , " he said .',  # a capital after the opening quotation
+    "They disparage themselves for doubting .",  # "Themselves is disparaged by them"
+    "First , you follow the main road out of the town .",  # a generic "you" as agent
+    "We obtained our sample B12/ 71 from another lab .",  # the object's name hung on the verb
+])
+def test_active_to_passive_declines_what_the_exemplar_blocks_showed(nlp, sentence):
+    """Passives read on FrameNet exemplar blocks -t … -x (v7; the sentences re-written)."""
+    assert _texts(nlp, "active-to-passive", sentence) == []
+
+
+def test_passive_participles_and_pronouns(nlp):
+    # "I" keeps its capital inside the sentence, and a regular past is its own participle where the
+    # parser's lemma is another verb's ("scraped" given "scrap" made "scrapped")
+    assert _texts(nlp, "active-to-passive", "That was when the old dog really bit me , he said .") == [
+        "That was when I was really bitten by the old dog, he said ."]
+    assert _texts(nlp, "active-to-passive", "That was when I scraped the car on a rock .") == [
+        "That was when the car was scraped by me on a rock ."]
+    assert _texts(nlp, "active-to-passive", "Once the polls showed strong support for the plan , they moved quickly .") == [
+        "Once strong support for the plan was shown by the polls, they moved quickly ."]
+
+
+@pytest.mark.parametrize("sentence", [
+    "The prices were cut by up to 33% .",  # a measure, no agent
+    "The path was marked out by deep cuts in the rock .",  # the particle would follow the object
+])
+def test_passive_to_active_declines_measures_and_particles(nlp, sentence):
+    assert _texts(nlp, "passive-to-active", sentence) == []

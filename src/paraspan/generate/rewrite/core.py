@@ -198,7 +198,8 @@ def _lowerable(token: Token) -> bool:
 
 def lower_first(doc: Doc, pieces: list[Piece]) -> list[Piece]:
     """Lower-case the first piece if it is a common word that started a sentence (tidy re-capitalises)."""
-    if pieces and pieces[0].src is not None and _lowerable(doc[pieces[0].src]):
+    # a pronoun made "I" ("bit me" → "I was bitten") is written with its capital wherever it stands
+    if pieces and pieces[0].src is not None and pieces[0].text != "I" and _lowerable(doc[pieces[0].src]):
         pieces[0].text = pieces[0].text[:1].lower() + pieces[0].text[1:]
     return pieces
 
