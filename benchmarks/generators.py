@@ -322,6 +322,12 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
                                                                    *VOICE_SET]),
     "fn-cascade-exemplars-voice": ("fn-exemplars-voice.jsonl", "cascade",
                                    ["--iterations", "3", "--choose-by", "verified", *VOICE_SET]),
+    # with the fixes from -y and -voice (active-to-passive v8): the next random 200, and the next 100 the voice
+    # rules of -y's code rewrote
+    "fn-cascade-exemplars-z": ("fn-exemplars-z.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified",
+                                                                   *VOICE_SET]),
+    "fn-cascade-exemplars-voice-b": ("fn-exemplars-voice-b.jsonl", "cascade",
+                                     ["--iterations", "3", "--choose-by", "verified", *VOICE_SET]),
     # NER with the code of -o (the alternations, the rule fixes since wikiann-cascade-h), the next 400 of WikiANN dev
     "wikiann-cascade-i": ("wikiann-dev-i.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
 }
@@ -450,10 +456,13 @@ def _exemplar_pool(seed: int) -> list[Any]:
 
 
 def voice_exemplars(work: Path, seed: int, scan: int = 40000, tail: int = 6000) -> None:
-    """The next random block, ``fn-exemplars-y.jsonl`` (200 after -x's), and ``fn-exemplars-voice.jsonl``:
-    of the last ``tail`` sentences of the pool (no block reaches them), those a voice rule rewrites
-    (chosen for the rules, so a run on them measures the voice rules' precision, as -alternation did
-    for the verb alternations; 2026-11-27, when the voice rules were read again for the cascade)."""
+    """The next random blocks, ``fn-exemplars-y.jsonl`` (200 after -x's) and ``-z`` (200 after -y's), and
+    ``fn-exemplars-voice.jsonl``: of the last ``tail`` sentences of the pool (no block reaches them), those
+    a voice rule rewrites (chosen for the rules, so a run on them measures the voice rules' precision, as
+    -alternation did for the verb alternations; 2026-11-27, when the voice rules were read again for the
+    cascade); ``fn-exemplars-voice-b.jsonl``: the same from the 101st on. The voice rules of the day
+    choose them, so a later change to the rules changes these two files: the runs used the choice of
+    commit c4ba509 (active-to-passive v7)."""
     from paraspan.corpus.formats import write_corpus
     from paraspan.generate.rewrite.core import RuleContext
     from paraspan.generate.rewrite.rules import rewrite_rules
@@ -467,7 +476,8 @@ def voice_exemplars(work: Path, seed: int, scan: int = 40000, tail: int = 6000) 
     chosen = [s for s, doc in zip(pool[-tail:], nlp.pipe(s.text for s in pool[-tail:]), strict=True)
               if any(rule.apply(doc, ctx) for rule in voice)]
     for name, sentences in (("fn-exemplars-y.jsonl", pool[scan + 200 * 17 + 2200:]),
-                            ("fn-exemplars-voice.jsonl", chosen)):
+                            ("fn-exemplars-z.jsonl", pool[scan + 200 * 17 + 2400:]),
+                            ("fn-exemplars-voice.jsonl", chosen), ("fn-exemplars-voice-b.jsonl", chosen[100:])):
         write_corpus(iter(sentences), work / name, "jsonl")
         print(f"{work / name}: {len(sentences)} sentences")
 
@@ -628,6 +638,15 @@ def score(work: Path, names: list[str]) -> dict[str, Any]:
     return results
 
 
+def _rewrite_families(args: list[str]) -> str | None:
+    """The families a run's ``--set generator.members=[…]`` gives its rewrite member, or None."""
+    for key, value in zip(args, args[1:], strict=False):
+        if key == "--set" and value.startswith("generator.members="):
+            members = json.loads(value.split("=", 1)[1])
+            return next((m.get("families") for m in members if m.get("name") == "rewrite"), None)
+    return None
+
+
 def recheck(work: Path, names: list[str]) -> dict[str, Any]:
     """Which judged written outputs the current code would still write: a rewrite whose rule still
     produces its text (the rules only decline more since the run), a substitute whose anchor's part
@@ -649,7 +668,7 @@ def recheck(work: Path, names: list[str]) -> dict[str, Any]:
     allowed = {p.strip() for p in factory_default(make_substituter, "pos").split(",")}
     kinds = {k.strip() for k in factory_default(make_substituter, "kinds").split(",")}
     rewriters = {"cascade": Rewriter(**{k: v for k, v in DEFAULT_MEMBERS[0].items() if k != "name"}),
-                 "rewrite": Rewriter()}
+                 "rewrite": Rewriter(), "voice": Rewriter(families=_rewrite_families(VOICE_SET))}
     results: dict[str, Any] = {}
     for name in names:
         db = work / f"{name}.db"
@@ -671,7 +690,8 @@ def recheck(work: Path, names: list[str]) -> dict[str, Any]:
             member = generated.get("member") or ("substitute" if "substitute" in generated else "rewrite")
             if member == "rewrite":
                 request = GenerationRequest(o.id, source.text, sentence=source, structure=o.structure)
-                rewriter = rewriters["cascade" if RUNS[name][1] == "cascade" else "rewrite"]
+                rewriter = rewriters["voice" if _rewrite_families(RUNS[name][2]) == _rewrite_families(VOICE_SET)
+                                     else "cascade" if RUNS[name][1] == "cascade" else "rewrite"]
                 keep = o.sentence.text in {c.text for c in rewriter.generate(request).candidates}
             else:
                 anchor = source.structures[o.structure].anchor

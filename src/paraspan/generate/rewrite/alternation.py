@@ -62,7 +62,10 @@ _MOTION = frozenset({"look", "go", "come", "walk", "run", "climb", "stare", "gaz
 _NOT_PARTICLE_OBJECTS = frozenset({"noun.location", "noun.object", "noun.body"})
 #: fixed objects of an idiom: "worked his way up", "bringing up the rear", "turned on his heel"
 #: ("took time off": exemplars-alternation-b)
-_IDIOM_OBJECTS = frozenset({"way", "rear", "heel", "heels", "tail", "time", "helm"})
+_IDIOM_OBJECTS = frozenset({"way", "rear", "heel", "heels", "tail", "time", "helm",
+                            # ways one moves along or off: "turning off the road" (exemplars-y)
+                            "road", "street", "path", "track", "lane", "highway", "motorway", "route", "pavement",
+                            "trail", "avenue", "railway", "ramp", "slope", "stairs", "ladder", "runway", "bridge"})
 #: a particle and the preposition after the object that would read as one with it once the particle
 #: follows the object ("lapped every second up to the story-line")
 _JOINS = frozenset({("up", "to"), ("out", "of"), ("on", "to"), ("in", "to"), ("off", "of"), ("down", "to")})
@@ -241,7 +244,8 @@ PARTICLE_SHIFT = Rule("particle-shift", "reorder", "hand", particle_shift,
                       # v3: not "take over the helm", no "on to" split (exemplars-m)
                       # v4: not across a bare noun and a bare prepositional noun ("men at arms"; exemplars-q)
                       # v5: not "keep on", "hold on", "hang on" ("keep on the line"; exemplars-t)
-                      version="5")
+                      # v6: no road, path or other way as object ("turning off the road"; exemplars-y)
+                      version="6")
 DATIVE_SHIFT = Rule("dative-shift", "reorder", "hand", dative_shift,
                     description="a verb of giving trades its double object for a 'to' phrase, or back",
                     example="She gave Anna the keys. → She gave the keys to Anna.",

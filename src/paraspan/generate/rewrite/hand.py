@@ -55,8 +55,10 @@ _QUANTIFIERS = frozenset({"many", "most", "few", "some", "several", "all", "ever
 
 def _quantified(subj: Token) -> bool:
     """Whether ``subj`` is quantified ("many people", "most", "three men", "everyone")."""
+    # "others", "another": a copy names a second set ("Others had … . Others had …"; exemplars-y)
     return (subj.lower_ in _QUANTIFIERS or subj.lower_ in {"everyone", "everybody", "someone", "somebody", "nobody",
-                                                         "anyone", "anybody", "everything", "something", "nothing"}
+                                                         "anyone", "anybody", "everything", "something", "nothing",
+                                                         "others", "another"}
             or any((c.dep_ in {"det", "amod", "predet"} and c.lower_ in _QUANTIFIERS) or c.dep_ == "nummod"
                    for c in subj.children))
 #: verbs with two objects ("gave it that clarity"): the first object is the recipient
@@ -84,7 +86,17 @@ _NO_PASSIVE = {"flee", "have", "lack", "resemble", "fit", "suit", "cost", "weigh
                # "A resigned sigh was given by Philpott", "a pilgrimage was made by …": exemplars-t … -x)
                "do", "give", "make", "take", "pay",
                # linking verbs the parser reads as transitive ("the convent seemed a beautiful place")
-               "seem", "appear", "sound", "smell", "taste"}
+               "seem", "appear", "sound", "smell", "taste",
+               # "X constitute Y" ≠ "Y are constituted by X"; "was liked by him" is not said (exemplars-voice)
+               "constitute", "like"}
+#: prepositions whose "-ing" clause takes the subject of the verb as its own ("after leading", "without
+#: asking"), unlike "into taking" (the object's); a passive moves that subject into the agent
+_SUBJECT_PREPS = {"after", "before", "since", "without", "despite", "upon", "on", "while", "whilst", "when", "instead",
+                  "besides"}
+#: bare objects of idioms whose passive is not said: "find expression", "take place", "lose ground"
+_IDIOM_OBJECTS = {"expression", "place", "sense", "ground", "heart", "sight", "track", "pace", "part", "root", "shape",
+                  "effect", "account", "charge", "control", "advantage", "issue", "hold", "note", "heed", "notice",
+                  "care", "way", "fire", "office", "power", "suit", "step", "breath", "aim", "time", "touch", "face"}
 #: possessive pronouns a passive's new subject may hold that point back at the old subject, now its agent
 #: ("He tossed his head" → "His head was tossed by him": exemplars-t … -x), by the subject they may refer to
 _POSSESSIVE_OF = {"i": {"my"}, "we": {"our"}, "you": {"your"}, "he": {"his"}, "she": {"her"}, "it": {"its"},
@@ -237,6 +249,23 @@ def _passive_reads(doc: Doc, ctx: RuleContext, v: Token, subj: Token, obj: Token
     (exemplars-t … -x, before the voice rules were judged again)."""
     if _refers_back(subj, o_ids, doc):
         return False
+    if obj.lower_ in _IDIOM_OBJECTS and not any(c.dep_ in {"det", "poss", "amod", "nummod"} for c in obj.children):
+        return False
+    # a name right after a noun is its apposition, not a subject ("under the pen name Celeste later wrote")
+    if subj.pos_ == "PROPN" and s_ids[0] > 0 and doc[s_ids[0] - 1].pos_ in {"NOUN", "PROPN"}:
+        return False
+    # a passive participle with its own "by" inside the object ("a report released by Nacro")
+    if any(doc[i].lower_ == "by" and doc[i].head.tag_ == "VBN" for i in o_ids):
+        return False
+    # a subjectless finite verb after the object: a second verb of the old subject the parser hung
+    # elsewhere ("drew the necklace from her neck, unslung three fragments")
+    if any(t.i > o_ids[-1] and t.tag_ in {"VBD", "VBZ", "VBP"} and t.pos_ == "VERB" and t.dep_ not in {"aux", "auxpass"}
+           and not _child(t, "nsubj", "nsubjpass", "expl") and not _relative_clause(t) for t in v.sent):
+        return False
+    # a second noun hung on the verb after the object: gapping ("coin nouns to talk about objects, verbs
+    # to talk about actions") or a misparse
+    if any(c.i > o_ids[-1] and c.dep_ in {"dobj", "npadvmod", "attr", "oprd", "appos"} for c in v.children):
+        return False
     # "while he reads him" → "while he is read by him": which one reads is lost
     if subj.tag_ == "PRP" and obj.tag_ == "PRP" and recase_pronoun(obj.text, OBJ_TO_SUBJ).lower() == subj.lower_:
         return False
@@ -253,15 +282,21 @@ def _passive_reads(doc: Doc, ctx: RuleContext, v: Token, subj: Token, obj: Token
     if any(doc[i].pos_ == "PROPN" and doc[i].text[:1].islower() for i in (*s_ids, *o_ids)):
         return False
     # the subject right after an opening quotation or ellipsis keeps its capital ("` We need love" →
-    # "` love is needed"); a generic "you" reads wrong as an agent ("the Allee is followed by you")
+    # "` love is needed", also inside a sentence: "said the prince, ` we beg …"); a generic "you" reads
+    # wrong as an agent ("the Allee is followed by you")
     before = doc[s_ids[0] - 1] if s_ids[0] > 0 else None
-    if before is not None and (before.is_punct or before.is_quote) and before.i == before.sent.start:
+    opened = sum(1 for t in doc[before.sent.start:s_ids[0]] if t.is_quote and t.dep_ != "case") % 2 if before else 0
+    if before is not None and ((before.is_quote and opened) or (before.is_punct and before.i == before.sent.start)):
         return False
     if subj.lower_ == "you":
         return False
     # a noun phrase's own word after the object, a body part ("waved a dismissive hand", "lifted her face")
     end = o_ids[-1]
     if end + 1 < len(doc) and doc[end + 1].pos_ in _NOT_AFTER_OBJECT:
+        return False
+    # an adverb inside the clause right after the object would be left after the agent ("suspected her
+    # still of watching" → "was suspected by Isabel still of …"); one that ends the clause stays ("too")
+    if end + 2 < len(doc) and doc[end + 1].pos_ == "ADV" and not doc[end + 2].is_punct:
         return False
     if obj.pos_ == "NOUN" and _first_sense(ctx, obj.lemma_.lower(), "n") == "noun.body":
         return False
@@ -270,6 +305,8 @@ def _passive_reads(doc: Doc, ctx: RuleContext, v: Token, subj: Token, obj: Token
         return False
     # a particle that is a preposition ("glanced out the window" → "the window was glanced out")
     prts = _children(v, "prt")
+    if any(p.i > end for p in prts):
+        return False  # "switch it off" → "it is switched by me off"
     if prts and (ctx.wordnet is None or not ctx.wordnet().synsets(f"{v.lemma_.lower()}_{prts[0].lower_}", pos="v")):
         return False
     # a clause left without its subject ("he hauled X into the room, pausing only to wink" → the
@@ -277,10 +314,15 @@ def _passive_reads(doc: Doc, ctx: RuleContext, v: Token, subj: Token, obj: Token
     if _trailing_clause(v, end) or any(c.i < subj.i and c.dep_ == "prep" and c.lower_ in {"like", "unlike", "as"}
                                        for c in v.children):
         return False
+    # a leading "after defecting …" whose implied subject was the old subject (exemplars-voice)
+    if any(c.i < subj.i and c.dep_ == "prep" and c.lower_ in _SUBJECT_PREPS and any(
+            g.dep_ == "pcomp" and g.tag_ == "VBG" and not _child(g, "nsubj") for g in c.children) for c in v.children):
+        return False
     # a comma right after the object ends the verb's clause only where the verb's phrase ends there
     # ("Once their canvasses showed majority support, they moved"); otherwise what follows hangs on
     # the object and would hang on the agent ("envied David Hemmings, then still a boy soprano")
-    if end + 1 < len(doc) and doc[end + 1].text in {",", "--", "-", ";"} and max(subtree(v)) > end + 1:
+    if end + 1 < len(doc) and doc[end + 1].text in {",", "--", "-", ";", ":", "…", "...", "("} and max(
+            subtree(v)) > end + 1:
         return False
     # "that" opening the subject of a complement clause: "show that allied advice received …" parsed
     # with "that" as the subject's determiner
@@ -301,7 +343,8 @@ def _refers_back(subj: Token, obj_ids: list[int], doc: Doc) -> bool:
     if subj.tag_ == "PRP":
         mine = _POSSESSIVE_OF.get(subj.lower_, set())
     else:
-        mine = {"their"} if is_plural(subj) else {"his", "her", "its"}
+        # a name may be "their" ("Middlesbrough deserved their win"; exemplars-y)
+        mine = {"their"} if is_plural(subj) else {"his", "her", "its"} | ({"their"} if subj.pos_ == "PROPN" else set())
     return any(doc[i].lower_ in mine and doc[i].tag_ == "PRP$" for i in obj_ids)
 
 
@@ -310,10 +353,19 @@ def _trailing_clause(v: Token, obj_end: int) -> bool:
     wink", "…, wheeled out with velocipedes"): its implied subject is the old subject, and after
     the passive it reads as the new one's."""
     for c in v.children:
+        if c.i > obj_end and c.dep_ == "advcl" and c.pos_ not in {"VERB", "AUX"} and not _child(c, "nsubj", "mark"):
+            return True  # a verb the tagger called an adjective: "…, unslung three fragments" (exemplars-voice)
         if c.i > obj_end and c.dep_ in {"advcl", "xcomp", "acl"} and c.pos_ in {"VERB", "AUX"}:
             if not _child(c, "nsubj", "nsubjpass", "mark", "aux") and c.tag_ != "TO":
                 return True
-    return False
+            if c.tag_ in {"VBG", "VBN"} and not _child(c, "nsubj", "nsubjpass", "aux"):
+                return True  # "whilst crouching under bushes": the operations would crouch (exemplars-y)
+        if c.i > obj_end and c.dep_ == "prep" and c.lower_ in _SUBJECT_PREPS and any(
+                g.dep_ == "pcomp" and g.tag_ == "VBG" for g in c.children):
+            return True  # "deserved their win after leading for a long spell" (exemplars-y)
+    # a participle hung on a noun after the object ("flung his possessions into the sea saying …")
+    return any(t.i > obj_end and t.tag_ == "VBG" and t.dep_ in {"acl", "advcl"} and t.head.pos_ in {"NOUN", "PROPN"}
+               and not _child(t, "nsubj", "mark") for t in v.subtree)
 
 
 def active_to_passive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
@@ -372,7 +424,10 @@ def active_to_passive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         middle = [i for i in range(max(s_ids) + 1, v.i)]
         if any(doc[i].dep_ not in {"advmod"} or doc[i].lower_ in _FOCUS for i in middle):
             continue  # v7: a focus word's scope would change ("She only purchased X" → "X were only purchased")
-        be = be_form(v.tag_ == "VBD", is_plural(obj), obj.lower_ in {"me", "i"})
+        # "a number of operations were" (exemplars-y)
+        plural = is_plural(obj) or (obj.lower_ in {"number", "lot", "couple", "handful", "majority"} and any(
+            c.dep_ == "prep" and c.lower_ == "of" and any(is_plural(g) for g in c.children) for c in obj.children))
+        be = be_form(v.tag_ == "VBD", plural, obj.lower_ in {"me", "i"})
         new_subj = [Piece(recase_pronoun(doc[i].text, OBJ_TO_SUBJ) if i == obj.i else doc[i].text, i) for i in o_ids]
         new_ag = [Piece(recase_pronoun(doc[i].text, SUBJ_TO_OBJ) if i == subj.i else doc[i].text, i) for i in s_ids]
         body = (keep(doc, range(v.sent.start, min(s_ids))) + lower_first(doc, new_subj) + [Piece(be)]
@@ -515,6 +570,10 @@ def _extractable(doc: Doc, n: Token, ids: list[int], commas: tuple[int, int | No
         # a noun of ``n``'s own phrase stands nearer, and the modifier may be about it whatever the parse says:
         # "the demise of one X, a gatekeeper" renames X ("The demise is a gatekeeper"; exemplars-v), "trade in
         # coal, which was brought up the river" is about the coal (exemplars-u)
+        return False
+    if commas[1] is not None and commas[1] + 1 < len(doc) and doc[commas[1] + 1].pos_ == "CCONJ":
+        # the modifier opens a list ("X, a former film star, and, more important, a former Y"): without the
+        # first, the rest reads as a second noun beside ``n`` (exemplars-voice)
         return False
     return _right_after(doc, n, ids, commas) and not _embedded(n)
 
@@ -809,6 +868,10 @@ def _leading(doc: Doc) -> list[tuple[Token, Token, list[int], int]]:
             if not contiguous(ids) or ids[0] != sent.start:
                 continue
             comma = ids[-1] + 1
+            if m.dep_ == "npadvmod" and any(doc[i].tag_ in {"VBD", "VBZ", "VBP", "MD"} for i in ids):
+                continue  # a clause read as a noun phrase ("Ruth jerked round, the force … turning her"; exemplars-y)
+            if v.tag_ in {"VBG", "VBN"} and not _children(v, "aux", "auxpass"):
+                continue  # no finite verb: the "main clause" is an absolute phrase
             subj = _child(v, *_SUBJ)
             if comma < sent.end and doc[comma].text == "," and subj is not None and subj.i > comma:
                 if m.dep_ == "prep" and m.lower_ not in _MOVABLE_PREPS:
@@ -1645,8 +1708,13 @@ ACTIVE_TO_PASSIVE = Rule("active-to-passive", "voice", "hand", active_to_passive
                          # light or linking verb, no possessive of the subject in the object, no body part,
                          # no comma or quotation inside, no clause left without its subject, no particle
                          # that is a preposition, no second "by", no focus word before the verb
-                         # (_passive_reads), a regular past as its own participle
-                         version="7")
+                         # (_passive_reads), a regular past as its own participle; v8: judged on
+                         # exemplars-y and -voice: no idiom's bare object, no name in apposition as subject, no
+                         # participle's "by" in the object, no subjectless verb or second noun after it, no
+                         # adverb stranded, no particle after it, no "-ing" clause of the subject before or
+                         # after, no subject after an opening quotation inside the sentence, "a number of"
+                         # plural, not of "constitute" or "like"
+                         version="8")
 EXTRACT_APPOSITIVE = Rule("extract-appositive", "extraction", "hand", extract_appositive,
                           description="appositive → its own copular sentence",
                           example="Rome, the capital, is old. → Rome is old. Rome is the capital.",
@@ -1672,7 +1740,9 @@ EXTRACT_APPOSITIVE = Rule("extract-appositive", "extraction", "hand", extract_ap
                           # v20: not when a noun of the head's own phrase stands nearer ("the demise of X, a
                           # gatekeeper"; exemplars-v)
                           # v21: not in a sentence with a quotation left open (exemplars-x)
-                          version="21")
+                          # v22: not the first of a list of modifiers (", and , more important , …";
+                          # exemplars-voice)
+                          version="22")
 EXTRACT_RELATIVE_CLAUSE = Rule("extract-relative-clause", "extraction", "hand", extract_relative_clause,
                                description="non-restrictive who/which clause → its own sentence",
                                example="The examiner, who was kind, left. → The examiner left. The examiner was kind.",
@@ -1689,7 +1759,8 @@ EXTRACT_RELATIVE_CLAUSE = Rule("extract-relative-clause", "extraction", "hand", 
                                # v10: not when a noun of the head's own phrase stands nearer ("trade in coal,
                                # which"; exemplars-u)
                                # v11: not in a sentence with a quotation left open (exemplars-x)
-                               version="11")
+                               # v12: not the first of a list of modifiers (as extract-appositive v22)
+                               version="12")
 EXTRACT_PARTICIPIAL = Rule("extract-participial", "extraction", "hand", extract_participial,
                            description="participial phrase set off by commas → its own sentence",
                            example="The man, wearing a hat, left. → The man left. The man was wearing a hat.",
@@ -1727,7 +1798,8 @@ SPLIT_CONJOINED_VP = Rule("split-conjoined-vp", "split", "hand", split_conjoined
                           # exemplars-k)
                           # v9: not with two subjects, a misparse (exemplars-l)
                           # v10: no quotation before the verb (exemplars-alternation)
-                          version="10")
+                          # v11: no "others" or "another" copied: a second set (exemplars-y)
+                          version="11")
 MOVE_LEADING_ADVERBIAL = Rule("move-leading-adverbial", "reorder", "hand", move_leading_adverbial,
                               description="sentence-initial PP/adverbial clause → end of the clause",
                               example="In 1998, he sold it. → He sold it in 1998.",
@@ -1735,7 +1807,9 @@ MOVE_LEADING_ADVERBIAL = Rule("move-leading-adverbial", "reorder", "hand", move_
                               # v3: not a connective ("In sum"; relations-equivalence-rules-only)
                               # v4: not before a correlative "then" (exemplars-p)
                               # v5: not before a subject "that"/"this" that resumes it (exemplars-t)
-                              version="5")
+                              # v6: no leading "noun phrase" holding a finite verb, no main clause without a
+                              # finite verb (a misparsed absolute phrase; exemplars-y)
+                              version="6")
 FRONT_TRAILING_ADVERBIAL = Rule("front-trailing-adverbial", "reorder", "hand", front_trailing_adverbial,
                                 description="clause-final temporal/locative PP or adverbial clause → front",
                                 example="He sold it in 1998. → In 1998, he sold it.",
@@ -1822,7 +1896,8 @@ DELETE_LEADING_MODIFIER = Rule("delete-leading-modifier", "compression", "hand",
                                # v3: the downward contexts of delete-adverb v5-v7, and not before an
                                # "except for" that excepts from it (relations-forward-seed1b);
                                # v4: not a "since" that a perfect measures from (seed5-train)
-                               version="4")
+                               # v5: the misparses move-leading-adverbial v6 declines (_leading)
+                               version="5")
 DELETE_ADVERB = Rule("delete-adverb", "compression", "hand", delete_adverb,
                      description="delete one adverb modifying a verb",
                      example="He also sold it. → He sold it.",
@@ -1856,7 +1931,8 @@ IT_CLEFT = Rule("it-cleft", "insertion", "hand", it_cleft,
                 # v10: nor of a bare singular noun that starts the sentence, maybe a missed name ("Victor
                 # roared"; exemplars-k)
                 # v11: nor of a subject with a dangling "and" ("The sledge bucks on … and"; exemplars-l)
-                version="11")
+                # v12: nor of "others", "another" (_quantified, as split-conjoined-vp v11)
+                version="12")
 INSERT_THAT = Rule("insert-that", "insertion", "hand", insert_that,
                    description='add the complementizer "that" before a verb\'s complement clause',
                    example="He said the plan failed. → He said that the plan failed.",
