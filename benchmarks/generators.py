@@ -945,6 +945,8 @@ def waived(work: Path, name: str, judge: str = "minilm-nli") -> dict[str, Any]:
     check did not judge (their recorded relation reason says so), ``judge`` asked about them now
     (the relation filter as it was before the waiver), and how those it refuses were judged by
     reading; the structures whose every written output is such a refused one (the waiver's coverage)."""
+    from collections import Counter
+
     from paraspan.corpus.schema import Sentence
     from paraspan.filter import build_filter
 
@@ -961,7 +963,19 @@ def waived(work: Path, name: str, judge: str = "minilm-nli") -> dict[str, Any]:
     refused = [r for r, d in zip(unjudged, decisions, strict=True) if not d.keep]
     refused_ids = {r[0] for r in refused}
     only = {(r[5], r[6]) for r in refused} - {(r[5], r[6]) for r in rows if r[0] not in refused_ids}
-    return {"judge": judge, "written": len(rows), "unjudged": len(unjudged), "judge_refuses": len(refused),
+    # the same by rule (the voice rules were added to the waiver for fn-cascade-exemplars-y … -z only)
+    rules_of = {r[0]: json.loads(r[1] or "[]") for r in con.execute(
+        "select id, json_extract(json, '$.provenance.generated.rules') from outputs")}
+    by_rule: dict[str, dict[str, int]] = {}
+    for r, d in zip(unjudged, decisions, strict=True):
+        row = by_rule.setdefault((rules_of.get(r[0]) or ["?"])[0], Counter())
+        row["unjudged"] += 1
+        row["judged_right"] += (r[4] or 0) >= 50
+        if not d.keep:
+            row["judge_refuses"] += 1
+            row["judge_refuses_judged_right"] += (r[4] or 0) >= 50
+    return {"judge": judge, "by_rule": {k: dict(v) for k, v in sorted(by_rule.items())},
+            "written": len(rows), "unjudged": len(unjudged), "judge_refuses": len(refused),
             "judge_refuses_judged_right": sum(1 for r in refused if (r[4] or 0) >= 50),
             "judge_refuses_judged": sum(1 for r in refused if r[4] is not None),
             "structures_only_through_the_waiver": len(only),
