@@ -1065,12 +1065,19 @@ def learned(work: Path, names: list[str]) -> dict[str, Any]:
                      "learned": cv["learned"]["mean"], "rule": (cv["rule"] or {}).get("mean")}
 
     pool_out, pool_judged = work / "pool.outputs.jsonl", work / "pool.judgments.jsonl"
+    exemplar_runs: list[str] = []
     with pool_out.open("w", encoding="utf-8") as outs, pool_judged.open("w", encoding="utf-8") as judged:
         for name in names:
             db = work / f"{name}.db"
             if not db.is_file():
                 continue
             train(name, ["--store", str(db)])
+            if "cascade-exemplars" in name:  # pooled apart: the written (verified) outputs of the exemplar runs
+                subprocess.run([paraspan, "export", str(db), "--filter", "all", "-o", str(work / f"{name}.all.jsonl")],
+                               capture_output=True, check=True)
+                subprocess.run([paraspan, "judgments", str(db), "-o", str(work / f"{name}.judged.jsonl")],
+                               capture_output=True, check=True)
+                exemplar_runs.append(name)
             if "rewrite" in name:  # pooled: every judged rewrite
                 subprocess.run([paraspan, "export", str(db), "--filter", "all", "-o", str(work / f"{name}.all.jsonl")],
                                capture_output=True, check=True)
@@ -1078,7 +1085,17 @@ def learned(work: Path, names: list[str]) -> dict[str, Any]:
                                capture_output=True, check=True)
                 outs.write((work / f"{name}.all.jsonl").read_text(encoding="utf-8"))
                 judged.write((work / f"{name}.judged.jsonl").read_text(encoding="utf-8"))
-    train("all rewrite runs", [str(pool_judged), "--outputs", str(pool_out)])
+    if pool_judged.stat().st_size:
+        train("all rewrite runs", [str(pool_judged), "--outputs", str(pool_out)])
+    if exemplar_runs:
+        # can a model over the checks' scores tell the wrong ones among what `verified` wrote? (the rule keeps
+        # them all, so its precision is theirs)
+        ex_out, ex_judged = work / "pool-exemplars.outputs.jsonl", work / "pool-exemplars.judgments.jsonl"
+        ex_out.write_text("".join((work / f"{n}.all.jsonl").read_text(encoding="utf-8") for n in exemplar_runs),
+                          encoding="utf-8")
+        ex_judged.write_text("".join((work / f"{n}.judged.jsonl").read_text(encoding="utf-8") for n in exemplar_runs),
+                             encoding="utf-8")
+        train(f"all cascade exemplar runs ({len(exemplar_runs)})", [str(ex_judged), "--outputs", str(ex_out)])
     return out
 
 
@@ -1169,7 +1186,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(result, indent=1))
         return 0
     if args.step == "learned":
-        old["_learned_filter"] = learned(args.work, args.names or list(RUNS))
+        # runs whose stores are not in WORK keep their rows
+        old.setdefault("_learned_filter", {}).update(learned(args.work, args.names or list(RUNS)))
         path.write_text(json.dumps(old, indent=1) + "\n", encoding="utf-8")
         print(learned_markdown(old["_learned_filter"]))
         return 0
