@@ -1004,6 +1004,11 @@ CATALOGUE: dict[str, ErrorSpec] = {
         "give at least {min_spans} labelled spans of at least {min_labels} labels",
     ),
     "E846": ErrorSpec("verifier_without_dev", "{what}", "give dev sentences with labelled spans (--dev)"),
+    "E847": ErrorSpec(
+        "unknown_unjudged_rule",
+        "unjudged_rules names no hand-written rewrite rule: {names}",
+        "use the names of `paraspan rules list` ({known})",
+    ),
     "E890": ErrorSpec(
         "augmented_file_from_another_subset",
         "{foreign} of the {sources} gold sentences its outputs were made from are not in this {size}-sentence"

@@ -104,3 +104,26 @@ def test_the_default_generator_is_the_cascade():
     config = check(AugmentConfig(seed=3))
     assert config.generator.name == "cascade"
     assert config.generator.options["seed"] == 3 and config.generator.options["members"] is None
+
+
+def test_unjudged_rules_must_name_rewrite_rules():
+    """A misspelt rule in ``verified``'s waiver would leave its outputs judged, silently: E847, before any
+    model loads; the chooser's spec and ``export --filter`` are checked too."""
+    bad = {"name": "verified", "unjudged_rules": ["it-clef"]}
+    with pytest.raises(ParaspanError, match=r"it-clef .*it-cleft") as info:
+        check(AugmentConfig(generator="rewrite", filters=[bad]))
+    assert info.value.code == "E847"
+    with pytest.raises(ParaspanError) as info:
+        check(AugmentConfig(generator="rewrite", choose_by=bad))
+    assert info.value.code == "E847"
+    good = {"name": "verified", "unjudged_rules": ["it-cleft", "active-to-passive"]}
+    assert list(check(AugmentConfig(generator="rewrite", filters=[good])).filters) == [good]
+
+
+def test_export_checks_unjudged_rules(tmp_path):
+    from paraspan.pipeline.run import decide_in_store
+
+    store = RunStore.create(tmp_path / "run.db", config={})
+    with pytest.raises(ParaspanError) as info:
+        decide_in_store(store, {"name": "verified", "unjudged_rules": ["it-clef"]})
+    assert info.value.code == "E847"

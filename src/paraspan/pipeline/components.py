@@ -76,8 +76,25 @@ def check(config: AugmentConfig) -> AugmentConfig:
     """:func:`resolve`, and the filters built once (a bad rule or filter file fails here, before
     any model loads): what a run uses and its store records."""
     resolved = resolve(config)
-    build_chooser(resolved, build_filters(resolved))
+    filters = build_filters(resolved)
+    check_unjudged_rules([*filters, build_chooser(resolved, filters)])
     return resolved
+
+
+def check_unjudged_rules(filters: list[Any]) -> None:
+    """Every name in a filter's ``unjudged_rules`` (its parts' too) is a hand-written rewrite rule:
+    a misspelt one ("it-clef") would leave every cleft judged, silently. Checked here, where the
+    pipeline sees both packages (the filters cannot import the rules: ``generate`` imports ``filter``)."""
+    from paraspan.generate.rewrite.rules import rewrite_rules
+
+    known = set(rewrite_rules.names())
+    stack = [f for f in filters if f is not None]
+    while stack:
+        flt = stack.pop()
+        stack.extend(getattr(flt, "parts", None) or [])
+        unknown = sorted(set(getattr(flt, "unjudged_rules", None) or ()) - known)
+        if unknown:
+            raise ParaspanError.from_code("E847", names=", ".join(unknown), known=", ".join(sorted(known)))
 
 
 def _json_safe(values: dict[str, Any]) -> dict[str, Any]:

@@ -184,8 +184,10 @@ def distinct_outputs(sentences: Iterable[Sentence]) -> Iterator[Sentence]:
 def decide_in_store(store: RunStore, spec: Any, *, batch: int = 64) -> str:
     """Build filter ``spec``, record its decision on every output of ``store``; its name."""
     from paraspan.filter import build_filter, decide_all
+    from paraspan.pipeline.components import check_unjudged_rules
 
     flt = build_filter(spec)
+    check_unjudged_rules([flt])
     chunk: list[tuple[Sentence, Sentence | None]] = []
     ids: list[str] = []
     sources: dict[str, Sentence | None] = {}
