@@ -328,6 +328,8 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
                                                                    *VOICE_SET]),
     "fn-cascade-exemplars-voice-b": ("fn-exemplars-voice-b.jsonl", "cascade",
                                      ["--iterations", "3", "--choose-by", "verified", *VOICE_SET]),
+    # the default cascade again (no voice rules), with the fixes of -y … -z, the next 200
+    "fn-cascade-exemplars-aa": ("fn-exemplars-aa.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
     # NER with the code of -o (the alternations, the rule fixes since wikiann-cascade-h), the next 400 of WikiANN dev
     "wikiann-cascade-i": ("wikiann-dev-i.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
 }
@@ -456,7 +458,8 @@ def _exemplar_pool(seed: int) -> list[Any]:
 
 
 def voice_exemplars(work: Path, seed: int, scan: int = 40000, tail: int = 6000) -> None:
-    """The next random blocks, ``fn-exemplars-y.jsonl`` (200 after -x's) and ``-z`` (200 after -y's), and
+    """The next random blocks, ``fn-exemplars-y.jsonl`` (200 after -x's), ``-z``, ``-aa`` and ``-ab`` (each
+    200 after the one before), and
     ``fn-exemplars-voice.jsonl``: of the last ``tail`` sentences of the pool (no block reaches them), those
     a voice rule rewrites (chosen for the rules, so a run on them measures the voice rules' precision, as
     -alternation did for the verb alternations; 2026-11-27, when the voice rules were read again for the
@@ -477,6 +480,8 @@ def voice_exemplars(work: Path, seed: int, scan: int = 40000, tail: int = 6000) 
               if any(rule.apply(doc, ctx) for rule in voice)]
     for name, sentences in (("fn-exemplars-y.jsonl", pool[scan + 200 * 17 + 2200:]),
                             ("fn-exemplars-z.jsonl", pool[scan + 200 * 17 + 2400:]),
+                            ("fn-exemplars-aa.jsonl", pool[scan + 200 * 17 + 2600:]),
+                            ("fn-exemplars-ab.jsonl", pool[scan + 200 * 17 + 2800:]),
                             ("fn-exemplars-voice.jsonl", chosen), ("fn-exemplars-voice-b.jsonl", chosen[100:])):
         write_corpus(iter(sentences), work / name, "jsonl")
         print(f"{work / name}: {len(sentences)} sentences")

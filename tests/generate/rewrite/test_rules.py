@@ -1106,3 +1106,29 @@ def test_a_modifier_before_a_clause_conjunction_is_no_list(nlp):
     assert _texts(nlp, "extract-relative-clause",
                   "She sent two snakes to kill the young Tom , who was the son of Zeus , but he strangled them .") == [
         "She sent two snakes to kill the young Tom but he strangled them . The young Tom was the son of Zeus."]
+
+
+def test_no_cleft_of_a_sentence_the_parser_began_after_and(nlp):
+    """The parser can end a sentence at an "and" and begin the next at its subject ("…, Emily put on her
+    stockings and Preston piled …" on a FrameNet exemplar, fn-cascade-exemplars-aa); the cleft wrote "and
+    It was Preston that piled …". The parse is built here as the parser made it."""
+    from spacy.tokens import Doc
+
+    words = "We sang and Anna put on her slippers and Peter piled more wood on the fire .".split()
+    heads = [1, 1, 1, 4, 1, 4, 7, 4, 7, 10, 10, 12, 10, 10, 15, 13, 10]
+    deps = ["nsubj", "ROOT", "cc", "nsubj", "conj", "prt", "poss", "dobj", "cc", "nsubj", "ROOT", "amod", "dobj",
+            "prep", "det", "pobj", "punct"]
+    tags = ["PRP", "VBD", "CC", "NNP", "VBD", "RP", "PRP$", "NNS", "CC", "NNP", "VBD", "JJR", "NN", "IN", "DT", "NN",
+            "."]
+    pos = ["PRON", "VERB", "CCONJ", "PROPN", "VERB", "ADP", "PRON", "NOUN", "CCONJ", "PROPN", "VERB", "ADJ", "NOUN",
+           "ADP", "DET", "NOUN", "PUNCT"]
+    doc = Doc(nlp.vocab, words=words, spaces=[True] * (len(words) - 2) + [True, False], heads=heads, deps=deps,
+              tags=tags, pos=pos, ents=["O", "O", "O", "B-PERSON"] + ["O"] * 5 + ["B-PERSON"] + ["O"] * 7)
+    assert [s.start for s in doc.sents] == [0, 9]
+    assert rewrite_rules.get("it-cleft").apply(doc, RuleContext(frozenset(), load_wordnet, inflect)) == []
+
+
+def test_dative_shift_leaves_give_leave_alone(nlp):
+    """"when they give you your first leave" (time off) is no "give your first leave to you" (exemplars-aa)."""
+    assert _texts(nlp, "dative-shift", "He promised him it would be a special Christmas when they give you your "
+                                       "first leave .") == []

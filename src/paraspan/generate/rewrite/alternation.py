@@ -91,7 +91,9 @@ _LIGHT_OBJECTS = frozenset({"call", "ring", "try", "go", "chance", "break", "han
                             "scowl", "frown", "grin", "wave", "shrug", "stare", "squeeze", "pat", "nudge", "slap",
                             "punch", "thump", "grimace", "sneer", "salute", "cuddle", "beating", "hiding",
                             # a scolding, and "give rise to" (exemplars-alternation-b)
-                            "rollicking", "telling-off", "talking-to", "dressing-down", "ticking-off", "rise"})
+                            "rollicking", "telling-off", "talking-to", "dressing-down", "ticking-off", "rise",
+                            # leave to be away: "give you your first leave" (exemplars-aa)
+                            "leave"})
 _RECIPIENT_PRONOUNS = frozenset({"me", "you", "him", "her", "us", "them", "himself", "herself", "themselves",
                                  "myself", "yourself", "ourselves", "yourselves", "one", "everyone", "everybody",
                                  "someone", "somebody", "anyone", "anybody", "nobody", "others"})
@@ -253,4 +255,5 @@ DATIVE_SHIFT = Rule("dative-shift", "reorder", "hand", dative_shift,
                     # v3: no "give rise to", no scolding given (exemplars-alternation-b)
                     # v4: not where the parse has two objects (an apposition after a dash; exemplars-s)
                     # v5: no "to" phrase with a common noun followed by a phrase that may be its own (exemplars-t)
-                    version="5")
+                    # v6: not "give X leave" (exemplars-aa)
+                    version="6")

@@ -133,13 +133,13 @@ def tidy(doc: Doc, pieces: list[Piece]) -> list[Piece]:
     for piece in out:
         if start:
             piece.text = piece.text[:1].upper() + piece.text[1:]
-        elif piece.src is not None and _written_start(doc, piece.src) and _lowerable(doc[piece.src]):
+        elif piece.src is not None and written_start(doc, piece.src) and _lowerable(doc[piece.src]):
             piece.text = piece.text[:1].lower() + piece.text[1:]
         start = _ends_sentence(doc, piece)
     return out
 
 
-def _written_start(doc: Doc, i: int) -> bool:
+def written_start(doc: Doc, i: int) -> bool:
     """Whether token ``i`` starts a sentence as written: the parser's sentence start after a full stop,
     "!", "?", a quotation mark or a bracket, or the text's first word. A start the parser put after a
     word ("Q Recently my son …", a question marker) keeps the writer's capital (exemplars-y)."""
@@ -162,7 +162,7 @@ def lower_common_capitals(doc: Doc, pieces: list[Piece], common: Callable[[str],
     start = True
     for piece in pieces:
         i = piece.src
-        if not start and i is not None and _written_start(doc, i) and piece.text[:1].isupper():
+        if not start and i is not None and written_start(doc, i) and piece.text[:1].isupper():
             token = doc[i]
             # a PROPN without an entity only when modified as common nouns are ("Noise made by …"), and never
             # a possessor ("Ash's face" is a person's: fn-cascade-exemplars-v)

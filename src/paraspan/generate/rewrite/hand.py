@@ -33,6 +33,7 @@ from paraspan.generate.rewrite.core import (
     sent_range,
     subtree,
     tidy,
+    written_start,
 )
 from paraspan.generate.rewrite.core import child as _child
 from paraspan.generate.rewrite.core import children as _children
@@ -112,9 +113,10 @@ _SINGULAR_S = {"maths", "mathematics", "physics", "economics", "news", "politics
 _SUBJECT_PREPS = {"after", "before", "since", "without", "despite", "upon", "on", "while", "whilst", "when", "instead",
                   "besides"}
 #: bare objects of idioms whose passive is not said: "find expression", "take place", "lose ground"
-_IDIOM_OBJECTS = {"expression", "place", "sense", "ground", "heart", "sight", "track", "pace", "part", "root", "shape",
-                  "effect", "account", "charge", "control", "advantage", "issue", "hold", "note", "heed", "notice",
-                  "care", "way", "fire", "office", "power", "suit", "step", "breath", "aim", "time", "touch", "face"}
+_PASSIVE_IDIOM_OBJECTS = {"expression", "place", "sense", "ground", "heart", "sight", "track", "pace", "part", "root",
+                          "shape", "effect", "account", "charge", "control", "advantage", "issue", "hold", "note",
+                          "heed", "notice", "care", "way", "fire", "office", "power", "suit", "step", "breath", "aim",
+                          "time", "touch", "face"}
 #: possessive pronouns a passive's new subject may hold that point back at the old subject, now its agent
 #: ("He tossed his head" → "His head was tossed by him": exemplars-t … -x), by the subject they may refer to
 _POSSESSIVE_OF = {"i": {"my"}, "we": {"our"}, "you": {"your"}, "he": {"his"}, "she": {"her"}, "it": {"its"},
@@ -268,11 +270,12 @@ def passive_to_active(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
 
 def _passive_reads(doc: Doc, ctx: RuleContext, v: Token, subj: Token, obj: Token, s_ids: list[int],
                    o_ids: list[int]) -> bool:
-    """The checks of active-to-passive v7, each for a kind of wrong passive read on FrameNet exemplars
-    (exemplars-t … -x, before the voice rules were judged again)."""
+    """The checks of active-to-passive v7–v9, each for a kind of wrong passive read on FrameNet exemplars
+    (v7: exemplars-t … -x, before the voice rules were judged again; v8: -y and -voice; v9: -voice-b, -z)."""
     if _refers_back(subj, o_ids, doc):
         return False
-    if obj.lower_ in _IDIOM_OBJECTS and not any(c.dep_ in {"det", "poss", "amod", "nummod"} for c in obj.children):
+    if obj.lower_ in _PASSIVE_IDIOM_OBJECTS and not any(c.dep_ in {"det", "poss", "amod", "nummod"}
+                                                        for c in obj.children):
         return False
     # v9 (exemplars-voice-b, -z): no negative polarity or direction object, no adverbial "a lot"/"a bit",
     # no time as object ("spent weekends"), no generic "one" as agent, no subject after an inverted
@@ -1582,6 +1585,9 @@ def it_cleft(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         s_ids = subtree(subj)
         if s_ids[0] != sent.start or not contiguous(s_ids) or final_punct(v) is None:
             continue
+        if not written_start(doc, sent.start):
+            continue  # a sentence the parser began after "and": "…, Emily put on her stockings and It was
+            # Preston that piled …" (exemplars-aa)
         if any(doc[i].dep_ == "appos" or doc[i].is_punct for i in s_ids):
             continue  # a subject with appositions or brackets is usually a misparsed fragment
         first = doc[s_ids[0]]
@@ -1990,7 +1996,8 @@ IT_CLEFT = Rule("it-cleft", "insertion", "hand", it_cleft,
                 # roared"; exemplars-k)
                 # v11: nor of a subject with a dangling "and" ("The sledge bucks on … and"; exemplars-l)
                 # v12: nor of "others", "another" (_quantified, as split-conjoined-vp v11)
-                version="12")
+                # v13: nor of a sentence the parser began inside a written one (exemplars-aa)
+                version="13")
 INSERT_THAT = Rule("insert-that", "insertion", "hand", insert_that,
                    description='add the complementizer "that" before a verb\'s complement clause',
                    example="He said the plan failed. → He said that the plan failed.",
