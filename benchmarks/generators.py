@@ -330,6 +330,8 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
                                      ["--iterations", "3", "--choose-by", "verified", *VOICE_SET]),
     # the default cascade again (no voice rules), with the fixes of -y … -z, the next 200
     "fn-cascade-exemplars-aa": ("fn-exemplars-aa.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
+    # with -aa's fixes, the next 200
+    "fn-cascade-exemplars-ab": ("fn-exemplars-ab.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
     # NER with the code of -o (the alternations, the rule fixes since wikiann-cascade-h), the next 400 of WikiANN dev
     "wikiann-cascade-i": ("wikiann-dev-i.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
 }

@@ -400,3 +400,13 @@ def test_a_context_substitute_asks_about_the_two_best_verbs_the_first_ones_candi
     one = _substituter(ScriptedBackend(["refused", "refused"]), samples=2, targets=frozenset({"context"}),
                        context_words=1).generate(request)
     assert [c.meta["replaced"] for c in one.candidates] == [["rejected"]]
+
+
+def test_a_verb_of_two_words_is_a_phrasal_verb_or_nothing():
+    """"posted the text" → "sent published the text" (fn-cascade-exemplars-ab): after the verb only a
+    particle or a prepositional verb's preposition."""
+    from paraspan.generate.substitute import fits
+
+    assert not fits("sent published", "posted", ["well", ",", "he"], ["the", "finished"], "v", "VBD")
+    assert fits("sent off", "posted", ["well", ",", "he"], ["the", "finished"], "v", "VBD")
+    assert fits("mailed", "posted", ["well", ",", "he"], ["the", "finished"], "v", "VBD")

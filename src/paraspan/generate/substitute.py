@@ -179,6 +179,8 @@ def fits(form: str, old: str, before: Sequence[str], after: Sequence[str], pos: 
         was, now = _singular(old.split()[-1]), _singular(form.split()[-1])
         if was is not None and now is not None and was != now:
             return False
+    if pos == "v" and any(w not in _VERB_PARTICLES for w in words[1:]):
+        return False  # a verb of two: "posted" → "sent published" (exemplars-ab); a phrasal verb's particle is fine
     if pos == "v":  # "has" → "had" or "have" changes the tense or breaks agreement
         was_tags, now_tags = _verb_tags(old.split()[0]), _verb_tags(form.split()[0])
         if was_tags and not now_tags:  # a noun for a verb: "likely to result in" → "likely to outcome in"
@@ -202,6 +204,11 @@ def fits(form: str, old: str, before: Sequence[str], after: Sequence[str], pos: 
     return True
 
 
+#: the words that may follow a verb in a substitute of one ("put down", "set out", "come across"): particles and
+#: the prepositions of prepositional verbs
+_VERB_PARTICLES = frozenset({"up", "down", "off", "out", "in", "on", "over", "away", "back", "about", "around", "round",
+                             "through", "along", "across", "forward", "forwards", "aside", "apart", "together", "by",
+                             "into", "onto", "upon", "to", "with", "for", "at", "of", "from", "after"})
 #: the class of :func:`_verb_tags` a Penn tag falls in
 _TAG_CLASS = {"VBD": "VBD/VBN", "VBN": "VBD/VBN", "VB": "VB/VBP", "VBP": "VB/VBP"}
 #: subject pronouns after which a verb with one past and base form ("he put") is taken as past

@@ -1132,3 +1132,13 @@ def test_dative_shift_leaves_give_leave_alone(nlp):
     """"when they give you your first leave" (time off) is no "give your first leave to you" (exemplars-aa)."""
     assert _texts(nlp, "dative-shift", "He promised him it would be a special Christmas when they give you your "
                                        "first leave .") == []
+
+
+def test_no_cleft_of_an_indefinite_subject(nlp):
+    """"A woman has to be brave or mad to sail alone" → "It is a woman that …" contrasts her with a man
+    (it-cleft v14; fn-cascade-exemplars-ab); a definite subject and a specific indefinite one ("an officer
+    pulled …", judged right in -n) are still clefted."""
+    assert _texts(nlp, "it-cleft", "A woman has to be brave or mad to sail alone these days .") == []
+    assert _texts(nlp, "it-cleft", "The farmer sold the tractor.") == ["It was the farmer that sold the tractor."]
+    assert _texts(nlp, "it-cleft", "A soldier pulled the alarm cord as a joke .") == [
+        "It was a soldier that pulled the alarm cord as a joke ."]

@@ -1605,6 +1605,11 @@ def it_cleft(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue  # "A bell rang and Pete swung …": the parser took "rang" for a noun (exemplars-e)
         if _quantified(subj):
             continue  # "It is many people that find …" (exemplars-g)
+        if any(c.dep_ == "det" and c.lower_ in {"a", "an"} for c in subj.children) and v.tag_ in {"VBZ", "VBP"} and (
+                _child(v, "xcomp") is not None or any(c.tag_ == "MD" for c in v.children)):
+            continue  # a generic indefinite, in a present claim of what must or can be: "A man has to be rich or
+            # crazy to …" → "It is a man that …" sets a man against a woman (exemplars-ab); a specific one
+            # ("It was an officer that pulled the cord") stays
         if any(doc[i].dep_ == "cc" and _child(doc[i].head, "conj") is None for i in s_ids):
             continue  # an "and" with nothing after it: "The sledge bucks on a bump and throws me off" took
             # "bucks" for a noun (exemplars-l)
@@ -1997,7 +2002,8 @@ IT_CLEFT = Rule("it-cleft", "insertion", "hand", it_cleft,
                 # v11: nor of a subject with a dangling "and" ("The sledge bucks on … and"; exemplars-l)
                 # v12: nor of "others", "another" (_quantified, as split-conjoined-vp v11)
                 # v13: nor of a sentence the parser began inside a written one (exemplars-aa)
-                version="13")
+                # v14: nor of a generic indefinite subject ("A man has to …"; exemplars-ab)
+                version="14")
 INSERT_THAT = Rule("insert-that", "insertion", "hand", insert_that,
                    description='add the complementizer "that" before a verb\'s complement clause',
                    example="He said the plan failed. → He said that the plan failed.",
