@@ -1142,3 +1142,32 @@ def test_no_cleft_of_an_indefinite_subject(nlp):
     assert _texts(nlp, "it-cleft", "The farmer sold the tractor.") == ["It was the farmer that sold the tractor."]
     assert _texts(nlp, "it-cleft", "A soldier pulled the alarm cord as a joke .") == [
         "It was a soldier that pulled the alarm cord as a joke ."]
+
+
+def test_no_apposition_of_an_absolute_phrase(nlp):
+    """"…, pipe in mouth, …" parsed as an apposition of the noun before it: "The steps were pipe in mouth."
+    (extract-appositive v23; fn-cascade-exemplars-ac). The parse is built here as the parser made it."""
+    from spacy.tokens import Doc
+
+    words = "He walked up the steps , hat in hand , muttered a greeting and knocked on the door .".split()
+    heads = [1, 1, 1, 4, 2, 4, 4, 6, 7, 4, 1, 12, 10, 10, 10, 14, 17, 15, 1]
+    deps = ["nsubj", "ROOT", "prep", "det", "pobj", "punct", "appos", "prep", "pobj", "punct", "conj", "det", "dobj",
+            "cc", "conj", "prep", "det", "pobj", "punct"]
+    tags = ["PRP", "VBD", "IN", "DT", "NNS", ",", "NN", "IN", "NN", ",", "VBD", "DT", "NN", "CC", "VBD", "IN", "DT",
+            "NN", "."]
+    pos = ["PRON", "VERB", "ADP", "DET", "NOUN", "PUNCT", "NOUN", "ADP", "NOUN", "PUNCT", "VERB", "DET", "NOUN", "CCONJ",
+           "VERB", "ADP", "DET", "NOUN", "PUNCT"]
+    doc = Doc(nlp.vocab, words=words, spaces=[True] * (len(words) - 2) + [True, False], heads=heads, deps=deps,
+              tags=tags, pos=pos)
+    assert rewrite_rules.get("extract-appositive").apply(doc, RuleContext(frozenset(), load_wordnet, inflect)) == []
+
+
+@pytest.mark.parametrize(("rule", "sentence"), [
+    # the possessor may own the coordinated noun too (genitive-to-pp v14)
+    ("genitive-to-pp", "She glanced at her uncle 's broad smiling face and sparkling brown eyes and guessed that Tom "
+                       "was teasing ."),
+    ("genitive-to-pp", "On my father 's side , my uncle and his family emigrated when he was offered a job ."),  # lineage
+    ("particle-shift", "This small smoke alarm will give off a loud beep when it detects smoke ."),  # emit
+])
+def test_rules_decline_what_fn_cascade_exemplars_ac_showed(nlp, rule, sentence):
+    assert _texts(nlp, rule, sentence) == []

@@ -77,7 +77,9 @@ _NOT_SHIFTED = frozenset({("take", "on"), ("start", "up"), ("come", "up"), ("go"
                           ("make", "up"), ("carry", "on"),
                           # "keep on the line" (stay on it) is no "keep the line on" (exemplars-t); "hold on",
                           # "hang on" likewise take a preposition's object as often as a particle's
-                          ("keep", "on"), ("hold", "on"), ("hang", "on")})
+                          ("keep", "on"), ("hold", "on"), ("hang", "on"),
+                          # "give off a loud shriek" (emit) is no "give a loud shriek off" (exemplars-ac)
+                          ("give", "off")})
 #: nouns that are places or ways, not things handed over: "bring me safe home" is no "bring safe home to me"
 _NOT_THEMES = frozenset({"home", "way", "somewhere", "anywhere", "everywhere", "nowhere", "back", "here", "there"})
 #: objects of a light "give"/"show" with no prepositional form ("gave him a call" is no "gave a call to him")
@@ -247,7 +249,8 @@ PARTICLE_SHIFT = Rule("particle-shift", "reorder", "hand", particle_shift,
                       # v4: not across a bare noun and a bare prepositional noun ("men at arms"; exemplars-q)
                       # v5: not "keep on", "hold on", "hang on" ("keep on the line"; exemplars-t)
                       # v6: no road, path or other way as object ("turning off the road"; exemplars-y)
-                      version="6")
+                      # v7: not "give off" (exemplars-ac)
+                      version="7")
 DATIVE_SHIFT = Rule("dative-shift", "reorder", "hand", dative_shift,
                     description="a verb of giving trades its double object for a 'to' phrase, or back",
                     example="She gave Anna the keys. → She gave the keys to Anna.",

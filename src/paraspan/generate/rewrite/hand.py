@@ -685,6 +685,12 @@ def extract_appositive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         # noun with appositives: "Cozy is warm atmosphere" invents a claim
         if n.dep_ == "ROOT" or _children(m, "conj", "appos"):
             continue
+        if m.tag_ == "NN" and not _child(m, "det", "poss", "nummod", "amod", "compound") and any(
+                c.dep_ == "prep" and c.lower_ in {"in", "on", "at", "under", "over"} and any(
+                    g.dep_ == "pobj" and g.tag_ == "NN" and not _child(g, "det", "poss") for g in c.children)
+                for c in m.children):
+            continue  # a bare noun in a bare place is an absolute phrase, no apposition: "the steps, pipe in
+            # mouth," → "The steps were pipe in mouth." (exemplars-ac); "director of investor relations" stays
         if any(doc[i].dep_ == "conj" and min(subtree(doc[i])) > 0 and doc[min(subtree(doc[i])) - 1].text == ","
                for i in ids):
             continue  # a list goes on inside it: "envying the banter, the informality of meals, the laughter
@@ -1313,6 +1319,18 @@ def pp_to_genitive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
     return out
 
 
+def _shares_possessor(doc: Doc, n: Token) -> bool:
+    """Whether "and"/"or" after the possessed noun ``n`` joins a bare noun, maybe with adjectives ("X's face
+    and twinkling eyes", "X's hat and coat"), which the possessor owns too, whatever the parse says; not a
+    clause or a phrase of its own ("X's house and getting the money", "X's table and Captain L. filled")."""
+    if n.i + 2 >= len(doc) or doc[n.i + 1].lower_ not in {"and", "or"}:
+        return False
+    j = n.i + 2
+    while j < len(doc) and (doc[j].pos_ == "ADJ" or doc[j].tag_ in {"VBG", "VBN", "JJ"}):
+        j += 1
+    return j < len(doc) and doc[j].pos_ == "NOUN"
+
+
 def genitive_to_pp(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
     """"the train's arrival" → "the arrival of the train" """
     out = []
@@ -1337,6 +1355,11 @@ def genitive_to_pp(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         if n.dep_ in {"nsubj", "nsubjpass"} and n.head.pos_ not in {"VERB", "AUX"}:
             continue  # a subject with no verb: the parse took the verb for a noun ("the author's honesty rings
             # true" → "the honesty rings of the author true"; exemplars-w)
+        if _shares_possessor(doc, n):
+            continue  # the possessor owns the next noun too: "X's round face and twinkling eyes" → "the round
+            # face of X and twinkling eyes" leaves the eyes without an owner (exemplars-ac)
+        if n.lemma_.lower() == "side" and n.head.lower_ == "on":
+            continue  # "on my mother's side" is a lineage; "on the side of my mother" takes hers (exemplars-ac)
         owner = [i for i in p_ids if i != case.i]
         if len(owner) > 4:
             continue
@@ -1810,7 +1833,8 @@ EXTRACT_APPOSITIVE = Rule("extract-appositive", "extraction", "hand", extract_ap
                           # v21: not in a sentence with a quotation left open (exemplars-x)
                           # v22: not the first of a list of modifiers (", and , more important , …";
                           # exemplars-voice; a clause's ", but he …" after it is no list)
-                          version="22")
+                          # v23: no bare noun with its place, an absolute phrase ("pipe in mouth"; exemplars-ac)
+                          version="23")
 EXTRACT_RELATIVE_CLAUSE = Rule("extract-relative-clause", "extraction", "hand", extract_relative_clause,
                                description="non-restrictive who/which clause → its own sentence",
                                example="The examiner, who was kind, left. → The examiner left. The examiner was kind.",
@@ -1939,7 +1963,8 @@ GENITIVE_TO_PP = Rule("genitive-to-pp", "genitive", "hand", genitive_to_pp,
                       # v11: no plural possessor of a place or body it classifies ("the dogs' home"; exemplars-u)
                       # v12: no possessed subject without a verb (a verb read as a noun; exemplars-w)
                       # v13: no clipped word's apostrophe read as a possessive ("Flippin' nuisance"; exemplars-x)
-                      version="13")
+                      # v14: no possessed noun before "and"/"or", not "on X's side" (exemplars-ac)
+                      version="14")
 DELETE_APPOSITIVE = Rule("delete-appositive", "compression", "hand", delete_appositive,
                          description="delete an appositive set off by commas",
                          example="Rome, the capital, is old. → Rome is old.",
