@@ -79,8 +79,8 @@ CONTEXT_ARGS = ["--iterations", "3", "--choose-by", "verified", "--set",
                 'generator.members=[{"name": "rewrite", "families": "insertion,reorder,genitive,split,extraction"}, '
                 '{"name": "substitute", "targets": "anchor,context"}]']
 #: the cascade's rewriter with the voice rules, whose outputs the NLI judges are not asked about, as
-#: for the other syntactic alternations (relations.ALTERNATION_RULES): the runs fn-cascade-exemplars-y
-#: and -voice
+#: for the other syntactic alternations (relations.ALTERNATION_RULES): the runs fn-cascade-exemplars-y,
+#: -z, -voice and -voice-b
 VOICE_SET = ["--set", 'generator.members=[{"name": "rewrite", "families": '
              '"insertion,reorder,genitive,split,extraction,voice"}, {"name": "substitute"}]',
              "--set", 'filters=[{"name": "verified", "unjudged_rules": ["it-cleft", "genitive-to-pp", '
