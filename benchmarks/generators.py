@@ -334,6 +334,8 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
     "fn-cascade-exemplars-ab": ("fn-exemplars-ab.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
     # with -ab's fixes, the next 200
     "fn-cascade-exemplars-ac": ("fn-exemplars-ac.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
+    # with -ac's fixes, the next 200
+    "fn-cascade-exemplars-ad": ("fn-exemplars-ad.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
     # NER with the code of -o (the alternations, the rule fixes since wikiann-cascade-h), the next 400 of WikiANN dev
     "wikiann-cascade-i": ("wikiann-dev-i.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
 }
@@ -462,7 +464,7 @@ def _exemplar_pool(seed: int) -> list[Any]:
 
 
 def voice_exemplars(work: Path, seed: int, scan: int = 40000, tail: int = 6000) -> None:
-    """The next random blocks, ``fn-exemplars-y.jsonl`` (200 after -x's), ``-z``, ``-aa``, ``-ab`` and ``-ac`` (each
+    """The next random blocks, ``fn-exemplars-y.jsonl`` (200 after -x's), ``-z``, ``-aa`` … ``-ad`` (each
     200 after the one before), and
     ``fn-exemplars-voice.jsonl``: of the last ``tail`` sentences of the pool (no block reaches them), those
     a voice rule rewrites (chosen for the rules, so a run on them measures the voice rules' precision, as
@@ -487,6 +489,7 @@ def voice_exemplars(work: Path, seed: int, scan: int = 40000, tail: int = 6000) 
                             ("fn-exemplars-aa.jsonl", pool[scan + 200 * 17 + 2600:]),
                             ("fn-exemplars-ab.jsonl", pool[scan + 200 * 17 + 2800:]),
                             ("fn-exemplars-ac.jsonl", pool[scan + 200 * 17 + 3000:]),
+                            ("fn-exemplars-ad.jsonl", pool[scan + 200 * 17 + 3200:]),
                             ("fn-exemplars-voice.jsonl", chosen), ("fn-exemplars-voice-b.jsonl", chosen[100:])):
         write_corpus(iter(sentences), work / name, "jsonl")
         print(f"{work / name}: {len(sentences)} sentences")
