@@ -1171,3 +1171,16 @@ def test_no_apposition_of_an_absolute_phrase(nlp):
 ])
 def test_rules_decline_what_fn_cascade_exemplars_ac_showed(nlp, rule, sentence):
     assert _texts(nlp, rule, sentence) == []
+
+
+@pytest.mark.parametrize(("rule", "sentence"), [
+    # the second verb's number is another subject's: "The hotel in Palma are fully equipped" (split-conjoined-vp v12)
+    ("split-conjoined-vp", "The hotel in Palma consists of rooms which sleep 2-3 people , and are fully equipped "
+                           "with kitchens and balconies ."),
+    # a noun the parser did not make an object stands nearer: the appositive renames "subject", not "aspect"
+    # (extract-appositive v24)
+    ("extract-appositive", "In the next talk in our course on physics , we are going to look at one aspect of that "
+                           "most baffling and intriguing topic , the birth of stars ."),
+])
+def test_rules_decline_what_fn_cascade_exemplars_ad_showed(nlp, rule, sentence):
+    assert _texts(nlp, rule, sentence) == []

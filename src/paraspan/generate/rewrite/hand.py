@@ -620,7 +620,7 @@ def _extractable(doc: Doc, n: Token, ids: list[int], commas: tuple[int, int | No
         # a quotation left open (a possessive's apostrophe is no quotation mark): the new sentence after it
         # would read as part of what was said (exemplars-x)
         return False
-    if commas[0] - 1 != n.i and any(doc[i].dep_ == "pobj" for i in range(n.i + 1, commas[0])):
+    if commas[0] - 1 != n.i and any(doc[i].dep_ == "pobj" or doc[i].pos_ == "NOUN" for i in range(n.i + 1, commas[0])):
         # a noun of ``n``'s own phrase stands nearer, and the modifier may be about it whatever the parse says:
         # "the demise of one X, a gatekeeper" renames X ("The demise is a gatekeeper"; exemplars-v), "trade in
         # coal, which was brought up the river" is about the coal (exemplars-u)
@@ -1231,6 +1231,11 @@ def split_conjoined_vp(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             between = doc[s_ids[-1] + 1 : v.i].text.lower()
             if any(f" {w} " in f" {between} " for w in ("apart from", "except", "other than", "besides", "excluding")):
                 continue  # the copy would drop the exception: "The whole board, apart from X, is …" (exemplars-k)
+            verb_number = {t.tag_ for t in (c, *_children(c, "aux", "auxpass"))} & {"VBZ", "VBP"}
+            if (verb_number == {"VBP"} and not is_plural(subj) and subj.lower_ not in {"i", "you"}) or (
+                    verb_number == {"VBZ"} and is_plural(subj)):
+                continue  # the second verb does not agree with the subject: it had another ("rooms which sleep
+                # … , and are fully equipped" → "The accommodation … are fully equipped"; exemplars-ad)
             if _children(v, "aux", "auxpass", "neg") and not _children(c, "aux", "auxpass"):
                 continue  # "I will make changes and give you a review": the second verb shares "will"
             # "agreed to lead … and provide …": a bare verb after a past one belongs under "to"
@@ -1834,7 +1839,8 @@ EXTRACT_APPOSITIVE = Rule("extract-appositive", "extraction", "hand", extract_ap
                           # v22: not the first of a list of modifiers (", and , more important , …";
                           # exemplars-voice; a clause's ", but he …" after it is no list)
                           # v23: no bare noun with its place, an absolute phrase ("pipe in mouth"; exemplars-ac)
-                          version="23")
+                          # v24: any common noun nearer the modifier, whatever its dependency (exemplars-ad)
+                          version="24")
 EXTRACT_RELATIVE_CLAUSE = Rule("extract-relative-clause", "extraction", "hand", extract_relative_clause,
                                description="non-restrictive who/which clause → its own sentence",
                                example="The examiner, who was kind, left. → The examiner left. The examiner was kind.",
@@ -1892,7 +1898,8 @@ SPLIT_CONJOINED_VP = Rule("split-conjoined-vp", "split", "hand", split_conjoined
                           # v9: not with two subjects, a misparse (exemplars-l)
                           # v10: no quotation before the verb (exemplars-alternation)
                           # v11: no "others" or "another" copied: a second set (exemplars-y)
-                          version="11")
+                          # v12: not where the second verb's number is not the subject's (exemplars-ad)
+                          version="12")
 MOVE_LEADING_ADVERBIAL = Rule("move-leading-adverbial", "reorder", "hand", move_leading_adverbial,
                               description="sentence-initial PP/adverbial clause → end of the clause",
                               example="In 1998, he sold it. → He sold it in 1998.",
