@@ -1858,7 +1858,8 @@ EXTRACT_RELATIVE_CLAUSE = Rule("extract-relative-clause", "extraction", "hand", 
                                # which"; exemplars-u)
                                # v11: not in a sentence with a quotation left open (exemplars-x)
                                # v12: not the first of a list of modifiers (as extract-appositive v22)
-                               version="12")
+                               # v13: any common noun nearer the clause (as extract-appositive v24)
+                               version="13")
 EXTRACT_PARTICIPIAL = Rule("extract-participial", "extraction", "hand", extract_participial,
                            description="participial phrase set off by commas → its own sentence",
                            example="The man, wearing a hat, left. → The man left. The man was wearing a hat.",
