@@ -39,6 +39,8 @@ from paraspan.generate.rewrite.core import child as _child
 from paraspan.generate.rewrite.core import children as _children
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from spacy.tokens import Doc, Token
 
 _SUBJ = {"nsubj", "nsubjpass", "csubj", "expl"}
@@ -73,9 +75,18 @@ _DITRANSITIVE = {"give", "send", "offer", "show", "tell", "hand", "lend", "pay",
 
 def _dangles(v: Token, subj: Token) -> bool:
     """A leading participle or verbless phrase whose implied subject is ``subj`` ("Hailing from X, he
-    spent …"): with ``subj`` moved behind the verb it would modify the new subject."""
-    return any(c.i < subj.i and c.dep_ in {"advcl", "acl", "npadvmod"} and not _child(c, "nsubj", "nsubjpass", "mark")
-               for c in v.children)
+    spent …"), a leading "-ing" clause of a preposition that takes the subject as its own ("Immediately
+    after defecting …, Mr Lopez demanded"; exemplars-voice), or a leading phrase that describes it ("like
+    a wolf she sniffed"): with ``subj`` moved behind the verb it would modify the new subject."""
+    for c in v.children:
+        if c.i > subj.i:
+            continue
+        if c.dep_ in {"advcl", "acl", "npadvmod"} and not _child(c, "nsubj", "nsubjpass", "mark"):
+            return True
+        if c.dep_ == "prep" and (c.lower_ in {"like", "unlike", "as"} or (c.lower_ in _SUBJECT_PREPS and any(
+                g.dep_ == "pcomp" and g.tag_ == "VBG" and not _child(g, "nsubj") for g in c.children))):
+            return True
+    return False
 
 
 #: verbs without a natural passive ("the outbreak was fled by family members")
@@ -285,7 +296,8 @@ def _passive_reads(doc: Doc, ctx: RuleContext, v: Token, subj: Token, obj: Token
     if obj.lower_ in _NO_PASSIVE_OBJECTS or (obj.lower_ in {"lot", "bit", "little", "deal"} and any(
             c.lower_ in {"a", "an", "great"} for c in obj.children)):
         return False
-    if obj.pos_ == "NOUN" and _first_sense(ctx, obj.lemma_.lower(), "n") == "noun.time":
+    # a time ("spent weekends") or a body part ("waved a dismissive hand", "lifted her face") as object
+    if obj.pos_ == "NOUN" and _first_sense(ctx, obj.lemma_.lower(), "n") in {"noun.time", "noun.body"}:
         return False
     if subj.lower_ == "one":
         return False
@@ -338,20 +350,18 @@ def _passive_reads(doc: Doc, ctx: RuleContext, v: Token, subj: Token, obj: Token
     # "` love is needed", also inside a sentence: "said the prince, ` we beg …"); a generic "you" reads
     # wrong as an agent ("the Allee is followed by you")
     before = doc[s_ids[0] - 1] if s_ids[0] > 0 else None
-    opened = sum(1 for t in doc[before.sent.start:s_ids[0]] if t.is_quote and t.dep_ != "case") % 2 if before else 0
+    opened = before is not None and _leaves_quote_open(doc[before.sent.start:s_ids[0]])
     if before is not None and ((before.is_quote and opened) or (before.is_punct and before.i == before.sent.start)):
         return False
     if subj.lower_ == "you":
         return False
-    # a noun phrase's own word after the object, a body part ("waved a dismissive hand", "lifted her face")
+    # a noun phrase's own word after the object
     end = o_ids[-1]
     if end + 1 < len(doc) and doc[end + 1].pos_ in _NOT_AFTER_OBJECT:
         return False
     # an adverb inside the clause right after the object would be left after the agent ("suspected her
     # still of watching" → "was suspected by Isabel still of …"); one that ends the clause stays ("too")
     if end + 2 < len(doc) and doc[end + 1].pos_ == "ADV" and not doc[end + 2].is_punct:
-        return False
-    if obj.pos_ == "NOUN" and _first_sense(ctx, obj.lemma_.lower(), "n") == "noun.body":
         return False
     # a "by" after the object would follow the new one ("Work was started by the volunteers by hauling")
     if any(t.lower_ == "by" and t.i > end for t in v.subtree):
@@ -363,13 +373,8 @@ def _passive_reads(doc: Doc, ctx: RuleContext, v: Token, subj: Token, obj: Token
     if prts and (ctx.wordnet is None or not ctx.wordnet().synsets(f"{v.lemma_.lower()}_{prts[0].lower_}", pos="v")):
         return False
     # a clause left without its subject ("he hauled X into the room, pausing only to wink" → the
-    # harmonium pauses), or a phrase before the subject that describes it ("like a wolf she sniffed")
-    if _trailing_clause(v, end) or any(c.i < subj.i and c.dep_ == "prep" and c.lower_ in {"like", "unlike", "as"}
-                                       for c in v.children):
-        return False
-    # a leading "after defecting …" whose implied subject was the old subject (exemplars-voice)
-    if any(c.i < subj.i and c.dep_ == "prep" and c.lower_ in _SUBJECT_PREPS and any(
-            g.dep_ == "pcomp" and g.tag_ == "VBG" and not _child(g, "nsubj") for g in c.children) for c in v.children):
+    # harmonium pauses); the leading ones are :func:`_dangles`'
+    if _trailing_clause(v, end):
         return False
     # a comma right after the object ends the verb's clause only where the verb's phrase ends there
     # ("Once their canvasses showed majority support, they moved"); otherwise what follows hangs on
@@ -380,6 +385,12 @@ def _passive_reads(doc: Doc, ctx: RuleContext, v: Token, subj: Token, obj: Token
     # "that" opening the subject of a complement clause: "show that allied advice received …" parsed
     # with "that" as the subject's determiner
     return not (doc[s_ids[0]].lower_ == "that" and v.dep_ == "ccomp")
+
+
+def _leaves_quote_open(tokens: Iterable[Token]) -> bool:
+    """Whether ``tokens`` hold an odd number of quotation marks (a possessive's apostrophe, "Zeus' son",
+    is none): a quotation opened and not closed."""
+    return sum(1 for t in tokens if t.is_quote and t.dep_ != "case") % 2 == 1
 
 
 def _relative_clause(verb: Token) -> bool:
@@ -616,7 +627,7 @@ def _extractable(doc: Doc, n: Token, ids: list[int], commas: tuple[int, int | No
     if _quoted(n) or (commas[1] is not None and commas[1] + 1 < len(doc)
                       and doc[commas[1] + 1].text in _CLOSING_QUOTES):
         return False  # inside a quotation: the copy would be the writer's claim (relations-equivalence-seed3)
-    if sum(1 for t in n.sent if t.is_quote and t.dep_ != "case") % 2 == 1:
+    if _leaves_quote_open(n.sent):
         # a quotation left open (a possessive's apostrophe is no quotation mark): the new sentence after it
         # would read as part of what was said (exemplars-x)
         return False
