@@ -100,6 +100,18 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
     "fn-infill": ("fn-dev-verbs.jsonl", "infill", ["--set", f"generator.frames={FRAMENET}"]),
     # after its judgments: fillers copying the sentence rejected, new content's mean log-prob checked
     "fn-infill-v2": ("fn-dev-verbs-b.jsonl", "infill", ["--set", f"generator.frames={FRAMENET}"]),
+    # the v2 code under the verified checks as they are now (relative verifier, word edits, facts), on the
+    # dev verb frames neither infill run used: what `paraspan infill -o` writes today
+    "fn-infill-v3": ("fn-dev-verbs-c.jsonl", "infill", ["--set", f"generator.frames={FRAMENET}"]),
+    # after its judgments: a filler keeps its span's phrase type (and a subject its number where the verb
+    # shows it), which the prompt now names for each blank; no FE or frame name inside a filler; definitions
+    # without their example sentences; few-shot examples from the sentences seen (augment gave the
+    # infiller none: every prompt showed the built-in example); on the last unused dev verb frames
+    "fn-infill-v4": ("fn-dev-verbs-d.jsonl", "infill", ["--set", f"generator.frames={FRAMENET}"]),
+    # after its judgments: no FE annotated twice (an antecedent and its relative pronoun) is infilled, no
+    # bare singular noun replaces a noun phrase with a determiner, no capital inside the sentence; dev's
+    # verb frames are used up, so on FrameNet train sentences (train-verbs) no infill run used
+    "fn-infill-v5": ("fn-train-verbs.jsonl", "infill", ["--set", f"generator.frames={FRAMENET}"]),
     # every rule family, on the first 150 held-back sentences: the judgments that chose the
     # default families (rules.FAMILY_RELATIONS); the default is judged on sentences not used for that
     "ewt-rewrite-all": ("ewt-held.jsonl", "rewrite", ["--set", "generator.families=all"]),
@@ -409,7 +421,9 @@ def subset(work: Path, seed: int) -> None:
     rng.shuffle(wikiann)
     fn_train_c = [s for s in fn_train[400:] if s.id not in {t.id for t in ds[0]} | {t.id for t in ds[1][:24]}]
     for name, sentences in (("fn-dev.jsonl", fn), ("fn-dev-b.jsonl", fn[60:]), ("fn-dev-verbs.jsonl", fn_verbs),
-                            ("fn-dev-verbs-b.jsonl", fn_verbs[80:]), ("ewt-held.jsonl", ewt),
+                            ("fn-dev-verbs-b.jsonl", fn_verbs[80:]), ("fn-dev-verbs-c.jsonl", fn_verbs[160:]),
+                            ("fn-dev-verbs-d.jsonl", fn_verbs[220:]),
+                            ("ewt-held.jsonl", ewt),
                             ("ewt-held-b.jsonl", ewt[150:]),
                             ("ewt-held-c.jsonl", ewt[300:]),
                             ("ewt-dev-part.jsonl", parts["dev"]), ("wikiann-dev.jsonl", wikiann),
@@ -445,6 +459,25 @@ def subset(work: Path, seed: int) -> None:
                             ("fn-train-m.jsonl", fn_train_c[1850:])):  # and train-l on its first 200
         write_corpus(iter(sentences), work / name, "jsonl")
         print(f"{work / name}: {len(sentences)} sentences")
+
+
+def train_verbs(work: Path, seed: int) -> None:
+    """FrameNet 1.5 full-text **train** sentences, one verb frame each, shuffled: fresh sentences for
+    infilling once the dev verb frames are used up (fn-infill … -v4; the FE classifier and the
+    span-label verifier were trained on them, so those checks are lenient there, while grammar and
+    sense, most of what infilling gets wrong, are not theirs)."""
+    from paraspan.corpus.formats import read_corpus, write_corpus
+
+    rng = random.Random(seed + 8)
+    chosen = []
+    for sentence in read_corpus(FRAMENET, "framenet", split="train", splits=SPLITS):
+        verbs = [s for s in sentence.structures
+                 if s.kind == "frame" and s.anchor is not None and (s.anchor.label or "").endswith(".v")]
+        if verbs:
+            chosen.append(dataclasses.replace(sentence, structures=(rng.choice(verbs),)))
+    rng.shuffle(chosen)
+    write_corpus(iter(chosen), work / "fn-train-verbs.jsonl", "jsonl")
+    print(f"{work / 'fn-train-verbs.jsonl'}: {len(chosen)} sentences")
 
 
 #: the rules the connective/attribution subset is chosen for (generate/rewrite/connective.py)
@@ -1130,7 +1163,8 @@ def learned_markdown(results: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("step", choices=("subset", "exemplars", "run", "score", "learned", "recheck", "substitutes",
-                                     "rules", "appeal", "rejected", "waived", "candidates", "voice"))
+                                     "rules", "appeal", "rejected", "waived", "candidates", "voice",
+                                     "train-verbs"))
     ap.add_argument("names", nargs="*", help="runs (for run: one; for score: default all)")
     ap.add_argument("--work", type=Path, required=True, help="folder for inputs, stores and outputs (not the repo)")
     ap.add_argument("--seed", type=int, default=0)
@@ -1151,6 +1185,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.step == "voice":
         voice_exemplars(args.work, args.seed)
+        return 0
+    if args.step == "train-verbs":
+        train_verbs(args.work, args.seed)
         return 0
     if args.step == "run":
         if len(args.names) != 1 or args.names[0] not in RUNS:

@@ -304,6 +304,7 @@ def test_frames_and_fe_core_types(index: FrameIndex) -> None:
         "Seller": "Core", "Buyer": "Core", "Goods": "Core", "Price": "Peripheral", "Place": "Peripheral",
         "Time": "Peripheral", "Money": "Core-Unexpressed"}
     assert trading.fes["Seller"].id == 21 and trading.fes["Seller"].definition == "The one who sells."
+    assert trading.fes["Seller"].gloss == "The one who sells."  # no example sentences in this one
     assert [fe.name for fe in index.core_fes("Trading")] == ["Seller", "Buyer", "Goods", "Money"]
     assert index.frames["Handing_over"].fes["Reason"].core_type == "Extra-Thematic"
 
@@ -345,6 +346,8 @@ def test_relations(index: FrameIndex) -> None:
 def test_plain_definition() -> None:
     raw = "<def-root>A <fen>Giver</fen> gives.<ex><fex name=\"Giver\">Ann</fex> &amp; co</ex></def-root>"
     assert plain_definition(raw) == "A Giver gives. Ann & co"
+    # the infill prompt shows definitions without their examples, whose phrases a small model copies
+    assert plain_definition(raw, examples=False) == "A Giver gives."
 
 
 # --------------------------------------------------------------------------- FrameNet 1.5 (shared data)

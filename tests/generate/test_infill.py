@@ -254,7 +254,9 @@ def test_conditioning_levels_change_the_prompt():
         prompts[level] = inf.backend.prompts[-1]
     task = {k: v.split("Now the task:")[1] for k, v in prompts.items()}
     assert "<mask>" in task["none"] and "FE Type" not in task["none"] and "Frame:" not in task["none"]
-    assert "FE Type: Goods, Buyer." in task["fe"] and "Frame:" not in task["fe"]
+    # each FE with the phrase type its filler must keep (read from the parse)
+    assert "FE Type: Goods (noun phrase), Buyer (phrase starting with 'to')." in task["fe"]
+    assert "Frame:" not in task["fe"]
     assert "Frame: Selling." in task["frame+fe"] and "Goods: What is sold." in task["frame+fe"]
     assert "Lexical Unit: vend.v." in task["frame+fe"] or "Lexical Unit: peddle.v." in task["frame+fe"]
 
@@ -268,6 +270,24 @@ def test_few_shot_examples_come_from_the_corpus_with_their_original_spans():
     example = prompt.split("Example 1:")[1].split("Now the task:")[0]
     assert "Jo sold <mask>" in example
     assert "Answer: a red bicycle" in example
+
+
+def test_without_examples_generate_draws_them_from_the_sentences_it_was_asked_about(tmp_path):
+    # before, `augment --generator infill` (no examples) showed only the built-in example, whose
+    # answer the default model copied as a filler (judged fn-infill-v3: "a box of warm blankets")
+    other = selling("Jo sold a red bicycle to Ann on Monday .", parts=("Jo", "a red bicycle", "to Ann", "on Monday"))
+    other.id = "s2"
+    inf = infiller(["two goats | to her cousin"], candidates=1, shots=1)
+    inf.generate(GenerationRequest("s2", other.text, sentence=other, structure=0))
+    assert "gives <mask> to the shelter" in inf.backend.prompts[-1]  # nothing seen yet: the built-in example
+    inf.generate(GenerationRequest("s1", TEXT, sentence=selling(), structure=0))
+    example = inf.backend.prompts[-1].split("Example 1:")[1].split("Now the task:")[0]
+    assert "Jo sold <mask>" in example and "Answer: a red bicycle" in example
+    # given examples are the only ones: what is asked about is not added
+    fixed = infiller(["two goats | to her cousin"], candidates=1, shots=1, examples=[other])
+    assert not fixed.learns_examples
+    fixed.generate(GenerationRequest("s1", TEXT, sentence=selling(), structure=0))
+    assert "s1" not in fixed._example_ids
 
 
 @pytest.mark.parametrize(("sentence", "reason"), [
@@ -395,7 +415,13 @@ def test_fe_names_placeholders_and_loops_are_no_fillers():
 
     names = ["Statement", "Speaker", "Message", "Addressee"]
     assert filler_problem("Speaker", names) == "a name from the prompt"
-    assert filler_problem("the speaker of the house", names) is None
+    # an FE or frame name inside a filler echoes the prompt (judged: "agent's actions", "human being
+    # (destroyer)"), unless the sentence itself uses the word; adverbial FE names are ordinary words
+    assert filler_problem("the speaker of the house", names) == "a name from the prompt inside the filler"
+    assert filler_problem("human being (addressee)", names) == "a name from the prompt inside the filler"
+    assert filler_problem("the speaker of the house", names, "The \x00 thanked the speaker .") is None
+    assert filler_problem("the speakers' corner", names) is None  # another word, not the name
+    assert filler_problem("at that time", [*names, "Time"]) is None
     assert filler_problem("something", names) == filler_problem("[Message]", names) == "placeholder"
     assert filler_problem("the truth the truth the truth about it", names) == "repetition loop"
     assert filler_problem("a very very good friend", names) is None  # twice is English, three times a loop
@@ -421,3 +447,73 @@ def test_fe_names_placeholders_and_loops_are_no_fillers():
     # an LU name echoed inside a filler; abbreviations are not LU names
     assert parse_answer("the mayor | held over hold over.v", 2, names) is None
     assert parse_answer("the U.S. mayor | at 9 a.m. sharp", 2, names) == ["the U.S. mayor", "at 9 a.m. sharp"]
+
+
+def test_phrase_shape_names_the_head_category_and_a_subjects_number_where_the_verb_shows_it():
+    from paraspan.generate.infill import phrase_shape
+    from paraspan.models import load_spacy
+
+    nlp = load_spacy(exclude=("ner", "lemmatizer"))
+
+    def shape(text: str, part: str) -> tuple[str, ...] | None:
+        doc = nlp(text)
+        return phrase_shape(doc, text.index(part), text.index(part) + len(part))
+
+    text = "Some people believe that the talks will fail ."
+    assert shape(text, "Some people") == ("NP:pl",)  # "believe" shows the number
+    assert shape(text, "that the talks will fail") == ("S",)
+    assert shape("Some people believed the story .", "Some people") == ("NP",)  # a past form does not
+    assert shape("He responded by cutting the aid .", "by cutting the aid") == ("PP:by",)
+    assert shape("She wants to leave early .", "to leave early") == ("VPto",)
+    assert shape("He considered easing the rules .", "easing the rules") == ("VPing",)
+    assert shape("He said so .", " .") is None
+
+
+def test_a_filler_keeps_its_spans_phrase_type():
+    # judged fn-infill-v3 outputs: a clause's slot filled with a noun phrase, "by X-ing" with "in
+    # trust", a plural subject with a singular one before a present verb ("some people trust" → "the man trust")
+    answers = ["two goats | to her cousin", "two goats | from her cousin", "that she was tired | to her cousin"]
+    sentence = selling()
+    sentence.structures[0].args[2].extra["pt"] = "PP"
+    result = infiller(answers, candidates=3, keep=5, shots=0).infill(sentence)
+    assert result.stats["phrase type changed"] == 2
+    assert [c.structures[0].args[1].text_in(c.text) for c in result.candidates] == ["two goats"]
+    assert [c.structures[0].args[2].text_in(c.text) for c in result.candidates] == ["to her cousin"]
+
+
+def test_an_fe_annotated_twice_is_no_candidate():
+    # an antecedent and its relative pronoun carry the same FE ("the munitions | that | X stores"): one
+    # filler each cannot replace both (judged fn-infill-v4: the same name filled into both)
+    text = "They destroy the baskets that Mira sold to a stranger ."
+    def at(part: str, label: str) -> Span:
+        start = text.index(part)
+        return Span(start, start + len(part), label)
+
+    structure = Structure("frame", "Selling", at("sold", "sell.v"),
+                          [at("the baskets", "Goods"), at("that", "Goods"), at("Mira", "Seller"),
+                           at("to a stranger", "Buyer")])
+    structure.args[3].extra["pt"] = "PP"
+    assert [s.label for s in candidate_fes(structure, make_index(), text)] == ["Buyer"]
+
+
+def test_keeps_shape_lets_any_noun_phrase_replace_a_bare_noun_but_not_the_reverse():
+    from paraspan.generate.infill import keeps_shape
+
+    assert keeps_shape(("NP:bare",), ("NP",))  # "anthrax vaccine" → "food products"
+    assert not keeps_shape(("NP",), ("NP:bare",))  # "the laboratory" → "cognition"
+    assert not keeps_shape(("NP:sg",), ("NP:pl",))
+    assert keeps_shape(("NP:sg:bare",), ("NP:sg",))
+    assert not keeps_shape(("PP:by",), ("PP:in",))
+    assert not keeps_shape(("NP",), ("NP", "NP"))
+
+
+def test_bare_nouns_and_stray_capitals_are_no_fillers():
+    # judged fn-infill-v4: "[person] headed the state", "manufacture [Raw materials]"
+    answers = ["bicycle | to her cousin", "Fresh figs | to her cousin", "two goats | to her cousin"]
+    sentence = selling()
+    sentence.structures[0].args[2].extra["pt"] = "PP"
+    result = infiller(answers, candidates=3, keep=5, shots=0).infill(sentence)
+    assert result.stats["phrase type changed"] == 1 and result.stats["capital inside the sentence"] == 1
+    assert [c.structures[0].args[1].text_in(c.text) for c in result.candidates] == ["two goats"]
+    names = infiller(["Ann | to her cousin"], candidates=1, keep=5, shots=0).infill(sentence)
+    assert len(names.candidates) == 1  # a name keeps its capital

@@ -32,12 +32,16 @@ CORE_TYPES = frozenset({"Core", "Core-Unexpressed"})
 _TAG = re.compile(r"<[^>]*>")
 _BLOCK = re.compile(r"</?(?:ex|def-root)\b[^>]*>")
 _SPACE = re.compile(r"\s+")
+_EXAMPLE = re.compile(r"<ex\b[^>]*>.*?</ex>", re.DOTALL)
 
 
-def plain_definition(raw: str | None) -> str:
-    """A FrameNet definition without its markup (``<def-root>``, ``<fen>``, ``<ex>`` ...)."""
+def plain_definition(raw: str | None, examples: bool = True) -> str:
+    """A FrameNet definition without its markup (``<def-root>``, ``<fen>``, ``<ex>`` ...); with
+    ``examples=False`` also without its example sentences (the ``<ex>`` blocks)."""
     if not raw:
         return ""
+    if not examples:
+        raw = _EXAMPLE.sub(" ", raw)
     text = _BLOCK.sub(" ", raw)  # examples start a new "sentence": keep them apart
     text = html.unescape(_TAG.sub("", text))
     return _SPACE.sub(" ", text).strip()
@@ -50,6 +54,7 @@ class FrameElement:
     core_type: str  # "Core", "Peripheral", "Extra-Thematic", "Core-Unexpressed"
     definition: str = ""
     abbrev: str = ""
+    gloss: str = ""  # the definition without its example sentences
 
     @property
     def is_core(self) -> bool:
@@ -77,6 +82,7 @@ class Frame:
     definition: str = ""
     cdate: str = ""
     fes: dict[str, FrameElement] = field(default_factory=dict)
+    gloss: str = ""  # the definition without its example sentences
     lus: dict[str, LexUnit] = field(default_factory=dict)
 
 
@@ -149,11 +155,13 @@ class FrameIndex:
     def _add_frame(self, root: etree._Element) -> None:
         ns = namespace_of(root)
         name = root.get("name") or ""
-        frame = Frame(_int(root.get("ID")) or 0, name, plain_definition(root.findtext(f"{ns}definition")),
-                      root.get("cDate") or "")
+        raw = root.findtext(f"{ns}definition")
+        frame = Frame(_int(root.get("ID")) or 0, name, plain_definition(raw), root.get("cDate") or "",
+                      gloss=plain_definition(raw, examples=False))
         for el in root.iterchildren(f"{ns}FE"):
+            raw = el.findtext(f"{ns}definition")
             fe = FrameElement(el.get("name") or "", _int(el.get("ID")) or 0, el.get("coreType") or "",
-                              plain_definition(el.findtext(f"{ns}definition")), el.get("abbrev") or "")
+                              plain_definition(raw), el.get("abbrev") or "", plain_definition(raw, examples=False))
             frame.fes[fe.name] = fe
         for el in root.iterchildren(f"{ns}lexUnit"):
             lu_name = el.get("name") or ""

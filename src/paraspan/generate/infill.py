@@ -13,9 +13,11 @@ For each FrameNet ``frame`` structure of a sentence whose target is a verb:
 3. **Infilling** (§3.2) with a local LLM: the sentence with candidate spans replaced by
    ``<mask>``, conditioned on nothing, on the FE names (``fe``) or on the frame, the LU and the
    definitions of the frame and FEs (``frame+fe``), after few-shot examples of the same frame
-   taken from the corpus being augmented. ``candidates`` answers are sampled per target LU
-   (overgenerate), each parsed strictly (``span | span``, one per blank); an answer that does
-   not parse is dropped and counted. New spans are placed by offset.
+   taken from the corpus being augmented (or, in ``augment``, the sentences seen so far); each
+   blank is named with the phrase type of the span it replaces (:func:`phrase_shape`, from a spaCy
+   parse). ``candidates`` answers are sampled per target LU (overgenerate), each parsed strictly
+   (``span | span``, one per blank); an answer that does not parse, or whose phrases do not keep
+   their spans' phrase types, is dropped and counted. New spans are placed by offset.
 4. **Filter** (§3.3). The FE-type classifier (:mod:`paraspan.filter.fe_classifier`) labels each
    generated span; FE fidelity is the share labelled as the FE it was meant to fill, and the
    strict filter keeps fidelity 1.0. The perplexity of each output under the same LLM is
@@ -50,7 +52,7 @@ if TYPE_CHECKING:
     from paraspan.llm.backend import Backend, Prompt
 
 __all__ = ["CONDITIONING", "InfillConfig", "InfillResult", "Infiller", "candidate_fes", "filler_problem",
-           "make_infiller", "parse_answer"]
+           "keeps_shape", "make_infiller", "parse_answer", "phrase_shape"]
 
 CONDITIONING = ("none", "fe", "frame+fe")
 TARGETS = ("all", "unannotated")
@@ -130,16 +132,19 @@ def _is_pp(span: Span, text: str, nlp: Any | None, docs: dict[str, Any]) -> bool
 def candidate_fes(structure: Structure, frames: FrameIndex, text: str, nlp: Any | None = None) -> list[Span]:
     """The FE spans to regenerate (§3.1): core, and non-agentive or a prepositional phrase.
 
-    Spans that overlap the target or another FE span are never chosen (they could not be moved).
+    Spans that overlap the target or another FE span are never chosen (they could not be moved), nor
+    an FE annotated twice: an antecedent and its relative pronoun ("the munitions | that | X stores"),
+    which one filler each cannot both replace (judged fn-infill-v4: the name filled into both).
     """
     frame = frames.frames.get(structure.label)
     if frame is None:
         return []
+    twice = {label for label, n in Counter(a.label for a in structure.args).items() if n > 1}
     out = []
     docs: dict[str, Any] = {}  # one parse per call, however many spans need it
     for arg in structure.args:
         fe = frame.fes.get(arg.label or "")
-        if fe is None or not fe.is_core:
+        if fe is None or not fe.is_core or arg.label in twice:
             continue
         if structure.anchor is not None and arg.overlaps(structure.anchor):
             continue
@@ -162,9 +167,10 @@ _PLACEHOLDER = re.compile(r"^(?:_+|\.{3}|…|[xyz]|something|someone|somebody|so
 
 def filler_problem(phrase: str, names: Sequence[str] = (), context: str = "") -> str | None:
     """Why ``phrase`` is no filler, or None: an FE or frame name copied from the prompt
-    ("Speaker") or a definition ("Activity: The document that …"), a placeholder ("something",
-    "[Theme]"), a repetition loop (the same one to four words three times in a row), or a copy of
-    the sentence around it (five words in a row of ``context``, the text outside the blanks)."""
+    ("Speaker"; inside the filler, "the speaker", unless the sentence uses the word) or a definition
+    ("Activity: The document that …"), a placeholder ("something", "[Theme]"), a repetition loop
+    (the same one to four words three times in a row), or a copy of the sentence around it (five
+    words in a row of ``context``, the text outside the blanks)."""
     bare = phrase.strip(" .,;:!?\"'").replace("_", " ")
     if _PLACEHOLDER.match(bare):
         return "placeholder"
@@ -174,6 +180,13 @@ def filler_problem(phrase: str, names: Sequence[str] = (), context: str = "") ->
     head, colon, rest = bare.partition(":")
     if colon and (head.strip().lower() in known or len(rest.split()) >= 4):
         return "a definition from the prompt"  # "Agreed Framework: The document or framework that …"
+    lowered, sentence = bare.lower(), context.replace(_GAP, " ").lower()
+    for name in known - _ADVERBIAL_FES:
+        # an FE or frame name inside the filler is the prompt echoed ("agent's actions", "human being
+        # (destroyer)"), unless the sentence itself uses the word
+        pattern = rf"(?<![\w-]){re.escape(name)}(?![\w-])"
+        if name and re.search(pattern, lowered) and not re.search(pattern, sentence):
+            return "a name from the prompt inside the filler"
     tokens = bare.lower().split()
     for n in range(1, 5):
         for i in range(len(tokens) - 3 * n + 1):
@@ -189,10 +202,112 @@ def filler_problem(phrase: str, names: Sequence[str] = (), context: str = "") ->
     return None
 
 
+#: FE names that are the ordinary words of adverbial phrases ("at that time", "in this manner"): a filler
+#: may use them, while any other FE or frame name in a filler echoes the prompt (judged fn-infill runs:
+#: "FE name with a determiner copied as filler", an FE name in parentheses)
+_ADVERBIAL_FES = frozenset({"time", "place", "manner", "means", "degree", "purpose", "reason", "duration",
+                            "frequency", "explanation", "circumstances", "condition", "result"})
+
 #: a filler with this many words in a row from the rest of its sentence copies it ("to mature
 #: FDA's US Orphan Drug Act is intended to assist …"); the gap marker keeps n-grams off the blanks
 _COPY_WORDS = 5
 _GAP = "\x00"
+
+
+#: finite verb tags: a verb with one of them (or with such an auxiliary, or a subject) heads a clause
+_FINITE = frozenset({"VBD", "VBZ", "VBP", "MD"})
+_PLURAL_WORDS = frozenset({"we", "they", "you", "these", "those", "both", "many", "several", "few"})
+#: what makes a singular common noun a whole noun phrase ("the", "his", "Iran 's", "two", "all")
+_DETERMINERS = frozenset({"det", "poss", "nummod", "predet", "quantmod"})
+
+
+def phrase_shape(doc: Any, start: int, end: int) -> tuple[str, ...] | None:
+    """The phrase type of the characters ``start:end`` of a parsed ``doc``, as a filler must keep it.
+
+    One category per syntactic head of the span (the tokens whose head lies outside it): a noun
+    phrase ``NP``, a prepositional phrase with its preposition (``PP:by``), a clause ``S`` (a finite
+    verb, a verb with a finite auxiliary or with a subject), ``VPto``, ``VPing``, ``VPed``, ``VP``,
+    ``AP``, ``AVP``. A noun phrase that is the subject of a verb showing its number (a present form,
+    was/were) also carries it (``NP:pl``): the verb was inflected for the old subject, so a filler of
+    another number breaks the agreement ("some people trust" → "the man trust"); one headed by a
+    singular common noun with no determiner is ``…:bare`` (a mass noun, or a filler missing its
+    article). None for a span of punctuation only.
+    """
+    tokens = [t for t in doc if t.idx >= start and t.idx + len(t.text) <= end and not t.is_punct
+              and not t.is_space]
+    if not tokens:
+        return None
+    inside = {t.i for t in tokens}
+    return tuple(_category(t) for t in tokens if t.head.i not in inside or t.head.i == t.i)
+
+
+def _category(head: Any) -> str:
+    if head.pos_ == "ADP" or (head.tag_ == "IN" and head.dep_ in ("prep", "agent", "dative")):
+        return f"PP:{head.lower_}"
+    if head.pos_ in ("VERB", "AUX"):
+        children = list(head.children)
+        if (head.tag_ in _FINITE or any(c.dep_ in ("aux", "auxpass") and c.tag_ in _FINITE for c in children)
+                or any(c.dep_ in ("nsubj", "nsubjpass", "expl", "csubj") for c in children)):
+            return "S"
+        if any(c.tag_ == "TO" and c.dep_ == "aux" for c in children):
+            return "VPto"
+        return {"VBG": "VPing", "VBN": "VPed"}.get(head.tag_, "VP")
+    if head.pos_ == "ADJ":
+        return "AP"
+    if head.pos_ == "ADV":
+        return "AVP"
+    kind = "NP"
+    if head.dep_ in ("nsubj", "nsubjpass") and _agrees(head.head):
+        plural = (head.tag_ in ("NNS", "NNPS") or head.lower_ in _PLURAL_WORDS
+                  or any(c.dep_ == "conj" for c in head.children))
+        kind += ":pl" if plural else ":sg"
+    if head.tag_ == "NN" and not any(c.dep_ in _DETERMINERS for c in head.children):
+        kind += ":bare"  # "the laboratory" → "cognition", "Khan" → "person" (judged fn-infill-v4)
+    return kind
+
+
+def keeps_shape(wanted: tuple[str, ...] | None, got: tuple[str, ...] | None) -> bool:
+    """Whether a filler of phrase type ``got`` may replace a span of type ``wanted``: the same
+    categories, except that a bare noun (``…:bare``) may replace only a bare noun, while any noun
+    phrase may replace one ("anthrax vaccine" → "food products")."""
+    if wanted is None or got is None or len(wanted) != len(got):
+        return wanted == got
+    for w, g in zip(wanted, got, strict=True):
+        if w.removesuffix(":bare") != g.removesuffix(":bare") or (g.endswith(":bare") and not w.endswith(":bare")):
+            return False
+    return True
+
+
+def _describe(shape: tuple[str, ...] | None) -> str | None:
+    """``shape`` in words for the prompt ("noun phrase, plural"); None for a span of several heads."""
+    if shape is None or len(shape) != 1:
+        return None
+    kind = shape[0]
+    if kind.startswith("PP:"):
+        return f"phrase starting with '{kind[3:]}'"
+    if kind.startswith("NP"):
+        return ", ".join(["noun phrase", *({"pl": "plural", "sg": "singular"}[part]
+                                           for part in kind.split(":")[1:] if part != "bare")])
+    return {"S": "clause", "VPto": "'to' + verb phrase", "VPing": "verb phrase with -ing",
+            "VPed": "verb phrase with a past participle", "VP": "verb phrase", "AP": "adjective phrase",
+            "AVP": "adverb"}.get(kind)
+
+
+def _stray_capital(doc: Any, start: int) -> bool:
+    """Whether the word at ``start`` is capitalised inside its sentence without being a name or "I"."""
+    token = next((t for t in doc if t.idx == start), None)
+    if token is None or not token.text[:1].isupper() or token.is_sent_start or token.text == "I":
+        return False
+    before = token.nbor(-1) if token.i > 0 else None
+    if before is not None and before.text in (".", "!", "?", ":", "``", '"', "“", "(", "["):
+        return False
+    return token.tag_ not in ("NNP", "NNPS")
+
+
+def _agrees(verb: Any) -> bool:
+    """Whether ``verb`` (or its auxiliary) shows its subject's number: a present form or was/were."""
+    return any(t.tag_ in ("VBZ", "VBP") or t.lower_ in ("was", "were")
+               for t in (verb, *(c for c in verb.children if c.dep_ in ("aux", "auxpass"))))
 
 
 def outside(text: str, spans: Sequence[Span]) -> str:
@@ -256,7 +371,10 @@ class Infiller:
     ``backend``: a :class:`~paraspan.llm.backend.Backend`, or a model name / ``.gguf`` path
     for a :class:`~paraspan.llm.llama_backend.LlamaBackend`. ``classifier``: the FE-type
     classifier (default: the packaged head). ``examples``: annotated sentences to draw few-shot
-    examples from (usually the corpus being augmented).
+    examples from (usually the corpus being augmented); without them, ``generate`` draws them from
+    the sentences it has been asked about (as the donor pool of mention replacement does), so that
+    the prompt shows real FrameNet fillers instead of the one built-in example, which a small model
+    copies ("a box of warm blankets" as a Message, judged fn-infill-v3).
     """
 
     def __init__(self, frames: FrameIndex | str | Path | None = None, backend: Backend | str | None = "default",
@@ -290,9 +408,13 @@ class Infiller:
             classifier = FEClassifier.load(classifier)
         self.classifier: FEClassifier = classifier
         self._examples: dict[str, list[tuple[Sentence, Structure]]] = {}
+        self._example_ids: set[str] = set()
+        examples = list(examples)
+        self.learns_examples = not examples  # see the class docstring
         self.add_examples(examples)
         self.info: dict[str, Any] = {}  # model names and versions, recorded in provenance
         self._nlp: Any | None = None
+        self._docs: dict[str, Any] = {}
 
     # -- Generator contract
     #: the target is replaced by a sister LU chosen from the text, not from the ban list; the
@@ -306,6 +428,8 @@ class Infiller:
         if sentence is None:
             return GenerationResult(request, [], note="infilling needs the annotated sentence, not plain text")
         result = self.infill(sentence, only=request.structure)
+        if self.learns_examples:
+            self.add_examples([sentence])
         out = []
         for new in result.outputs[: request.n] if request.n is not None else result.outputs:
             prov = new.provenance or {}
@@ -322,8 +446,9 @@ class Infiller:
     # -- examples
     def add_examples(self, sentences: Iterable[Sentence]) -> None:
         for sentence in sentences:
-            if len(sentence.text.split()) > 40:  # long examples cost prompt time and teach nothing more
-                continue
+            if len(sentence.text.split()) > 40 or sentence.id in self._example_ids:
+                continue  # long examples cost prompt time and teach nothing more
+            self._example_ids.add(sentence.id)
             for structure in sentence.structures:
                 if (structure.kind == "frame" and structure.anchor is not None and structure.args
                         and (structure.anchor.label or "").endswith(".v")):
@@ -399,8 +524,19 @@ class Infiller:
         return jobs, None
 
     # -- prompts
+    def _parse(self, text: str) -> Any:
+        """The spaCy parse of ``text``, kept for the prompt and the phrase-type check of one job."""
+        doc = self._docs.get(text)
+        if doc is None:
+            if len(self._docs) > 256:
+                self._docs.clear()
+            doc = self._docs[text] = self._nlp_model()(text)
+        return doc
+
     def _render(self, text: str, structure: Structure, masked: Sequence[int], lu: str) -> str:
-        """One task block: the masked sentence and, by conditioning, frame/LU/FE lines."""
+        """One task block: the masked sentence and, by conditioning, frame/LU/FE lines (each FE with
+        the phrase type its filler must keep, read from the parse; definitions without their example
+        sentences, whose phrases a small model copies as fillers: "his collection" for Total)."""
         cfg = self.config
         blanks = [structure.args[i] for i in masked]
         edits = [(span, MASK) for span in blanks]
@@ -408,19 +544,22 @@ class Infiller:
         lines = []
         if cfg.conditioning == "frame+fe":
             frame = self.frames.frames.get(structure.label)
-            definition = _cut(frame.definition if frame else "", cfg.definition_chars)
+            definition = _cut((frame.gloss or frame.definition) if frame else "", cfg.definition_chars)
             lines.append(f"Frame: {structure.label}. {definition}".strip())
             lines.append(f"Lexical Unit: {lu}.")
         lines.append(f"Sentence ({len(blanks)} blank{'s' if len(blanks) > 1 else ''}): {masked_text}")
         if cfg.conditioning in ("fe", "frame+fe"):
-            names = [s.label or "" for s in sorted(blanks, key=lambda s: s.start)]
-            lines.append(f"FE Type: {', '.join(names)}.")
+            ordered = sorted(blanks, key=lambda s: s.start)
+            names = [s.label or "" for s in ordered]
+            doc = self._parse(text)
+            kinds = [_describe(phrase_shape(doc, s.start, s.end)) for s in ordered]
+            lines.append(f"FE Type: {', '.join(f'{n} ({k})' if k else n for n, k in zip(names, kinds, strict=True))}.")
             if cfg.conditioning == "frame+fe":
                 frame = self.frames.frames.get(structure.label)
                 for name in dict.fromkeys(names):
                     fe = frame.fes.get(name) if frame else None
-                    if fe is not None and fe.definition:
-                        lines.append(f"{name}: {_cut(fe.definition, cfg.definition_chars)}")
+                    if fe is not None and (fe.gloss or fe.definition):  # an index built by hand has no gloss
+                        lines.append(f"{name}: {_cut(fe.gloss or fe.definition, cfg.definition_chars)}")
         return "\n".join(lines)
 
     def _example_blocks(self, sentence: Sentence, frame: str) -> list[str]:
@@ -460,7 +599,7 @@ class Infiller:
             lines += [f"Frame: {ex['frame']}. {ex['frame_def']}", f"Lexical Unit: {ex['lu']}."]
         lines.append(f"Sentence (2 blanks): {ex['text']}")
         if cfg.conditioning in ("fe", "frame+fe"):
-            lines.append(f"FE Type: {', '.join(n for n, _ in ex['fes'])}.")
+            lines.append(f"FE Type: {', '.join(f'{n} (noun phrase)' for n, _ in ex['fes'])}.")
             if cfg.conditioning == "frame+fe":
                 lines += [f"{n}: {d}" for n, d in ex["fes"]]
         return "\n".join(lines) + f"\nAnswer: {ex['answer']}"
@@ -496,6 +635,10 @@ class Infiller:
                                              top_k=cfg.top_k,
                                              max_tokens=max_tokens, temperature=cfg.temperature)
         stats["sampled"] += len(samples)
+        # each filler must keep its span's phrase type (judged fn-infill runs: a clause's slot filled
+        # with a noun phrase, "by suspending X" with "in trust", a plural subject with a singular one)
+        source_doc = self._parse(job.text)
+        wanted = [phrase_shape(source_doc, job.structure.args[i].start, job.structure.args[i].end) for i in blanks]
         made: dict[str, tuple[str, Structure, list[int]]] = {}
         for sample in samples:
             if sample.finish in ("length", "blocked"):
@@ -524,6 +667,14 @@ class Infiller:
                 moved[1 + i].extra.pop("pt", None)
             if text in made:
                 stats["duplicate"] += 1
+                continue
+            doc = self._nlp_model()(text)
+            if not all(keeps_shape(w, phrase_shape(doc, moved[1 + i].start, moved[1 + i].end))
+                       for w, i in zip(wanted, blanks, strict=True)):
+                stats["phrase type changed"] += 1
+                continue
+            if any(_stray_capital(doc, moved[1 + i].start) for i in blanks):
+                stats["capital inside the sentence"] += 1  # "manufacture Raw materials" (judged fn-infill-v4)
                 continue
             made[text] = (text, Structure("frame", job.structure.label, moved[0], moved[1:],
                                           dict(job.structure.extra)), blanks)
@@ -586,19 +737,30 @@ class Infiller:
 def make_infiller(frames: str | None = None, model: str = "default", classifier: str | None = None,
                   conditioning: str = "frame+fe", candidates: int = 4, targets: str = "all", max_targets: int = 1,
                   keep: int = 1, shots: int = 2, top_k: int = 20, temperature: float = 0.8, strict: bool = True,
-                  perplexity: bool = True, seed: int = 0, threads: int | None = None) -> Infiller:
+                  perplexity: bool = True, seed: int = 0, threads: int | None = None,
+                  examples: str | None = None) -> Infiller:
     """The registered ``infill`` generator.
 
     ``frames``: the FrameNet release (folder or .tar.gz) whose frame index gives sister LUs and
     FE definitions; ``model``: the LLM (``default``, ``small`` or a ``.gguf`` path);
-    ``classifier``: an FE classifier head (default: the packaged one); the rest are
+    ``classifier``: an FE classifier head (default: the packaged one); ``examples``: a JSONL
+    corpus to draw the few-shot examples from (default: the sentences seen so far); the rest are
     :class:`InfillConfig`'s settings.
     """
+    shown: list[Sentence] = []
+    if examples is not None:
+        from paraspan.corpus.jsonl import read_jsonl
+
+        if not Path(examples).is_file():
+            raise ParaspanError.from_code("E010", file=str(examples), what="file",
+                                          fix="give a JSONL corpus of annotated sentences (paraspan convert makes one)")
+        shown = list(read_jsonl(examples))
     config = InfillConfig(conditioning=conditioning, candidates=candidates, targets=targets, max_targets=max_targets,
                           keep=keep, shots=shots, top_k=top_k, temperature=temperature, strict=strict,
                           perplexity=perplexity, seed=seed)
-    infiller = Infiller(frames, model, classifier, config, n_threads=threads)
+    infiller = Infiller(frames, model, classifier, config, examples=shown, n_threads=threads)
     infiller.info = {"llm": getattr(infiller.backend, "model_name", None) or model, "frames": str(frames),
+                     "examples": str(examples) if examples is not None else "seen sentences",
                      "infill_config": {k: v for k, v in vars(config).items() if v is not None}}
     return infiller
 
