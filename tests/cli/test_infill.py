@@ -88,11 +88,13 @@ def test_infill_output_does_not_depend_on_the_worker_count(tmp_path, capsys):
         assert main(["infill", str(src), "-o", str(out), "--frames", str(RELEASE), "--model", "small",
                      "--candidates", "3", "--all-candidates", str(every), "--summary", str(summary),
                      "--threads", "1", "--no-progress", "--filter", "all", "--workers", workers]) == 0
-        made[workers] = (out.read_text(encoding="utf-8"), every.read_text(encoding="utf-8"))
         data = json.loads(summary.read_text())
+        made[workers] = (out.read_text(encoding="utf-8"), every.read_text(encoding="utf-8"), data["counters"])
         assert data["workers"]["requested_workers"] == int(workers) and data["workers"]["threads"] == 1
         assert data["workers"]["reason"] in capsys.readouterr().err.replace("\n", "")
-    assert made["1"] == made["2"] and made["1"][1].count("\n") >= 1
+    # the same outputs, and the same fate for every sample (the small model's answers seldom keep their
+    # phrase types, so the outputs may be none)
+    assert made["1"] == made["2"] and made["1"][2]["sampled"] == 6
 
 
 def test_train_fe_classifier_command(tmp_path):

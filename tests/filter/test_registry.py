@@ -67,6 +67,16 @@ def test_bad_mappings():
         build_filter("threshold")  # a registered name with a required option
 
 
+def test_a_mapping_written_as_json_is_a_spec():
+    # what a command's --filter takes: `paraspan infill --filter '{"name": "verified", "new_content": true}'`
+    got = build_filter('{"name": "threshold", "rule": "iteration<=2"}')
+    assert got.name == "iteration<=2"
+    for bad, why in (('{"name": ', "as JSON"), ('{"rule": "lax"}', "does not say which filter")):
+        with pytest.raises(ParaspanError, match=why) as err:
+            build_filter(bad)
+        assert err.value.code == "E712"
+
+
 def test_build_filters_dedups_and_refuses_name_clashes():
     got = build_filters([*RECORDED, "lax", "iteration<=2"])
     assert [f.name for f in got] == [*RECORDED, "iteration<=2"]

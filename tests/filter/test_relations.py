@@ -255,11 +255,29 @@ def test_new_content_is_not_compared(scripted):
     new = Sentence("o1", S2, source_id="s", provenance={"meaning": "new"})
     para = Sentence("o2", S2, source_id="s")
     judge = scripted({(S1, S2): E})
-    d_new, d_para = decide_all(RelationFilter(judge), [(new, source), (para, source)])
+    d_new, d_para = decide_all(RelationFilter(judge, new_content=True), [(new, source), (para, source)])
     assert d_new.keep and "new content" in d_new.reason and "relation" not in new.provenance
     assert not d_para.keep and len(judge.calls) == 2  # only the paraphrase went to the judge
     judge.calls.clear()
-    assert RelationFilter(judge).decide(new, source).keep and judge.calls == []  # no judge run at all
+    assert RelationFilter(judge, new_content=True).decide(new, source).keep and judge.calls == []  # no judge run
+
+
+def test_new_content_is_refused_unless_asked_for(scripted):
+    # nothing checks whether new phrases make sense, and infilling was judged mostly wrong (fn-infill-v3,
+    # -v4): by default the meaning check refuses such outputs, saying how to keep them
+    from paraspan.filter import build_filter
+    from paraspan.filter.relations import NEW_CONTENT_REFUSED
+
+    source = Sentence("s", S1)
+    new = Sentence("o1", S2, source_id="s", provenance={"meaning": "new"})
+    judge = scripted({})
+    decision = RelationFilter(judge).decide(new, source)
+    assert not decision.keep and decision.reason == NEW_CONTENT_REFUSED and judge.calls == []
+    assert "new_content=true" in decision.reason
+    assert build_filter({"name": "relation", "new_content": True}).new_content
+    verified = build_filter({"name": "verified", "new_content": True})
+    assert next(p for p in verified.parts if p.name == "relation").new_content
+    assert not next(p for p in build_filter("verified").parts if p.name == "relation").new_content
 
 
 def test_outputs_of_alternation_rules_are_not_shown_to_the_judges(scripted):

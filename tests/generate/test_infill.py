@@ -422,6 +422,10 @@ def test_fe_names_placeholders_and_loops_are_no_fillers():
     assert filler_problem("the speaker of the house", names, "The \x00 thanked the speaker .") is None
     assert filler_problem("the speakers' corner", names) is None  # another word, not the name
     assert filler_problem("at that time", [*names, "Time"]) is None
+    # the phrase type the prompt names for a blank, echoed (judged fn-infill-v5: "Vitality (noun phrase)")
+    assert filler_problem("Vitality (noun phrase)", names) == "the prompt's phrase type"
+    assert filler_problem("that it rains (clause)", names) == "the prompt's phrase type"
+    assert filler_problem("a short phrase from the book", names) is None
     assert filler_problem("something", names) == filler_problem("[Message]", names) == "placeholder"
     assert filler_problem("the truth the truth the truth about it", names) == "repetition loop"
     assert filler_problem("a very very good friend", names) is None  # twice is English, three times a loop

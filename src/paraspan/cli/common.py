@@ -36,7 +36,8 @@ Progress = Annotated[bool, typer.Option("--progress/--no-progress", help="Show p
 FilterSpec = Annotated[str, typer.Option("--filter", help="What -o gets: verified (span shape, numbers and names, "
                                          "content words, span labels, meaning, fluency all checked), all, or any "
                                          "filter (labels, spans, fluency, facts, content, relation, a preset or "
-                                         "rule, learned:PATH). "
+                                         "rule, learned:PATH, or a filter with options as JSON: "
+                                         "'{\"name\": \"verified\", \"new_content\": true}'). "
                                          "Each output's provenance records the checks.")]
 Rejected = Annotated[Path | None, typer.Option("--rejected", help="Write the outputs the filter rejects here "
                                                "(JSONL, with the checks' reasons in provenance).")]

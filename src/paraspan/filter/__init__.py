@@ -10,6 +10,8 @@ strings, so listing or validating the filters imports no model code.
 
 - a mapping ``{"name": FACTORY, **options}``, e.g. ``{"name": "relation", "accept":
   ["equivalence", "forward_entailment"], "judges": ["minilm-nli", "llm"]}``;
+- the same mapping written as JSON (``'{"name": "verified", "new_content": true}'``: what a
+  command's ``--filter`` takes);
 - a registered name (``"relation"``): that factory with its defaults;
 - ``"learned:PATH"``: the learned filter in the ``train-filter`` model file PATH;
 - any other string: a threshold preset or rule (``"lax"``, ``"iteration<=2&aligner>=0.9"``,
@@ -95,6 +97,17 @@ def build_filter(spec: str | Mapping[str, Any]) -> Filter:
     if not isinstance(spec, str) or not spec.strip():
         raise ParaspanError.from_code("E712", problem=f"cannot read the filter {spec!r}", fix=_grammar())
     text = spec.strip()
+    if text.startswith("{"):  # a mapping written as JSON, from a command's --filter
+        import json
+
+        try:
+            mapping = json.loads(text)
+        except ValueError as exc:
+            raise ParaspanError.from_code("E712", problem=f"cannot read the filter {text!r} as JSON ({exc})",
+                                          fix=_grammar()) from None
+        if not isinstance(mapping, dict):
+            raise ParaspanError.from_code("E712", problem=f"the filter {text!r} is no JSON object", fix=_grammar())
+        return build_filter(mapping)
     if text in filters:
         return filters.build(text)
     if text.startswith(LEARNED_PREFIX):

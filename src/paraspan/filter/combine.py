@@ -74,7 +74,7 @@ def verified(labels: bool = True, verifier: str = "auto", frames: str | None = N
              appeal: tuple[str, ...] = (), labels_relative: bool = True, threads: int | None = 1,
              short_circuit: bool = True, record_as: str | None = None,
              relation: Literal["equivalence", "forward", "reverse"] = "equivalence",
-             unjudged_rules: tuple[str, ...] | None = None) -> AllOf:
+             unjudged_rules: tuple[str, ...] | None = None, new_content: bool = False) -> AllOf:
     """The ``verified`` check: labels (``verifier``, ``frames`` for the FrameNet lexicon), span
     shape (``spans``), fluency (``fluency_model``, ``fluency_statistic``: None = the filter's default,
     ``fluency_threshold``: None = the calibrated one), numbers and names kept (``facts``; None: except
@@ -84,6 +84,9 @@ def verified(labels: bool = True, verifier: str = "auto", frames: str | None = N
     what they refuse); ``meaning=()`` leaves it out. ``unjudged_rules``: rewrite rules whose outputs
     skip the NLI judges (None: :data:`~paraspan.filter.relations.ALTERNATION_RULES`, syntactic
     alternations the judges cannot tell right from wrong; ``[]``: judge every output).
+    ``new_content``: keep the outputs of generators that write new content (infilling, token and
+    mention replacement) without a meaning check; by default the meaning check refuses them, since
+    nothing here tells whether their new phrases make sense (infilling was judged mostly wrong).
     ``labels_relative`` (default): a span label the verifier fails on the gold source too (same
     words, kind and label) does not count against the output (judged on FrameNet exemplars: 13 of
     15 outputs it let through right, the same rate as the rest; benchmarks/README.md, "Verified
@@ -118,7 +121,8 @@ def verified(labels: bool = True, verifier: str = "auto", frames: str | None = N
             unjudged_rules = ALTERNATION_RULES
         parts.append({"name": "relation", "accept": list(meaning), "judges": list(judges), "threads": threads,
                       **({"appeal": list(appeal)} if appeal else {}),
-                      **({"unjudged_rules": list(unjudged_rules)} if unjudged_rules else {})})
+                      **({"unjudged_rules": list(unjudged_rules)} if unjudged_rules else {}),
+                      **({"new_content": True} if new_content else {})})
     if fluency:
         parts.append({"name": "fluency", "model": fluency_model, "threshold": fluency_threshold,
                       **({"statistic": fluency_statistic} if fluency_statistic else {}),

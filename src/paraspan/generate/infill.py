@@ -180,6 +180,8 @@ def filler_problem(phrase: str, names: Sequence[str] = (), context: str = "") ->
     head, colon, rest = bare.partition(":")
     if colon and (head.strip().lower() in known or len(rest.split()) >= 4):
         return "a definition from the prompt"  # "Agreed Framework: The document or framework that …"
+    if _PHRASE_TYPE.search(bare):
+        return "the prompt's phrase type"  # "Vitality (noun phrase)" (judged fn-infill-v5)
     lowered, sentence = bare.lower(), context.replace(_GAP, " ").lower()
     for name in known - _ADVERBIAL_FES:
         # an FE or frame name inside the filler is the prompt echoed ("agent's actions", "human being
@@ -207,6 +209,10 @@ def filler_problem(phrase: str, names: Sequence[str] = (), context: str = "") ->
 #: "FE name with a determiner copied as filler", an FE name in parentheses)
 _ADVERBIAL_FES = frozenset({"time", "place", "manner", "means", "degree", "purpose", "reason", "duration",
                             "frequency", "explanation", "circumstances", "condition", "result"})
+
+#: the phrase types the prompt names for each blank (:func:`_describe`), echoed in a filler
+_PHRASE_TYPE = re.compile(r"\b(?:noun|verb|adjective) phrase\b|\bphrase starting with\b|\(\s*(?:clause|adverb)\s*\)",
+                          re.IGNORECASE)
 
 #: a filler with this many words in a row from the rest of its sentence copies it ("to mature
 #: FDA's US Orphan Drug Act is intended to assist …"); the gap marker keeps n-grams off the blanks
@@ -374,7 +380,9 @@ class Infiller:
     examples from (usually the corpus being augmented); without them, ``generate`` draws them from
     the sentences it has been asked about (as the donor pool of mention replacement does), so that
     the prompt shows real FrameNet fillers instead of the one built-in example, which a small model
-    copies ("a box of warm blankets" as a Message, judged fn-infill-v3).
+    copies ("a box of warm blankets" as a Message, judged fn-infill-v3). Those prompts depend on what
+    was seen before (with several workers, each sees its own share): give ``examples`` for output
+    that does not depend on the order or the worker count.
     """
 
     def __init__(self, frames: FrameIndex | str | Path | None = None, backend: Backend | str | None = "default",
