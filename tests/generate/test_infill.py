@@ -122,6 +122,10 @@ def infiller(answers: Sequence[str], **overrides) -> Infiller:
     ("selling", "sell.v", "give.v", "was", "giving"),
     ("Sold", "sell.v", "give.v", "", "Gave"),
     ("sold", "sell.v", "give.v", "had", "given"),  # after "had": the participle
+    # a regular verb's past is its participle too (LemmInflect lists none): the sister takes its own
+    ("murdered", "murder.v", "slay.v", "was", "slain"),
+    ("captured", "capture.v", "take.v", "has", "taken"),
+    ("captured", "capture.v", "take.v", "they", "took"),
     ("sold", "sell.v", "take place.v", "it", "took place"),  # multiword target: inflect its first word
     ("sell", "sell.v", "give.v", "to", "give"),
 ])
