@@ -69,9 +69,10 @@ ALTERNATION_RULES: tuple[str, ...] = (
 #: compared with their source by the judges
 NEW_CONTENT = "the generator writes new content"
 #: Why such an output is refused unless ``new_content`` is set: no check here tells whether new phrases
-#: make sense. Judged by reading on FrameNet dev (benchmarks/README.md, "Verified augmentation per
-#: generator"), the infill outputs every other check let through were right 10 of 32 times (fn-infill-v3,
-#: -v4, -v5: fillers that name nothing the sentence is about, "the capital city" as the Speaker).
+#: make sense. Judged by reading on FrameNet dev and train sentences (benchmarks/README.md, "Infill, judged
+#: under the verified checks"), the infill outputs every other check let through were right 10 of 32
+#: times (fn-infill-v3, -v4, -v5: fillers that name nothing the sentence is about, "the capital city" as
+#: the Speaker).
 NEW_CONTENT_REFUSED = ("new content: no check here tells whether new phrases make sense (infilling was "
                        "judged mostly wrong, benchmarks/README.md) — set new_content=true to keep such "
                        "outputs unjudged, and read them")
@@ -191,7 +192,8 @@ class RelationFilter(BaseFilter):
     are judge objects, or ``load`` a function that loads them on the first decision (so building
     the filter, e.g. to check a config, loads no model). An output made only by rewrite rules in
     ``unjudged_rules`` (its provenance's ``generated.rules``) is kept without asking the judges, and
-    the decision says so (see :data:`ALTERNATION_RULES`).
+    the decision says so (see :data:`ALTERNATION_RULES`). An output with new content is refused
+    (:data:`NEW_CONTENT_REFUSED`), or with ``new_content`` kept without asking them.
     """
 
     def __init__(self, judges: Judge | Sequence[Judge] | None = None, accept: Iterable[str] = ("equivalence",),
