@@ -374,7 +374,7 @@ def subset(work: Path, seed: int) -> None:
             other = other_rng.choice(rest) if rest else None
             if other is not None:  # another frame of the sentence: structures no run has used (dev has few sentences)
                 fn_other.append(dataclasses.replace(sentence, structures=(other,)))
-        verbs = [s for s in frames if s.anchor is not None and (s.anchor.label or "").endswith(".v")]
+        verbs = _verb_frames(frames)
         verb = verb_rng.choice(verbs) if verbs else None
         if verb is not None:  # infilling swaps in a sister LU of a verb target: one verb frame per sentence
             fn_verbs.append(dataclasses.replace(sentence, structures=(verb,)))
@@ -461,6 +461,11 @@ def subset(work: Path, seed: int) -> None:
         print(f"{work / name}: {len(sentences)} sentences")
 
 
+def _verb_frames(frames: Any) -> list[Any]:
+    """The frame structures whose target is a verb LU: the ones infilling swaps a sister LU into."""
+    return [s for s in frames if s.anchor is not None and (s.anchor.label or "").endswith(".v")]
+
+
 def train_verbs(work: Path, seed: int) -> None:
     """FrameNet 1.5 full-text **train** sentences, one verb frame each, shuffled: fresh sentences for
     infilling once the dev verb frames are used up (fn-infill … -v4; the FE classifier and the
@@ -471,8 +476,7 @@ def train_verbs(work: Path, seed: int) -> None:
     rng = random.Random(seed + 8)
     chosen = []
     for sentence in read_corpus(FRAMENET, "framenet", split="train", splits=SPLITS):
-        verbs = [s for s in sentence.structures
-                 if s.kind == "frame" and s.anchor is not None and (s.anchor.label or "").endswith(".v")]
+        verbs = _verb_frames(s for s in sentence.structures if s.kind == "frame")
         if verbs:
             chosen.append(dataclasses.replace(sentence, structures=(rng.choice(verbs),)))
     rng.shuffle(chosen)
