@@ -35,6 +35,24 @@ def test_an_argument_that_is_the_anchor_goes_with_it(fake_config):
     assert out.provenance["args_placed"] == out.provenance["args"] == 0  # no argument apart from the anchor
 
 
+def test_an_argument_around_the_anchor_keeps_its_words_around_it(fake_config):
+    """An FE that holds the target and more ("the new teacher" as Person, "teacher" the target) is
+    placed around the new anchor; it used to be dropped from the output (judged fn-infill-v4)."""
+    text = "The new teacher arrived late."
+    row = {"id": "t", "text": text, "structures": [{"kind": "frame", "label": "People_by_vocation",
+           "anchor": {"start": 8, "end": 15, "label": "teacher.n"}, "args": [{"start": 0, "end": 15, "label": "Person"}]}]}
+    result = _augmenter(with_(fake_config, iterations=1)).process(Sentence.from_dict(row))
+    out = result.outputs[0].sentence
+    [st] = out.structures
+    assert out.text[st.anchor.start:st.anchor.end] == "tutor"
+    assert [(out.text[a.start:a.end], a.label) for a in st.args] == [("The new tutor", "Person")]
+    [info] = [s for s in out.provenance["aligner"]["spans"] if s.get("around_anchor")]
+    assert info["label"] == "Person" and info["placed"] == [0, 13]
+    # a candidate that lost the argument's other words is not placed: the FE could not be carried
+    rows = [c for c in result.candidates if c.text.startswith("Indeed")]
+    assert rows and not any(c.placed for c in rows)
+
+
 def test_iterations_ban_each_new_anchor(fake_config):
     result = _augmenter(fake_config).process(Sentence.from_dict(SENTENCES[0]))
     assert result.status == "done"

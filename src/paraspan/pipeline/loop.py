@@ -80,6 +80,9 @@ class _Chain:
     banned: list[str]  # the source anchor, then each iteration's new anchor
     iterations: int
     retries: int
+    #: arguments that contain the anchor and more ("[nuclear *weapons*]"), with the source's words
+    #: before and after the anchor inside them: placed around wherever the anchor goes
+    around: tuple[tuple[Span, str, str], ...] = ()
     iteration: int = 1
     attempt: int = 0
     rows: int = 0  # candidate rows of this iteration's earlier attempts
@@ -170,8 +173,11 @@ class Augmenter:
             if isinstance(rest, list) and len(rest) == 2 and 0 <= rest[0] < rest[1] <= len(text):
                 ban_spans.append((int(rest[0]), int(rest[1])))
         args = [a for a in structure.args if not a.overlaps(anchor)]
+        around = tuple((a, text[a.start:anchor.start], text[anchor.end:a.end]) for a in structure.args
+                       if a.start <= anchor.start and anchor.end <= a.end
+                       and (a.start, a.end) != (anchor.start, anchor.end))
         return _Chain(
-            index, tuple(ban_spans), args,
+            index, tuple(ban_spans), args, around=around,
             keep=tuple((a.start, a.end) for a in args) if cfg.keep_args else (),
             banned=[text[anchor.start:anchor.end]],
             # without bans every iteration would give the same output; a deterministic one gives the same on retry
@@ -276,8 +282,12 @@ class Augmenter:
             got = placement.spans
             anchor_ok = got[0][0] is not None
             args_placed = sum(1 for p, _ in got[1:] if p is not None)
+            # an argument around the anchor must be found around it in the candidate too
+            around_ok = anchor_ok and all(_around(cand.text, got[0][0], before, after) is not None  # type: ignore[arg-type]
+                                          for _, before, after in chain.around)
             # the sentence's other entity mentions are required spans too (NER labels every mention)
-            placed = anchor_ok and (args_placed == len(args) or not cfg.require_args) and carried[c][1] == 0
+            placed = (anchor_ok and ((args_placed == len(args) and around_ok) or not cfg.require_args)
+                      and carried[c][1] == 0)
             if placed:
                 ranked.append((got[0][1], c))
             result.candidates.append(CandidateRow(
@@ -296,7 +306,7 @@ class Augmenter:
             with _Clock(result.stats, "filter"):  # the checks of each output (and the chooser's)
                 out = self._output(sentence, index, iteration, candidates, chosen, placements[chosen].spans,
                                    args, banned, via=placements[chosen].via, offset=offset, attempt=attempt,
-                                   others=carried[chosen][0])
+                                   others=carried[chosen][0], around=chain.around)
             if self.chooser is not None:  # the best-placed candidate that passes the check
                 decision = out.decisions.get(self.chooser.name)
                 if decision is None:  # a chooser that is not recorded: decide now, and record it
@@ -313,7 +323,8 @@ class Augmenter:
 
     def _output(self, sentence: Sentence, index: int, iteration: int, candidates: list[Candidate], chosen: int,
                 placed: list[Placed], args: list[Span], banned: list[str], *, via: str,
-                offset: int = 0, attempt: int = 0, others: list[Structure] | None = None) -> OutputRow:
+                offset: int = 0, attempt: int = 0, others: list[Structure] | None = None,
+                around: Sequence[tuple[Span, str, str]] = ()) -> OutputRow:
         cfg = self.config
         structure = sentence.structures[index]
         anchor = structure.anchor
@@ -351,6 +362,14 @@ class Augmenter:
                 new_args.append(Span(a_start, a_end, arg.label))
                 span_info.append({"role": "arg", "label": arg.label, "source": [arg.start, arg.end],
                                   "placed": [a_start, a_end], "score": _r(a_score), "with_anchor": True})
+        # an argument that holds the anchor and more ("nuclear [weapons]") keeps its words around the
+        # new anchor; it was dropped before (an output without one of its source's FEs, judged fn-infill-v4)
+        for arg, before, after in around:
+            where = _around(cand.text, (a_start, a_end), before, after)
+            span_info.append({"role": "arg", "label": arg.label, "source": [arg.start, arg.end],
+                              "placed": list(where) if where else None, "score": _r(a_score), "around_anchor": True})
+            if where is not None:
+                new_args.append(Span(where[0], where[1], arg.label))
         new_args.sort(key=lambda s: (s.start, s.end))
         extra = {k: v for k, v in structure.extra.items() if k not in _OFFSET_EXTRAS}
         out_structure = Structure(structure.kind, structure.label, Span(a_start, a_end, label), new_args, extra)
@@ -401,6 +420,31 @@ class Augmenter:
                          scores.get("score"), _r(a_score), min(placed_scores) if placed_scores else None,
                          structure.label if structure.kind == "frame" else f"{structure.kind}:{structure.label}",
                          anchor_text, lemma, decisions)
+
+
+def _around(text: str, anchor: tuple[int, int], before: str, after: str) -> tuple[int, int] | None:
+    """Where an argument that was ``before`` + anchor + ``after`` lies in ``text``, whose anchor was
+    placed at ``anchor``: the same words touch the new anchor on both sides, with a space where the
+    source had one, and the argument starts and ends at word boundaries; None when they do not."""
+    start, end = anchor
+    s, e = start, end
+    core = before.rstrip()
+    if core:
+        left = text[:start]
+        if bool(left != left.rstrip()) != bool(before != core) or not left.rstrip().endswith(core):
+            return None
+        s = len(left.rstrip()) - len(core)
+        if s > 0 and text[s - 1].isalnum() and core[0].isalnum():
+            return None  # "antinuclear weapons" is not "nuclear weapons"
+    core = after.lstrip()
+    if core:
+        right = text[end:]
+        if bool(right != right.lstrip()) != bool(after != core) or not right.lstrip().startswith(core):
+            return None
+        e = end + (len(right) - len(right.lstrip())) + len(core)
+        if e < len(text) and text[e].isalnum() and core[-1].isalnum():
+            return None
+    return s, e
 
 
 def _combined(failures: list[str]) -> str:
