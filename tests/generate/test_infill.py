@@ -525,3 +525,55 @@ def test_bare_nouns_and_stray_capitals_are_no_fillers():
     assert [c.structures[0].args[1].text_in(c.text) for c in result.candidates] == ["two goats"]
     names = infiller(["Ann | to her cousin"], candidates=1, keep=5, shots=0).infill(sentence)
     assert len(names.candidates) == 1  # a name keeps its capital
+
+
+def test_a_preposition_without_its_object_is_no_prepositional_phrase():
+    # judged (FrameNet train verb frames): a Donor filled with "from", a Path with "across"
+    from paraspan.generate.infill import keeps_shape, phrase_shape
+    from paraspan.models import load_spacy
+
+    nlp = load_spacy(exclude=("ner", "lemmatizer"))
+
+    def shape(text: str, part: str) -> tuple[str, ...] | None:
+        return phrase_shape(nlp(text), text.index(part), text.index(part) + len(part))
+
+    wanted = shape("The gift came from her aunt .", "from her aunt")
+    assert wanted == ("PP:from",)
+    got = shape("The gift came from .", "from")
+    assert got == ("P:from",) and not keeps_shape(wanted, got)
+
+
+def test_a_capitalised_common_noun_the_tagger_calls_a_name_is_a_stray_capital():
+    # judged: "Activities", "Components" as fillers (tagged NNPS/NNP, so the capital check passed them)
+    from paraspan.generate.infill import _stray_capital
+    from paraspan.models import load_spacy
+
+    nlp = load_spacy(exclude=("ner", "lemmatizer"))
+
+    def stray(text: str, part: str) -> bool:
+        return _stray_capital(nlp(text), text.index(part), text.index(part) + len(part))
+
+    assert stray("They manufacture Activities for children .", "Activities")
+    assert stray("They sold Components to the firm .", "Components")
+    assert stray("They sold the Components to the firm .", "the Components")  # not only the first word
+    # names: a capitalised WordNet lemma, a name of several words, an acronym, a name WordNet lacks
+    assert not stray("They met Democrats in Ohio .", "Democrats")
+    assert not stray("The United Nations sent aid .", "United Nations")
+    assert not stray("She met NATO officials .", "NATO officials")
+    assert not stray("She sold it to Ann .", "Ann")
+
+
+def test_an_lu_suffix_after_a_space_and_one_participant_in_two_roles_are_no_fillers():
+    # judged: "the moon v." (an LU name's residue); "accumulating the Soviet Union" (the Agent's words
+    # filled in as the Theme)
+    from paraspan.generate.infill import _one_participant_twice
+
+    assert parse_answer("the moon v. | to her cousin", 2) is None
+    assert parse_answer("the case of Roe v. Wade | to her cousin", 2) is not None
+    assert _one_participant_twice(["the Soviet Union"], ["Soviet Union"])
+    assert _one_participant_twice(["a goat", "the goat"], [])
+    assert not _one_participant_twice(["two goats", "to her cousin"], ["Mira", "yesterday"])
+    result = infiller(["Mira | to her cousin", "two goats | to her cousin"], candidates=2, keep=5,
+                      shots=0).infill(selling())
+    assert result.stats["another FE's words"] == 1
+    assert [c.structures[0].args[1].text_in(c.text) for c in result.candidates] == ["two goats"]

@@ -62,6 +62,9 @@ AGENTIVE = frozenset({"Agent", "Self_mover"})
 _WORD = re.compile(r"[\w'’-]+")
 #: the model echoed an LU name ("relinquish.v"), alone or inside a filler ("held over hold over.v")
 _LU_NAME = re.compile(r"\b[a-z]+(?: [a-z]+)*\.(?:v|n|a|adv|prep|num|c|scon|art|intj)\b(?!\w)")
+#: an LU suffix left at the end of a filler after a space ("the moon v.", judged): "v." inside a name
+#: ("Roe v. Wade") is followed by more words
+_LU_SUFFIX_END = re.compile(r"\s(?:v|n|a|adv|prep)\.$")
 
 SYSTEM_PROMPT = "You are a careful annotator who completes English sentences for FrameNet."
 INSTRUCTION = (
@@ -231,7 +234,8 @@ def phrase_shape(doc: Any, start: int, end: int) -> tuple[str, ...] | None:
     """The phrase type of the characters ``start:end`` of a parsed ``doc``, as a filler must keep it.
 
     One category per syntactic head of the span (the tokens whose head lies outside it): a noun
-    phrase ``NP``, a prepositional phrase with its preposition (``PP:by``), a clause ``S`` (a finite
+    phrase ``NP``, a prepositional phrase with its preposition (``PP:by``; ``P:by`` for a preposition
+    without its object), a clause ``S`` (a finite
     verb, a verb with a finite auxiliary or with a subject), ``VPto``, ``VPing``, ``VPed``, ``VP``,
     ``AP``, ``AVP``. A noun phrase that is the subject of a verb showing its number (a present form,
     was/were) also carries it (``NP:pl``): the verb was inflected for the old subject, so a filler of
@@ -249,6 +253,8 @@ def phrase_shape(doc: Any, start: int, end: int) -> tuple[str, ...] | None:
 
 def _category(head: Any) -> str:
     if head.pos_ == "ADP" or (head.tag_ == "IN" and head.dep_ in ("prep", "agent", "dative")):
+        if not any(c.dep_ in ("pobj", "pcomp") for c in head.children):
+            return f"P:{head.lower_}"  # a preposition without its object ("from" as Donor, judged fn-infill-v5)
         return f"PP:{head.lower_}"
     if head.pos_ in ("VERB", "AUX"):
         children = list(head.children)
@@ -299,21 +305,61 @@ def _describe(shape: tuple[str, ...] | None) -> str | None:
             "AVP": "adverb"}.get(kind)
 
 
-def _stray_capital(doc: Any, start: int) -> bool:
-    """Whether the word at ``start`` is capitalised inside its sentence without being a name or "I"."""
-    token = next((t for t in doc if t.idx == start), None)
-    if token is None or not token.text[:1].isupper() or token.is_sent_start or token.text == "I":
+def _stray_capital(doc: Any, start: int, end: int | None = None) -> bool:
+    """Whether a word of ``start:end`` (the word at ``start`` alone without ``end``) is capitalised
+    inside its sentence without being a name or "I". The tagger calls a capitalised common noun
+    standing alone a name ("Activities", "Components" as fillers, judged fn-infill-v5): a word tagged
+    as a name with no capitalised neighbour counts as one only when WordNet knows it capitalised."""
+    tokens = [t for t in doc if t.idx == start] if end is None else [
+        t for t in doc if t.idx >= start and t.idx + len(t.text) <= end]
+    for token in tokens:
+        if not token.text[:1].isupper() or token.is_sent_start or token.text == "I":
+            continue
+        before = token.nbor(-1) if token.i > 0 else None
+        if before is not None and before.text in (".", "!", "?", ":", "``", '"', "“", "(", "["):
+            continue
+        if token.tag_ not in ("NNP", "NNPS") or _common_noun(token):
+            return True
+    return False
+
+
+def _common_noun(token: Any) -> bool:
+    """Whether ``token`` (tagged as a name) is a common noun with a capital: no capitalised word
+    next to it (a name of several words: "United Nations"), not all capitals ("NATO"), and WordNet has
+    its lemma only in lower case ("activity", not "American", "Democrat" or "Smith")."""
+    if token.text.isupper() or not token.text.isalpha():
         return False
-    before = token.nbor(-1) if token.i > 0 else None
-    if before is not None and before.text in (".", "!", "?", ":", "``", '"', "“", "(", "["):
+    doc = token.doc
+    for j in (token.i - 1, token.i + 1):
+        if 0 <= j < len(doc) and doc[j].text[:1].isupper() and not doc[j].is_sent_start:
+            return False
+    from paraspan.models.wordnet import load_wordnet
+
+    wordnet = load_wordnet()
+    lemma = wordnet.morphy(token.lower_, "n")
+    if lemma is None:
         return False
-    return token.tag_ not in ("NNP", "NNPS")
+    names = {name for synset in wordnet.synsets(lemma, "n") for name in (x.name() for x in synset.lemmas())
+             if name.lower() == lemma}
+    return bool(names) and all(name.islower() for name in names)
 
 
 def _agrees(verb: Any) -> bool:
     """Whether ``verb`` (or its auxiliary) shows its subject's number: a present form or was/were."""
     return any(t.tag_ in ("VBZ", "VBP") or t.lower_ in ("was", "were")
                for t in (verb, *(c for c in verb.children if c.dep_ in ("aux", "auxpass"))))
+
+
+def _one_participant_twice(phrases: Sequence[str], others: Sequence[str]) -> bool:
+    """Whether a filler names what another FE of the structure names (its words, but for a leading
+    article), or two fillers name the same: one participant in two roles ("the Soviet Union" filled in
+    as the Theme of the Soviet Union's accumulating, judged fn-infill-v5)."""
+    def norm(phrase: str) -> str:
+        words = re.findall(r"[\w'’-]+", phrase.lower())
+        return " ".join(words[1:] if words[:1] in (["the"], ["a"], ["an"]) else words)
+
+    filled = [norm(p) for p in phrases]
+    return len(set(filled)) < len(filled) or bool(set(filled) & {norm(o) for o in others} - {""})
 
 
 def outside(text: str, spans: Sequence[Span]) -> str:
@@ -348,7 +394,8 @@ def parse_answer(answer: str, blanks: int, names: Sequence[str] = (), context: s
             part = part[1:-1].strip()
         if not part or "<" in part or ">" in part or re.search(r"\b(?:sentence|answer|fe type)\s*:", part, re.I):
             return None
-        if not any(c.isalnum() for c in part) or _LU_NAME.search(part) or filler_problem(part, names, context):
+        if (not any(c.isalnum() for c in part) or _LU_NAME.search(part) or _LU_SUFFIX_END.search(part)
+                or filler_problem(part, names, context)):
             return None
         out.append(part)
     return out
@@ -665,6 +712,10 @@ class Infiller:
                 continue
             phrases = [_fit_punctuation(p, job.text, job.structure.args[i]) for p, i in zip(phrases, blanks,
                                                                                                strict=True)]
+            if _one_participant_twice(phrases, [a.text_in(job.text) for j, a in enumerate(job.structure.args)
+                                                if j not in blanks]):
+                stats["another FE's words"] += 1  # "accumulating the Soviet Union" (the Agent's words, judged)
+                continue
             if all(p == o for p, o in zip(phrases, original, strict=True)):
                 stats["unchanged"] += 1  # the model copied the original spans back
             spans = [job.structure.anchor, *job.structure.args]
@@ -681,7 +732,7 @@ class Infiller:
                        for w, i in zip(wanted, blanks, strict=True)):
                 stats["phrase type changed"] += 1
                 continue
-            if any(_stray_capital(doc, moved[1 + i].start) for i in blanks):
+            if any(_stray_capital(doc, moved[1 + i].start, moved[1 + i].end) for i in blanks):
                 stats["capital inside the sentence"] += 1  # "manufacture Raw materials" (judged fn-infill-v4)
                 continue
             made[text] = (text, Structure("frame", job.structure.label, moved[0], moved[1:],
