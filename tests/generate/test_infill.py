@@ -577,3 +577,23 @@ def test_an_lu_suffix_after_a_space_and_one_participant_in_two_roles_are_no_fill
                       shots=0).infill(selling())
     assert result.stats["another FE's words"] == 1
     assert [c.structures[0].args[1].text_in(c.text) for c in result.candidates] == ["two goats"]
+
+
+def test_a_sister_verb_that_takes_no_object_is_not_given_one():
+    # judged infill outputs: "North Korea and the USSR acceded X", "presided the board" (sister LUs that
+    # WordNet lists with no frame that has a direct object, placed before one)
+    from paraspan.generate.sister_lu import takes_object
+
+    assert takes_object("sell") and takes_object("sell off")
+    assert takes_object("arrive") is False and takes_object("preside") is False
+    assert takes_object("xyzzy") is None  # WordNet does not know it: nothing to say
+    index = make_index()
+    sell = index.frames["Selling"]
+    for name in [n for n in sell.lus if n != "sell.v"]:
+        del sell.lus[name]
+    sell.lus["arrive.v"] = _lu(206, "arrive.v", "Selling", 0)
+    index._build()
+    infiller_ = Infiller(index, ScriptedBackend(["two goats | to her cousin"]), KeywordClassifier(), candidates=1,
+                         keep=5, shots=0)
+    result = infiller_.infill(selling())
+    assert result.stats["an object for a verb that takes none"] == 1 and not result.candidates

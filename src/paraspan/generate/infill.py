@@ -44,7 +44,7 @@ import numpy as np
 from paraspan.corpus.schema import Sentence, Span, Structure
 from paraspan.errors import ParaspanError
 from paraspan.generate.base import Candidate, Capabilities, GenerationRequest, GenerationResult
-from paraspan.generate.sister_lu import inflect_like, lemma_words, replace_lu, splice
+from paraspan.generate.sister_lu import inflect_like, lemma_words, replace_lu, splice, takes_object
 
 if TYPE_CHECKING:
     from paraspan.corpus.frame_index import FrameIndex, LexUnit
@@ -342,6 +342,15 @@ def _common_noun(token: Any) -> bool:
     names = {name for synset in wordnet.synsets(lemma, "n") for name in (x.name() for x in synset.lemmas())
              if name.lower() == lemma}
     return bool(names) and all(name.islower() for name in names)
+
+
+def _object_it_cannot_take(doc: Any, anchor: Span, lu: str) -> bool:
+    """Whether the new target (``anchor`` in the parsed ``doc``, LU ``lu``) has a direct object in the
+    parse while WordNet lists no sense of it that takes one (:func:`~paraspan.generate.sister_lu.takes_object`)."""
+    verbs = [t for t in doc if anchor.start <= t.idx < anchor.end and t.pos_ in ("VERB", "AUX")]
+    if not any(c.dep_ == "dobj" for t in verbs for c in t.children):
+        return False
+    return takes_object(lu.rsplit(".", 1)[0]) is False
 
 
 def _agrees(verb: Any) -> bool:
@@ -731,6 +740,9 @@ class Infiller:
             if not all(keeps_shape(w, phrase_shape(doc, moved[1 + i].start, moved[1 + i].end))
                        for w, i in zip(wanted, blanks, strict=True)):
                 stats["phrase type changed"] += 1
+                continue
+            if _object_it_cannot_take(doc, moved[0], job.lu_to.name):
+                stats["an object for a verb that takes none"] += 1
                 continue
             if any(_stray_capital(doc, moved[1 + i].start, moved[1 + i].end) for i in blanks):
                 stats["capital inside the sentence"] += 1  # "manufacture Raw materials" (judged fn-infill-v4)

@@ -152,6 +152,23 @@ def inflect_lu_like(anchor_text: str, lu_from: str, lu_to: str, before: str = ""
     return out
 
 
+#: WordNet's verb frames with a direct object ("Somebody ----s something", "Somebody ----s somebody PP", …)
+_OBJECT_FRAMES = frozenset({5, 8, 9, 10, 11, 14, 15, 16, 17, 18, 19, 20, 21, 24, 25, 30, 31})
+
+
+def takes_object(lemma: str) -> bool | None:
+    """Whether WordNet lists a frame with a direct object for some sense of the verb ``lemma`` (a
+    multiword LU: its first word); None when WordNet has no frame for it. A sister LU placed before
+    an object it cannot take is not English ("acceded the Agreement", "presided the board": judged
+    infill outputs); WordNet's frames are incomplete, so only a verb it knows counts as intransitive."""
+    from paraspan.models.wordnet import load_wordnet
+
+    word = lemma.split()[0].lower() if lemma.split() else ""
+    frames = {frame for synset in load_wordnet().synsets(word, "v") for name in synset.lemmas()
+              if name.name().lower() == word for frame in name.frame_ids()}
+    return bool(frames & _OBJECT_FRAMES) if frames else None
+
+
 def splice(text: str, spans: Sequence[Span], edits: Sequence[tuple[Span, str]]) -> tuple[str, list[Span]]:
     """Replace each edited span's text; every span gets its new offsets (edits must not overlap)."""
     edited = {id(span): new for span, new in edits}
