@@ -597,3 +597,17 @@ def test_a_sister_verb_that_takes_no_object_is_not_given_one():
                          keep=5, shots=0)
     result = infiller_.infill(selling())
     assert result.stats["an object for a verb that takes none"] == 1 and not result.candidates
+
+
+def test_a_filler_that_holds_another_fes_words_or_a_gloss_is_refused_and_a_first_filler_is_capitalised():
+    # judged fn-infill-v6: "Russia's military forces" built by Russia, "the Iran- Iraq war" that began during
+    # the Iran - Iraq war, "cars ( vehicle )", "members who …" starting the sentence in lower case
+    from paraspan.generate.infill import _fit_punctuation, _one_participant_twice, filler_problem
+
+    assert _one_participant_twice(["Russia's military forces"], ["Russia"])
+    assert _one_participant_twice(["The Iran- Iraq war"], ["during the Iran - Iraq war"])
+    assert not _one_participant_twice(["his own book"], ["he"])  # a pronoun is no participant to repeat
+    assert filler_problem("cars ( vehicle )") == "a gloss in brackets"
+    text = "Mira sold three old baskets ."
+    assert _fit_punctuation("my aunt", text, Span(0, 4)) == "My aunt"
+    assert _fit_punctuation("two goats", text, Span(10, 27)) == "two goats"

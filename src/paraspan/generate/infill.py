@@ -171,7 +171,8 @@ _PLACEHOLDER = re.compile(r"^(?:_+|\.{3}|…|[xyz]|something|someone|somebody|so
 def filler_problem(phrase: str, names: Sequence[str] = (), context: str = "") -> str | None:
     """Why ``phrase`` is no filler, or None: an FE or frame name copied from the prompt
     ("Speaker"; inside the filler, "the speaker", unless the sentence uses the word) or a definition
-    ("Activity: The document that …"), a placeholder ("something", "[Theme]"), a repetition loop
+    ("Activity: The document that …"), a placeholder ("something", "[Theme]"), a gloss in brackets
+    ("cars ( vehicle )"), a repetition loop
     (the same one to four words three times in a row), or a copy of the sentence around it (five
     words in a row of ``context``, the text outside the blanks)."""
     bare = phrase.strip(" .,;:!?\"'").replace("_", " ")
@@ -192,6 +193,8 @@ def filler_problem(phrase: str, names: Sequence[str] = (), context: str = "") ->
         pattern = rf"(?<![\w-]){re.escape(name)}(?![\w-])"
         if name and re.search(pattern, lowered) and not re.search(pattern, sentence):
             return "a name from the prompt inside the filler"
+    if re.search(r"\(\s*[\w' -]+\s*\)", bare):
+        return "a gloss in brackets"  # "cars ( vehicle )" (judged fn-infill-v6)
     tokens = bare.lower().split()
     for n in range(1, 5):
         for i in range(len(tokens) - 3 * n + 1):
@@ -360,15 +363,24 @@ def _agrees(verb: Any) -> bool:
 
 
 def _one_participant_twice(phrases: Sequence[str], others: Sequence[str]) -> bool:
-    """Whether a filler names what another FE of the structure names (its words, but for a leading
-    article), or two fillers name the same: one participant in two roles ("the Soviet Union" filled in
-    as the Theme of the Soviet Union's accumulating, judged fn-infill-v5)."""
-    def norm(phrase: str) -> str:
-        words = re.findall(r"[\w'’-]+", phrase.lower())
-        return " ".join(words[1:] if words[:1] in (["the"], ["a"], ["an"]) else words)
+    """Whether a filler names what another FE of the structure names, or two fillers name the same:
+    one holds the other's words (but for a leading article), and they have a content word. One
+    participant in two roles: "the Soviet Union" filled in as the Theme of the Soviet Union's
+    accumulating (judged fn-infill-v5); "Russia's military forces" built by Russia, "the Iran-Iraq
+    war" that began during the Iran-Iraq war (fn-infill-v6)."""
+    def words(phrase: str) -> tuple[str, ...]:
+        found = re.findall(r"[^\W_]+", phrase.lower())  # "Iran- Iraq" and "Iran - Iraq" alike
+        return tuple(found[1:] if found[:1] in (["the"], ["a"], ["an"]) else found)
 
-    filled = [norm(p) for p in phrases]
-    return len(set(filled)) < len(filled) or bool(set(filled) & {norm(o) for o in others} - {""})
+    def holds(big: tuple[str, ...], small: tuple[str, ...]) -> bool:
+        if not small or not any(len(w) > 3 or w[:1].isdigit() for w in small):
+            return False  # "it", "his", "one": no participant of its own to repeat
+        return any(big[i:i + len(small)] == small for i in range(len(big) - len(small) + 1))
+
+    filled = [words(p) for p in phrases]
+    pairs = [(a, b) for i, a in enumerate(filled) for b in filled[i + 1:]]
+    pairs += [(a, words(o)) for a in filled for o in others]
+    return any(holds(a, b) or holds(b, a) for a, b in pairs)
 
 
 def outside(text: str, spans: Sequence[Span]) -> str:
@@ -845,8 +857,12 @@ def _cut(text: str, limit: int) -> str:
 
 
 def _fit_punctuation(phrase: str, text: str, span: Span) -> str:
-    """Drop a final period the model added when the sentence goes on with its own punctuation."""
+    """Drop a final period the model added when the sentence goes on with its own punctuation, and
+    give a phrase that starts the sentence its capital ("members who …" first in a sentence, judged
+    fn-infill-v6)."""
     after = text[span.end:].lstrip()
     if phrase.endswith((".", ",", ";")) and (not after or after[0] in ".,;:!?"):
-        return phrase[:-1].rstrip()
+        phrase = phrase[:-1].rstrip()
+    if not text[:span.start].strip() and text[span.start:span.start + 1].isupper() and phrase[:1].islower():
+        phrase = phrase[:1].upper() + phrase[1:]
     return phrase
