@@ -48,6 +48,7 @@ def test_an_argument_around_the_anchor_keeps_its_words_around_it(fake_config):
     assert [(out.text[a.start:a.end], a.label) for a in st.args] == [("The new tutor", "Person")]
     [info] = [s for s in out.provenance["aligner"]["spans"] if s.get("around_anchor")]
     assert info["label"] == "Person" and info["placed"] == [0, 13]
+    assert out.provenance["args_placed"] == out.provenance["args"] == 0  # counted apart, like the anchor's own
     # a candidate that lost the argument's other words is not placed: the FE could not be carried
     rows = [c for c in result.candidates if c.text.startswith("Indeed")]
     assert rows and not any(c.placed for c in rows)

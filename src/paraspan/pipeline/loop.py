@@ -388,7 +388,8 @@ class Augmenter:
             **({"generated": _jsonable(cand.meta)} if cand.meta else {}),
             "aligner": {"anchor": _r(a_score), "spans": span_info},
             **({"projection": via} if via != "aligner" else {}),
-            "args_placed": sum(1 for s in span_info[1:] if s["placed"] is not None and not s.get("with_anchor")),
+            "args_placed": sum(1 for s in span_info[1:] if s["placed"] is not None and not s.get("with_anchor")
+                               and not s.get("around_anchor")),
             "args": len(args),
             "candidate_rank": chosen,
             "candidates": len(candidates),
