@@ -22,15 +22,23 @@ def _augmenter(config: AugmentConfig) -> Augmenter:
     return Augmenter(config, FakeGenerator(), FakeAligner(), {"llm": "fake"}, build_filters(config))
 
 
-def test_an_argument_that_is_the_anchor_goes_with_it(fake_config):
-    """FrameNet noun targets are often their own FE ("teacher" as Person): it moves with the anchor."""
-    text = "The teacher arrived late."
+def _teacher(fake_config, text: str, arg: tuple[int, int]):
+    """One iteration over ``text`` whose People_by_vocation target is "teacher", with a Person FE at ``arg``:
+    the result, its first output and that output's structure ("teacher" becomes "tutor")."""
+    start = text.index("teacher")
     row = {"id": "t", "text": text, "structures": [{"kind": "frame", "label": "People_by_vocation",
-           "anchor": {"start": 4, "end": 11, "label": "teacher.n"}, "args": [{"start": 4, "end": 11, "label": "Person"}]}]}
+           "anchor": {"start": start, "end": start + 7, "label": "teacher.n"},
+           "args": [{"start": arg[0], "end": arg[1], "label": "Person"}]}]}
     result = _augmenter(with_(fake_config, iterations=1)).process(Sentence.from_dict(row))
     out = result.outputs[0].sentence
     [st] = out.structures
     assert out.text[st.anchor.start:st.anchor.end] == "tutor"
+    return result, out, st
+
+
+def test_an_argument_that_is_the_anchor_goes_with_it(fake_config):
+    """FrameNet noun targets are often their own FE ("teacher" as Person): it moves with the anchor."""
+    _, out, st = _teacher(fake_config, "The teacher arrived late.", (4, 11))
     assert [(out.text[a.start:a.end], a.label) for a in st.args] == [("tutor", "Person")]
     assert out.provenance["args_placed"] == out.provenance["args"] == 0  # no argument apart from the anchor
 
@@ -38,13 +46,7 @@ def test_an_argument_that_is_the_anchor_goes_with_it(fake_config):
 def test_an_argument_around_the_anchor_keeps_its_words_around_it(fake_config):
     """An FE that holds the target and more ("the new teacher" as Person, "teacher" the target) is
     placed around the new anchor; it used to be dropped from the output (judged fn-infill-v4)."""
-    text = "The new teacher arrived late."
-    row = {"id": "t", "text": text, "structures": [{"kind": "frame", "label": "People_by_vocation",
-           "anchor": {"start": 8, "end": 15, "label": "teacher.n"}, "args": [{"start": 0, "end": 15, "label": "Person"}]}]}
-    result = _augmenter(with_(fake_config, iterations=1)).process(Sentence.from_dict(row))
-    out = result.outputs[0].sentence
-    [st] = out.structures
-    assert out.text[st.anchor.start:st.anchor.end] == "tutor"
+    result, out, st = _teacher(fake_config, "The new teacher arrived late.", (0, 15))
     assert [(out.text[a.start:a.end], a.label) for a in st.args] == [("The new tutor", "Person")]
     [info] = [s for s in out.provenance["aligner"]["spans"] if s.get("around_anchor")]
     assert info["label"] == "Person" and info["placed"] == [0, 13]
