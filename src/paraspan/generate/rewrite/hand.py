@@ -1347,6 +1347,19 @@ def _shares_possessor(doc: Doc, n: Token) -> bool:
     return j < len(doc) and doc[j].pos_ == "NOUN"
 
 
+def _list_imperative(doc: Doc, owner: list[int], ctx: RuleContext) -> bool:
+    """Whether the first word of a possessor of several words opens a list item ("7- Guard ACME 's
+    funds", after nothing but the item's number) and is a verb's base form in WordNet: a list
+    item's first word is often an imperative, which the parser reads into the name after it."""
+    first = doc[owner[0]]
+    before = doc[first.sent.start:first.i]
+    if len(owner) < 2 or first.dep_ != "compound" or not len(before) or ctx.wordnet is None:
+        return False
+    if not all(t.tag_ == "LS" or t.is_punct or t.text.rstrip("-.)").isdigit() for t in before):
+        return False
+    return ctx.wordnet().morphy(first.lower_, "v") == first.lower_
+
+
 def genitive_to_pp(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
     """"the train's arrival" → "the arrival of the train" """
     out = []
@@ -1379,6 +1392,8 @@ def genitive_to_pp(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         owner = [i for i in p_ids if i != case.i]
         if len(owner) > 4:
             continue
+        if _list_imperative(doc, owner, ctx):
+            continue  # "7- Guard ACME 's funds": a list item's imperative read into a name (fn-ds-s3)
         if p.pos_ == "NOUN" and _child(p, "det", "poss") is None:
             continue  # "women's lingerie", "men's pants": a kind of thing, not a possession
         if p.tag_ == "NNS" and n.lemma_.lower() in _INSTITUTION_NOUNS:
@@ -1983,7 +1998,8 @@ GENITIVE_TO_PP = Rule("genitive-to-pp", "genitive", "hand", genitive_to_pp,
                       # v12: no possessed subject without a verb (a verb read as a noun; exemplars-w)
                       # v13: no clipped word's apostrophe read as a possessive ("Flippin' nuisance"; exemplars-x)
                       # v14: no possessed noun before "and"/"or", not "on X's side" (exemplars-ac)
-                      version="14")
+                      # v15: no list item's imperative read into the possessor ("7- Guard X's …"; fn-ds-s3)
+                      version="15")
 DELETE_APPOSITIVE = Rule("delete-appositive", "compression", "hand", delete_appositive,
                          description="delete an appositive set off by commas",
                          example="Rome, the capital, is old. → Rome is old.",
