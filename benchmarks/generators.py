@@ -253,7 +253,7 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
     # had an output of (the others' outputs were read before and the rules fixed on them), every one of
     # their written outputs judged (review --filter verified --sample 72); not made by `run`
     "fn-ds-final": ("-", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
-    # what the downstream learner got for seed 3 (issue 19, 2026-11-27, the code of 1198f9a): the run store of
+    # what the downstream learner got for seed 3 (issue 19, 2026-11-27, the code of 74b4b01): the run store of
     # `benchmarks/downstream.py --task frame_id --percents 10 --seed-list 3 --augment generator:cascade` copied
     # when 207 of its 314 sentences were done, cut to the 247 of which no judged run had an output (153 of them
     # done), a random sample of 60 written outputs judged (review --filter verified --sample 60); not made by `run`
