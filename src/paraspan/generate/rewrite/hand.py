@@ -1350,7 +1350,8 @@ def _shares_possessor(doc: Doc, n: Token) -> bool:
 def _list_imperative(doc: Doc, owner: list[int], ctx: RuleContext) -> bool:
     """Whether the first word of a possessor of several words opens a list item ("7- Guard ACME 's
     funds", after nothing but the item's number) and is a verb's base form in WordNet: a list
-    item's first word is often an imperative, which the parser reads into the name after it."""
+    item's first word is often an imperative, which the parser reads into the name after it. A name
+    that starts with such a word there is declined too ("7- General Dynamics 's plant"): a lost rewrite."""
     first = doc[owner[0]]
     before = doc[first.sent.start:first.i]
     if len(owner) < 2 or first.dep_ != "compound" or not len(before) or ctx.wordnet is None:
