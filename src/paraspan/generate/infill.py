@@ -308,14 +308,12 @@ def _describe(shape: tuple[str, ...] | None) -> str | None:
             "AVP": "adverb"}.get(kind)
 
 
-def _stray_capital(doc: Any, start: int, end: int | None = None) -> bool:
-    """Whether a word of ``start:end`` (the word at ``start`` alone without ``end``) is capitalised
-    inside its sentence without being a name or "I". The tagger calls a capitalised common noun
-    standing alone a name ("Activities", "Components" as fillers, judged fn-infill-v5): a word tagged
-    as a name with no capitalised neighbour counts as one only when WordNet knows it capitalised."""
-    tokens = [t for t in doc if t.idx == start] if end is None else [
-        t for t in doc if t.idx >= start and t.idx + len(t.text) <= end]
-    for token in tokens:
+def _stray_capital(doc: Any, start: int, end: int) -> bool:
+    """Whether a word of ``start:end`` is capitalised inside its sentence without being a name or
+    "I". The tagger calls a capitalised common noun standing alone a name ("Activities", "Components"
+    as fillers, judged fn-infill-v5): a word tagged as a name with no capitalised neighbour counts as
+    one only when WordNet knows it capitalised."""
+    for token in (t for t in doc if t.idx >= start and t.idx + len(t.text) <= end):
         if not token.text[:1].isupper() or token.is_sent_start or token.text == "I":
             continue
         before = token.nbor(-1) if token.i > 0 else None
@@ -716,12 +714,14 @@ class Infiller:
         source_doc = self._parse(job.text)
         wanted = [phrase_shape(source_doc, job.structure.args[i].start, job.structure.args[i].end) for i in blanks]
         made: dict[str, tuple[str, Structure, list[int]]] = {}
+        # the same for every sample of the job: the text around the blanks and the other FEs' words
+        context = outside(job.text, [job.structure.args[i] for i in blanks])
+        others = [a.text_in(job.text) for j, a in enumerate(job.structure.args) if j not in blanks]
         for sample in samples:
             if sample.finish in ("length", "blocked"):
                 stats["unparseable"] += 1
                 stats["unparseable: too long"] += 1
                 continue
-            context = outside(job.text, [job.structure.args[i] for i in blanks])
             phrases = parse_answer(sample.text, len(blanks), names, context)
             if phrases is None:
                 stats["unparseable"] += 1
@@ -733,8 +733,7 @@ class Infiller:
                 continue
             phrases = [_fit_punctuation(p, job.text, job.structure.args[i]) for p, i in zip(phrases, blanks,
                                                                                                strict=True)]
-            if _one_participant_twice(phrases, [a.text_in(job.text) for j, a in enumerate(job.structure.args)
-                                                if j not in blanks]):
+            if _one_participant_twice(phrases, others):
                 stats["another FE's words"] += 1  # "accumulating the Soviet Union" (the Agent's words, judged)
                 continue
             if all(p == o for p, o in zip(phrases, original, strict=True)):

@@ -278,13 +278,15 @@ class Augmenter:
         ranked: list[tuple[float, int]] = []  # placed candidates, best anchor score first (ties: earlier first)
         first_row = len(result.candidates)
         carried = [carry_entities(sentence, index, cand) for cand in candidates]
+        around_at: list[list[tuple[int, int] | None]] = []  # per candidate: where each argument around the anchor is
         for c, (cand, placement) in enumerate(zip(candidates, placements, strict=True)):
             got = placement.spans
             anchor_ok = got[0][0] is not None
             args_placed = sum(1 for p, _ in got[1:] if p is not None)
             # an argument around the anchor must be found around it in the candidate too
-            around_ok = anchor_ok and all(_around(cand.text, got[0][0], before, after) is not None  # type: ignore[arg-type]
-                                          for _, before, after in chain.around)
+            around_at.append([_around(cand.text, got[0][0], before, after) for _, before, after in chain.around]
+                             if got[0][0] is not None else [])
+            around_ok = anchor_ok and all(where is not None for where in around_at[c])
             # the sentence's other entity mentions are required spans too (NER labels every mention)
             placed = (anchor_ok and ((args_placed == len(args) and around_ok) or not cfg.require_args)
                       and carried[c][1] == 0)
@@ -306,7 +308,8 @@ class Augmenter:
             with _Clock(result.stats, "filter"):  # the checks of each output (and the chooser's)
                 out = self._output(sentence, index, iteration, candidates, chosen, placements[chosen].spans,
                                    args, banned, via=placements[chosen].via, offset=offset, attempt=attempt,
-                                   others=carried[chosen][0], around=chain.around)
+                                   others=carried[chosen][0],
+                                   around=list(zip((a for a, _, _ in chain.around), around_at[chosen], strict=True)))
             if self.chooser is not None:  # the best-placed candidate that passes the check
                 decision = out.decisions.get(self.chooser.name)
                 if decision is None:  # a chooser that is not recorded: decide now, and record it
@@ -324,7 +327,7 @@ class Augmenter:
     def _output(self, sentence: Sentence, index: int, iteration: int, candidates: list[Candidate], chosen: int,
                 placed: list[Placed], args: list[Span], banned: list[str], *, via: str,
                 offset: int = 0, attempt: int = 0, others: list[Structure] | None = None,
-                around: Sequence[tuple[Span, str, str]] = ()) -> OutputRow:
+                around: Sequence[tuple[Span, tuple[int, int] | None]] = ()) -> OutputRow:
         cfg = self.config
         structure = sentence.structures[index]
         anchor = structure.anchor
@@ -364,8 +367,7 @@ class Augmenter:
                                   "placed": [a_start, a_end], "score": _r(a_score), "with_anchor": True})
         # an argument that holds the anchor and more ("nuclear [weapons]") keeps its words around the
         # new anchor; it was dropped before (an output without one of its source's FEs, judged fn-infill-v4)
-        for arg, before, after in around:
-            where = _around(cand.text, (a_start, a_end), before, after)
+        for arg, where in around:
             span_info.append({"role": "arg", "label": arg.label, "source": [arg.start, arg.end],
                               "placed": list(where) if where else None, "score": _r(a_score), "around_anchor": True})
             if where is not None:
