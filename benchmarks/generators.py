@@ -710,13 +710,18 @@ def _rewrite_families(args: list[str]) -> str | None:
     return None
 
 
+#: the generators whose outputs ``recheck`` can re-derive (rule rewrites and substitutes)
+RECHECKED = frozenset({"cascade", "rewrite", "substitute"})
+
+
 def recheck(work: Path, names: list[str]) -> dict[str, Any]:
     """Which judged written outputs the current code would still write: a rewrite whose rule still
     produces its text (the rules only decline more since the run), a substitute whose anchor's part
     of speech the substituter still replaces and whose recorded fluency passes the word-edit
     threshold and whose word still fits its place (``substitute.fits``) and, by default, is a WordNet
     synonym of the old one (``generator.anchor``). After the fact and one-sided:
-    an output the changes would write instead is not seen."""
+    an output the changes would write instead is not seen. Infill and paraphrase runs are left out
+    (:data:`RECHECKED`)."""
     from paraspan.corpus.schema import Sentence
     from paraspan.filter.content import ContentFilter
     from paraspan.filter.fluency import WORD_EDIT_THRESHOLD, is_word_edit
@@ -736,8 +741,8 @@ def recheck(work: Path, names: list[str]) -> dict[str, Any]:
     for name in names:
         db = work / f"{name}.db"
         out = work / f"{name}.out.jsonl"
-        if not db.is_file() or not out.is_file():
-            continue
+        if not db.is_file() or not out.is_file() or RUNS.get(name, ("", ""))[1] not in RECHECKED:
+            continue  # an infill or paraphrase output is neither a rule's rewrite nor a substitute
         written = {json.loads(line)["id"] for line in out.read_text(encoding="utf-8").splitlines()}
         store = RunStore.open(db, readonly=True)
         inputs = {row[0]: Sentence.from_dict(json.loads(row[1]))
