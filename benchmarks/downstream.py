@@ -260,7 +260,8 @@ def main() -> None:
     parser.add_argument("--augment-note", default="", help="how the augmented data was made (recorded)")
     parser.add_argument("--no-lexsub", action="store_true")
     parser.add_argument("--copy-control", action="store_true",
-                        help="also train on positives-only copies of the augmented sentences' sources (same count)")
+                        help="also train on positives-only copies of the augmented sentences' sources (same "
+                             "count, each with the structures its output carries)")
     parser.add_argument("--ner-set", choices=("wikiann", "wnut17"), default="wikiann")
     parser.add_argument("--exemplars", action="store_true", help="frame_id: add the FrameNet LU exemplars")
     parser.add_argument("--fn-test", action="store_true", help="frame_id: also score the test documents")

@@ -4,8 +4,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from paraspan.corpus.schema import Sentence
-from paraspan.evaluate.downstream.curves import CurveConfig, paired_stats, run_curve
+from paraspan.corpus.schema import Sentence, Span, Structure
+from paraspan.evaluate.downstream.curves import CurveConfig, copy_of, paired_stats, run_curve
 from paraspan.evaluate.downstream.learners import RunResult
 from tests.evaluate.downstream.toy import frame_corpus
 
@@ -84,6 +84,54 @@ def test_copy_control_matches_the_augmented_count_with_source_copies():
     assert all(c.provenance == {"method": "copy"} and c.text == train[i].text for i, c in enumerate(copies))
     assert curve.points["100"]["copy"] == curve.points["100"]["augmented"]
     assert "copy" in curve.points["100"]["gain"]
+
+
+def _two_frames() -> Sentence:
+    """ "Anna bought a car and sold the bread ." with a frame per verb."""
+    text = "Anna bought a car and sold the bread ."
+    buy = Structure("frame", "Commerce_buy", Span(5, 11, "buy.v"), [Span(0, 4, "Buyer"), Span(12, 17, "Goods")])
+    sell = Structure("frame", "Commerce_sell", Span(22, 26, "sell.v"), [Span(0, 4, "Seller"), Span(27, 36, "Goods")])
+    return Sentence("toy:two", text, [buy, sell], {})
+
+
+def test_a_copy_carries_the_structures_its_output_carries_not_its_sources_whole_annotation():
+    source = _two_frames()
+    # a pipeline output: one structure, its chain's (the second), in a rewritten text
+    text = "It was Anna that bought a car and sold the bread ."
+    sell = Structure("frame", "Commerce_sell", Span(34, 38, "sell.v"), [Span(7, 11, "Seller"), Span(39, 48, "Goods")])
+    chain = Sentence("o1", text, [sell], {}, source.id, {"structure": 1})
+    copy = copy_of(chain, source)
+    assert copy.text == source.text and copy.structures == [source.structures[1]]
+    assert copy.provenance == {"method": "copy"} and copy.source_id == source.id and copy.id == "o1:copy"
+    # no index (another augmenter): matched by kind and label, each source structure once
+    both = Sentence("o2", text, [sell, sell], {}, source.id, {"method": "rewrite"})
+    assert copy_of(both, source).structures == [source.structures[1]]
+    every = Sentence("o3", source.text, list(source.structures), {}, source.id, {})
+    assert copy_of(every, source).structures == source.structures
+    # an index that does not name the output's frame is not trusted
+    wrong = Sentence("o4", text, [sell], {}, source.id, {"structure": 0})
+    assert copy_of(wrong, source).structures == [source.structures[1]]
+
+
+def test_copy_control_adds_only_the_outputs_structures():
+    source = _two_frames()
+    seen = []
+
+    @dataclass
+    class Recording(CountingLearner):
+        def run(self, train, evals, seed):
+            seen.append([s for s in train if s.is_augmented])
+            return super().run(train, evals, seed)
+
+    def one_per_chain(sentences, seed):
+        return [Sentence(f"{s.id}~{k}", s.text, [st], {}, s.id, {"structure": k})
+                for s in sentences for k, st in enumerate(s.structures)]
+
+    run_curve(Recording(), [source], {"dev": [source]},
+              CurveConfig(percents=(100,), seeds=(0,), lexsub=False, copy_control=True), one_per_chain)
+    copies = seen[-1]
+    assert [len(c.structures) for c in copies] == [1, 1]  # two structures in all, as in the outputs, not four
+    assert [c.structures[0].label for c in copies] == ["Commerce_buy", "Commerce_sell"]
 
 
 def test_runs_over_disjoint_seeds_combine_into_one_point(tmp_path):

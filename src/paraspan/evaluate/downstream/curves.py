@@ -106,6 +106,30 @@ def unseen_labels(result: RunResult, evals: dict[str, Sequence[Sentence]]) -> di
     return out
 
 
+def copy_of(output: Sentence, source: Sentence) -> Sentence:
+    """The copy control's sentence for ``output``: its source's text with the source structures the
+    output carries, so that a copy shows the learner the annotations its output shows, no more. A
+    pipeline output carries one structure, its chain's (``provenance["structure"]``), while the FrameNet
+    full-text sources of the outputs have about nine frames each: copies of the whole annotation added
+    about nine times the positives the outputs did (every ``generator:`` augmenter's frame-identification
+    copy control before 2026-11-28). Without that index the output's structures are matched to the source's by kind
+    and label, each source structure once."""
+    k = (output.provenance or {}).get("structure")
+    if isinstance(k, int) and len(output.structures) == 1 and 0 <= k < len(source.structures) and (
+            source.structures[k].kind, source.structures[k].label) == (output.structures[0].kind,
+                                                                      output.structures[0].label):
+        kept = [source.structures[k]]
+    else:
+        free = list(source.structures)
+        kept = []
+        for structure in output.structures:
+            match = next((s for s in free if (s.kind, s.label) == (structure.kind, structure.label)), None)
+            if match is not None:
+                free.remove(match)
+                kept.append(match)
+    return Sentence(f"{output.id}:copy", source.text, kept, dict(source.meta), output.source_id, {"method": "copy"})
+
+
 @dataclass
 class CurveConfig:
     percents: Sequence[int] = (10, 25, 50, 100)
@@ -113,8 +137,9 @@ class CurveConfig:
     report: str = "dev"  # the evaluation set whose F1 fills base/augmented/lexsub
     lexsub: bool = True
     augment: bool = True
-    # Control: the augmented outputs' source sentences again, as positives-only copies (same count),
-    # to tell paraphrase diversity apart from merely up-weighting the annotated spans.
+    # Control: the augmented outputs' source sentences again, as positives-only copies (same count, the
+    # same structures: ``copy_of``), to tell paraphrase diversity apart from merely up-weighting the
+    # annotated spans.
     copy_control: bool = False
 
 
@@ -207,9 +232,7 @@ def run_curve(
             run_with(point, subset, seed, "augmented", outputs, "augmentation", f"{percent}% seed {seed}: augmented")
             if config.copy_control and outputs:
                 sources = {s.id: s for s in subset}
-                copies = [Sentence(f"{o.id}:copy", sources[o.source_id or ""].text,
-                                   sources[o.source_id or ""].structures, dict(sources[o.source_id or ""].meta),
-                                   o.source_id, {"method": "copy"}) for o in outputs]
+                copies = [copy_of(o, sources[o.source_id or ""]) for o in outputs]
                 result = learner.run(list(subset) + copies, evals, seed)
                 _record(point, "copy", result, config.report, list(evals))
                 say(f"{learner.name} {percent}% seed {seed}: copy-control F1 {result.f1(config.report)}")
