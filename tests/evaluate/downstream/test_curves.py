@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pytest
 
@@ -67,18 +67,23 @@ def test_paired_stats():
     assert paired_stats([1.0, None], [2.0, 3.0])["n"] == 1
 
 
+@dataclass
+class RecordingLearner(CountingLearner):
+    """A counting learner that keeps the augmented sentences of each run it is given."""
+
+    seen: list[list[Sentence]] = field(default_factory=list)
+
+    def run(self, train, evals, seed):
+        self.seen.append([s for s in train if s.is_augmented])
+        return super().run(train, evals, seed)
+
+
 def test_copy_control_matches_the_augmented_count_with_source_copies():
     train = frame_corpus(10)
-    seen = []
-
-    @dataclass
-    class Recording(CountingLearner):
-        def run(self, train, evals, seed):
-            seen.append([s for s in train if s.is_augmented])
-            return super().run(train, evals, seed)
-
-    curve = run_curve(Recording(), train, {"dev": train[:2]},
+    learner = RecordingLearner()
+    curve = run_curve(learner, train, {"dev": train[:2]},
                       CurveConfig(percents=(100,), seeds=(0,), lexsub=False, copy_control=True), copy_augmenter)
+    seen = learner.seen
     copies = seen[-1]
     assert len(copies) == len(seen[1]) == 10
     assert all(c.provenance == {"method": "copy"} and c.text == train[i].text for i, c in enumerate(copies))
@@ -115,21 +120,15 @@ def test_a_copy_carries_the_structures_its_output_carries_not_its_sources_whole_
 
 def test_copy_control_adds_only_the_outputs_structures():
     source = _two_frames()
-    seen = []
-
-    @dataclass
-    class Recording(CountingLearner):
-        def run(self, train, evals, seed):
-            seen.append([s for s in train if s.is_augmented])
-            return super().run(train, evals, seed)
+    learner = RecordingLearner()
 
     def one_per_chain(sentences, seed):
         return [Sentence(f"{s.id}~{k}", s.text, [st], {}, s.id, {"structure": k})
                 for s in sentences for k, st in enumerate(s.structures)]
 
-    run_curve(Recording(), [source], {"dev": [source]},
+    run_curve(learner, [source], {"dev": [source]},
               CurveConfig(percents=(100,), seeds=(0,), lexsub=False, copy_control=True), one_per_chain)
-    copies = seen[-1]
+    copies = learner.seen[-1]
     assert [len(c.structures) for c in copies] == [1, 1]  # two structures in all, as in the outputs, not four
     assert [c.structures[0].label for c in copies] == ["Commerce_buy", "Commerce_sell"]
 
