@@ -112,8 +112,8 @@ def copy_of(output: Sentence, source: Sentence) -> Sentence:
     pipeline output carries one structure, its chain's (``provenance["structure"]``), while the FrameNet
     full-text sources of the outputs have about nine frames each: copies of the whole annotation added
     about nine times the positives the outputs did (every ``generator:`` augmenter's frame-identification
-    copy control until this was fixed, 2026-11-27). Without that index the output's structures are matched to the source's by kind
-    and label, each source structure once."""
+    copy control until this was fixed, 2026-11-27). Without that index the output's structures are
+    matched to the source's by kind and label, each source structure once."""
     k = (output.provenance or {}).get("structure")
     if isinstance(k, int) and len(output.structures) == 1 and 0 <= k < len(source.structures) and (
             source.structures[k].kind, source.structures[k].label) == (output.structures[0].kind,
