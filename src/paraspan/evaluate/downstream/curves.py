@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from paraspan.corpus.schema import Sentence
+from paraspan.corpus.schema import Sentence, Structure
 from paraspan.evaluate.downstream.augment import (
     Augmenter,
     PosFn,
@@ -114,16 +114,18 @@ def copy_of(output: Sentence, source: Sentence) -> Sentence:
     about nine times the positives the outputs did (every ``generator:`` augmenter's frame-identification
     copy control until this was fixed, 2026-11-27). Without that index the output's structures are
     matched to the source's by kind and label, each source structure once."""
+    def key(structure: Structure) -> tuple[str, str]:
+        return structure.kind, structure.label
+
     k = (output.provenance or {}).get("structure")
-    if isinstance(k, int) and len(output.structures) == 1 and 0 <= k < len(source.structures) and (
-            source.structures[k].kind, source.structures[k].label) == (output.structures[0].kind,
-                                                                      output.structures[0].label):
+    if (isinstance(k, int) and len(output.structures) == 1 and 0 <= k < len(source.structures)
+            and key(source.structures[k]) == key(output.structures[0])):
         kept = [source.structures[k]]
     else:
         free = list(source.structures)
         kept = []
         for structure in output.structures:
-            match = next((s for s in free if (s.kind, s.label) == (structure.kind, structure.label)), None)
+            match = next((s for s in free if key(s) == key(structure)), None)
             if match is not None:
                 free.remove(match)
                 kept.append(match)
