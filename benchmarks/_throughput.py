@@ -201,6 +201,22 @@ def select_dev(framenet: Path, splits: Path, n: int, max_structures: int, out: P
     return sum(1 for s in picked for st in s.structures if st.kind == "frame" and st.anchor is not None)
 
 
+def select_sample(framenet: Path, splits: Path, split: str, n: int, seed: int, out: Path) -> int:
+    """``n`` FrameNet 1.5 full-text sentences of ``split`` with a frame structure, drawn with ``seed``
+    (the kind of sentence a downstream subset holds: several frames each), written to ``out`` (JSONL);
+    returns their frame structures."""
+    import random
+
+    from paraspan.corpus.formats import read_corpus
+    from paraspan.corpus.jsonl import write_jsonl
+
+    pool = [s for s in read_corpus(framenet, "framenet", split=split, splits=splits)
+            if any(st.kind == "frame" and st.anchor is not None for st in s.structures)]
+    picked = sorted(random.Random(seed).sample(range(len(pool)), min(n, len(pool))))
+    write_jsonl([pool[i] for i in picked], out)
+    return sum(1 for i in picked for st in pool[i].structures if st.kind == "frame" and st.anchor is not None)
+
+
 def _digest(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8")).hexdigest()[:10]
 
@@ -278,8 +294,8 @@ def table(section: dict[str, Any]) -> str:
     rows = ["| run | structures | written | wall s | CPU s | structures/min | written/min | × before | written/CPU-s | "
             "× before | "
             "sampled tok/s per worker | samples per step | share of batched limit | share of the 2-process limit | "
-            "peak RSS MB | written as `before` wrote it |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+            "peak RSS MB | written as `before` wrote it | generate s | check s |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|"]
     ceiling = lim.get("batched_limit_tokens_per_s")
     together = section.get("limits_together", {}).get("batched_limit_tokens_per_s_per_process")
     for label, r in runs.items():
@@ -292,12 +308,15 @@ def table(section: dict[str, Any]) -> str:
         # the 2-process limit applies where two workers decoded at once
         two = (r.get("workers") or {}).get("workers") == 2
         share2 = f"{100 * rate / together:.0f}%" if rate and together and two else "–"
+        stage = r.get("seconds_by_stage") or {}
         # structures processed per minute: what the decoding buys where nothing passes the checks
         rows.append(f"| {label} | {r['structures']} | {r['written_outputs']} | {r['wall_seconds']:.0f} | "
                     f"{r['cpu_seconds']:.0f} | {60 * r['structures'] / r['wall_seconds']:.2f} | "
                     f"{r['written_per_minute']:.2f} | {ratio} | {r['written_per_cpu_second'] or 0:.4f} | "
                     f"{ratio_cpu} | {rate or '–'} | {r.get('samples_per_step') or '–'} | {share} | {share2} | "
-                    f"{r['peak_rss_mb_largest_process']:,.0f} | {same_outputs(r, base) if base else '–'} |")
+                    f"{r['peak_rss_mb_largest_process']:,.0f} | {same_outputs(r, base) if base else '–'} | "
+                    # seconds summed over the workers, per stage (the checks: the filter stage)
+                    f"{stage.get('generate', '–')} | {stage.get('filter', '–')} |")
     return "\n".join(rows)
 
 

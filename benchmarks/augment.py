@@ -209,6 +209,15 @@ def part_throughput(args: argparse.Namespace) -> dict[str, Any]:
     elif args.step == "run":
         work = Path(args.work)
         work.mkdir(parents=True, exist_ok=True)
+        if args.sample_seed is not None:  # a random sample of a split, as a downstream subset draws it
+            inputs = work / f"throughput-{args.split}-{args.sentences}-seed{args.sample_seed}.jsonl"
+            structures = _throughput.select_sample(Path(args.framenet), Path(args.splits), args.split,
+                                                   args.sentences, args.sample_seed, inputs)
+            section["selection"] = (f"{args.sentences} FrameNet 1.5 full-text {args.split} sentences with a frame, "
+                                    f"drawn with seed {args.sample_seed} ({structures} frame structures)")
+            section["runs"][args.label] = _throughput.run(args.label, inputs, work, args.augment_args)
+            print(_throughput.table(section))
+            return section
         inputs = work / f"throughput-dev-{args.sentences}x{args.max_structures}.jsonl"
         structures = _throughput.select_dev(Path(args.framenet), Path(args.splits), args.sentences,
                                             args.max_structures, inputs)
@@ -484,6 +493,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--merge", action="append", default=[], help="throughput merge: a results file of another lane")
     ap.add_argument("--label", default="after", help="throughput run: its name (`before` is the reference)")
     ap.add_argument("--work", default="", help="throughput run: where inputs, stores and outputs go")
+    ap.add_argument("--sample-seed", type=int, default=None,
+                    help="throughput run: --sentences sentences of --split drawn at random with this seed "
+                         "(default: the first dev sentences with 1..--max-structures frames)")
+    ap.add_argument("--split", default="train", help="throughput run with --sample-seed: the full-text split")
     ap.add_argument("--out", default=str(RESULTS))
     argv = list(sys.argv[1:] if argv is None else argv)
     cut = argv.index("--") if "--" in argv else len(argv)

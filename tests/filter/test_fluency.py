@@ -290,3 +290,27 @@ def test_a_word_edit_must_also_pass_the_word_edit_threshold() -> None:
     lax = FluencyFilter(-7.0, scorer, statistic="shared-drop")  # no word-edit threshold: τ alone
     assert lax.decide(sent("e", edit_text, "s"), source).keep
     assert fluency_filter("small").word_edit_threshold == -3.0  # the registered filter's default
+
+
+def test_scores_are_remembered_across_calls() -> None:
+    """The pipeline decides one candidate at a time: a source (and a rewrite several structures
+    share) is scored once, not once per call; a text seen again gets the same decision; the memo
+    keeps ``memo_size`` texts, the least recently used dropped first."""
+    scored: list[str] = []
+
+    def scorer(texts):  # type: ignore[no-untyped-def]
+        scored.extend(texts)
+        return [([1, 2, 3], [-1.0, -2.0, -1.0 - len(t) / 100]) for t in texts]
+
+    flt = FluencyFilter(-7.0, scorer, statistic="shared-drop", memo_size=3)
+    source = sent("s", SOURCE)
+    first = flt.decide(sent("o1", FLUENT, "s"), source)
+    again = flt.decide(sent("o2", FLUENT, "s"), source)  # another structure's chain, the same rewrite
+    assert scored == [SOURCE, FLUENT]
+    assert (again.keep, again.score, again.reason) == (first.keep, first.score, first.reason)
+    flt.decide(sent("o3", BROKEN, "s"), source)
+    assert scored == [SOURCE, FLUENT, BROKEN]
+    flt.decide(sent("o4", LONG, "s"), source)  # a fourth text: FLUENT, the least recently used, goes
+    assert len(flt._memo) == 3 and FLUENT not in flt._memo and SOURCE in flt._memo
+    flt.decide(sent("o5", FLUENT, "s"), source)
+    assert scored == [SOURCE, FLUENT, BROKEN, LONG, FLUENT]

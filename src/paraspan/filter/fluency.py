@@ -39,6 +39,7 @@ from __future__ import annotations
 import difflib
 import json
 import math
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -70,6 +71,8 @@ STATISTIC_DESCRIPTIONS = {
 CALIBRATION_FILE = "fluency.json"
 #: The share of gold paraphrase pairs the calibrated threshold keeps.
 KEEP_SHARE = 0.95
+#: Texts whose scores a filter keeps (a few KB each: token ids and log-probs).
+MEMO_SIZE = 2048
 
 
 @lru_cache(maxsize=1)
@@ -152,7 +155,7 @@ class FluencyFilter(BaseFilter):
     def __init__(self, threshold: float, scorer: Scorer | TokenScorer | None = None, *, name: str = "fluency",
                  load: Callable[[], Scorer | TokenScorer] | None = None, model: str | None = None,
                  statistic: str = "mean", new_content_threshold: float | None = None,
-                 word_edit_threshold: float | None = None) -> None:
+                 word_edit_threshold: float | None = None, memo_size: int = MEMO_SIZE) -> None:
         if scorer is None and load is None:
             raise ValueError("give a scorer or a function that loads one")
         if statistic not in STATISTICS:
@@ -169,6 +172,9 @@ class FluencyFilter(BaseFilter):
         self.new_content_threshold = new_content_threshold
         # a word edit (one stretch of at most 3 words changed) must also pass this (shared-drop only)
         self.word_edit_threshold = word_edit_threshold
+        # text → its score, the most recently used last (see :meth:`_scores`)
+        self.memo_size = memo_size
+        self._memo: OrderedDict[str, Any] = OrderedDict()
 
     @property
     def scorer(self) -> Scorer | TokenScorer:
@@ -180,6 +186,22 @@ class FluencyFilter(BaseFilter):
 
     def decide(self, output: Sentence, source: Sentence | None = None) -> FilterDecision:
         return self.decide_batch([(output, source)])[0]
+
+    def _scores(self, texts: Sequence[str]) -> dict[str, Any]:
+        """Each text's score, from the memo or from one scorer call for the texts it lacks. The
+        pipeline decides one candidate at a time, and a sentence's structures often get the same
+        rewrite and always the same source: without the memo each of them scored both again (a
+        sentence with five frames and one rewrite: ten texts scored instead of two)."""
+        memo = self._memo
+        missing = [t for t in texts if t not in memo]
+        if missing:
+            memo.update(zip(missing, self.scorer(missing), strict=True))
+        value = {t: memo[t] for t in texts}
+        for t in texts:  # least recently used go first
+            memo.move_to_end(t)
+        while len(memo) > self.memo_size:
+            memo.popitem(last=False)
+        return value
 
     def decide_batch(self, pairs: Sequence[tuple[Sentence, Sentence | None]]) -> list[FilterDecision]:
         """All outputs and their distinct sources scored in one scorer call (each source once)."""
@@ -196,8 +218,7 @@ class FluencyFilter(BaseFilter):
             texts[source.text] = None
             if out.text.strip():
                 texts[out.text] = None
-        order = list(texts)
-        value: dict[str, Any] = dict(zip(order, self.scorer(order), strict=True))
+        value = self._scores(list(texts))
         decisions = [self._decision(out.text, value.get(out.text), value[source.text],  # type: ignore[union-attr]
                                     word_edit=is_word_edit(source.text, out.text))  # type: ignore[union-attr]
                      for out, source in pairs]
