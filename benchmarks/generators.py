@@ -258,6 +258,10 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
     # when 207 of its 314 sentences were done, cut to the 247 of which no judged run had an output (153 of them
     # done), a random sample of 60 written outputs judged (review --filter verified --sample 60); not made by `run`
     "fn-ds-s3": ("-", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
+    # `benchmarks/downstream.py --task frame_id --percents 25 --seed-list 0 --augment generator:cascade` copied
+    # when 485 of its 785 sentences were done (issue 19, 2026-11-28); a random sample of 40 written outputs
+    # judged by dev-c (review --mode output --filter verified --sample 40 --redundancy 1); not made by `run`
+    "fn-ds25-s0": ("-", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
     # the code with the connective and attribution rules (generate/rewrite/connective.py) on fresh
     # sentences: FrameNet 1.5 LU exemplars (step `exemplars`), a random sample, and those the new
     # rules rewrite (chosen for the rules: their precision, not coverage)
@@ -1267,7 +1271,7 @@ def main(argv: list[str] | None = None) -> int:
     old.update(results)
     old["_meta"] = {"machine": machine(), "date": dt.date.today().isoformat(),
                     "command": "python benchmarks/generators.py score --work WORK",
-                    "judged_by": "one developer per run (dev-a; dev-b from fn-cascade-train-g on), reading each "
+                    "judged_by": "one developer per run (dev-a; dev-b from fn-cascade-train-g on; dev-c for fn-ds25-s0), reading each "
                                  "output; ≥ 50 = fully correct"}
     path.write_text(json.dumps(old, indent=1) + "\n", encoding="utf-8")
     print(markdown({k: old[k] for k in RUNS if k in old}))
