@@ -259,7 +259,7 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
     # done), a random sample of 60 written outputs judged (review --filter verified --sample 60); not made by `run`
     "fn-ds-s3": ("-", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
     # `benchmarks/downstream.py --task frame_id --percents 25 --seed-list 0 --augment generator:cascade` copied
-    # when 485 of its 785 sentences were done (issue 19, 2026-11-28); a random sample of 40 written outputs
+    # when 484 of its 785 sentences were done (issue 19, 2026-11-28); a random sample of 40 written outputs
     # judged by dev-c (review --mode output --filter verified --sample 40 --redundancy 1); not made by `run`
     "fn-ds25-s0": ("-", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
     # the code with the connective and attribution rules (generate/rewrite/connective.py) on fresh
