@@ -192,13 +192,18 @@ def select_dev(framenet: Path, splits: Path, n: int, max_structures: int, out: P
 
     picked = []
     for sentence in read_corpus(framenet, "framenet", split="dev", splits=splits):
-        frames = [s for s in sentence.structures if s.kind == "frame" and s.anchor is not None]
-        if 1 <= len(frames) <= max_structures and len(sentence.text) < 160 and len(sentence.text.split()) >= min_words:
+        if (1 <= _frames(sentence) <= max_structures and len(sentence.text) < 160
+                and len(sentence.text.split()) >= min_words):
             picked.append(sentence)
         if len(picked) >= n:
             break
     write_jsonl(picked, out)
-    return sum(1 for s in picked for st in s.structures if st.kind == "frame" and st.anchor is not None)
+    return sum(_frames(s) for s in picked)
+
+
+def _frames(sentence: Any) -> int:
+    """The sentence's frame structures with an anchor (what the pipeline augments)."""
+    return sum(1 for st in sentence.structures if st.kind == "frame" and st.anchor is not None)
 
 
 def select_sample(framenet: Path, splits: Path, split: str, n: int, seed: int, out: Path) -> int:
@@ -210,11 +215,10 @@ def select_sample(framenet: Path, splits: Path, split: str, n: int, seed: int, o
     from paraspan.corpus.formats import read_corpus
     from paraspan.corpus.jsonl import write_jsonl
 
-    pool = [s for s in read_corpus(framenet, "framenet", split=split, splits=splits)
-            if any(st.kind == "frame" and st.anchor is not None for st in s.structures)]
-    picked = sorted(random.Random(seed).sample(range(len(pool)), min(n, len(pool))))
-    write_jsonl([pool[i] for i in picked], out)
-    return sum(1 for i in picked for st in pool[i].structures if st.kind == "frame" and st.anchor is not None)
+    pool = [s for s in read_corpus(framenet, "framenet", split=split, splits=splits) if _frames(s)]
+    picked = [pool[i] for i in sorted(random.Random(seed).sample(range(len(pool)), min(n, len(pool))))]
+    write_jsonl(picked, out)
+    return sum(_frames(s) for s in picked)
 
 
 def _digest(text: str) -> str:

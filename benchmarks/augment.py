@@ -215,14 +215,13 @@ def part_throughput(args: argparse.Namespace) -> dict[str, Any]:
                                                    args.sentences, args.sample_seed, inputs)
             section["selection"] = (f"{args.sentences} FrameNet 1.5 full-text {args.split} sentences with a frame, "
                                     f"drawn with seed {args.sample_seed} ({structures} frame structures)")
-            section["runs"][args.label] = _throughput.run(args.label, inputs, work, args.augment_args)
-            print(_throughput.table(section))
-            return section
-        inputs = work / f"throughput-dev-{args.sentences}x{args.max_structures}.jsonl"
-        structures = _throughput.select_dev(Path(args.framenet), Path(args.splits), args.sentences,
-                                            args.max_structures, inputs)
-        section["selection"] = (f"the first {args.sentences} FrameNet 1.5 dev sentences with 1-{args.max_structures} "
-                                f"frame structures, >= 8 words and < 160 characters ({structures} structures)")
+        else:
+            inputs = work / f"throughput-dev-{args.sentences}x{args.max_structures}.jsonl"
+            structures = _throughput.select_dev(Path(args.framenet), Path(args.splits), args.sentences,
+                                                args.max_structures, inputs)
+            section["selection"] = (f"the first {args.sentences} FrameNet 1.5 dev sentences with "
+                                    f"1-{args.max_structures} frame structures, >= 8 words and < 160 characters "
+                                    f"({structures} structures)")
         section["runs"][args.label] = _throughput.run(args.label, inputs, work, args.augment_args)
     print(_throughput.table(section))
     if section.get("sampling"):
