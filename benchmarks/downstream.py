@@ -1,8 +1,11 @@
 """Downstream learning curves (issue 9): does augmented data improve a tagger?
 
-Runs ``paraspan.evaluate.downstream`` on the corpora of ``../shared`` and merges the results into
-``benchmarks/results/downstream.json`` (one task and a set of percents per call, so the grid can be
-run in pieces under the 15-minute job limit), then redraws ``benchmarks/results/downstream_<task>.png``.
+Runs ``paraspan.evaluate.downstream`` on the corpora of ``../shared`` and merges the results into one
+file per task and augmenter (``--output``; default ``benchmarks/results/downstream-runs/TASK-AUGMENTER.json``;
+one task and a set of percents per call, so a curve can be run in pieces), then redraws its plot.
+``--grid`` combines the runs listed in ``GRID_SOURCES`` into ``benchmarks/results/downstream.json``:
+every augmenter against gold only, its copies and the best simple baseline, paired by seed, a plot per
+task and evaluation set, and the verdict per task against the goals of issue 19.
 
     python benchmarks/downstream.py --task frame_id --percents 10,100 --seeds 3 --augment rewrite
     python benchmarks/downstream.py --task ner --percents 10 --augment rewrite --seed-list 0   # then 1, then 2
@@ -12,7 +15,8 @@ run in pieces under the 15-minute job limit), then redraws ``benchmarks/results/
     python benchmarks/downstream.py --task frame_id --percents 10 --augment generator:cascade --store-dir STORES \
         --augment-workers 2 --augment-only   # the slow part once, in the background; the curve reuses the store
     python benchmarks/downstream.py --task frame_id --choose-positive-weight 1,2,4,8 --percents 10 --seeds 3
-    python benchmarks/downstream.py --table          # print the README table from the JSON
+    python benchmarks/downstream.py --table --output FILE   # print the README table of one results file
+    python benchmarks/downstream.py --grid           # the grid of every augmenter: downstream.json, plots, verdicts
 
 Augmented data (``--augment``): ``rewrite`` (the rule-based rewriter, no output filter),
 ``generator:NAME`` (a registered generator through read → generate → project → filter, the code
@@ -54,7 +58,36 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from _common import cpu_seconds, load_average, machine, peak_rss_mb  # noqa: E402
 
-RESULTS = HERE / "results" / "downstream.json"
+RESULTS = HERE / "results"
+GRID_OUTPUT = RESULTS / "downstream.json"
+
+# The grid of issue 19 (`--grid`): per task the runs that make it, each with the points it gives,
+# under one learner per task (checked). A later entry replaces an earlier one point by point.
+_COPY_DEFECT = ("its copy control carried every structure of the source, not the one its output carries "
+                "(the defect corrected on 2026-11-27); the copy comparison is left out")
+GRID_SOURCES: tuple[tuple[str, dict[str, Any]], ...] = (
+    # Frame identification: positives weighted ×8, copies that carry what the outputs carry, the
+    # FrameNet test documents scored once; 10% with five seeds, 25/50/100% with three.
+    *((f"downstream-copies/frame_id-{name}.json", {}) for name in
+      ("rewrite", "token_replace", "synonym_replace", "sister_lu", "cascade")),
+    *((f"downstream-25/frame_id-{name}.json", {}) for name in
+      ("rewrite", "token_replace", "synonym_replace", "sister_lu", "cascade")),
+    *((f"downstream-50/frame_id-{name}.json", {}) for name in ("token_replace", "synonym_replace", "sister_lu")),
+    *((f"downstream-grid/frame_id-{name}.json", {}) for name in
+      ("rewrite", "token_replace", "synonym_replace", "sister_lu")),
+    # SRL: positives weighted ×4; scored on held-out documents of UP EWT dev.
+    *((f"downstream-copies/srl-{name}.json", {}) for name in
+      ("rewrite", "token_replace", "mention_replace", "synonym_replace")),
+    ("downstream-final/srl-cascade.json", {"drop": ("copy",), "note": _COPY_DEFECT}),
+    *((f"downstream-grid/srl-{name}.json", {}) for name in
+      ("rewrite", "token_replace", "mention_replace", "synonym_replace")),
+    # NER on WikiANN dev, spaCy at 10 epochs; WNUT17 dev likewise.
+    *((f"downstream-final/ner-{name}-epochs10.json", {}) for name in
+      ("cascade", "token_replace", "mention_replace", "synonym_replace")),
+    *((f"downstream-grid/ner-{name}.json", {}) for name in ("rewrite", "synonym_replace")),
+    *((f"downstream-grid/ner_wnut17-{name}.json", {}) for name in
+      ("rewrite", "token_replace", "mention_replace", "synonym_replace")),
+)
 CHOICES = HERE / "results" / "downstream-choices.json"
 
 
@@ -183,6 +216,35 @@ def compare(files: list[Path], eval_set: str | None = None) -> str:
     return "\n".join(out)
 
 
+def write_grid(target: Path) -> str:
+    """The grid of ``GRID_SOURCES`` into ``target`` and its plots beside it; returns the tables."""
+    from paraspan.corpus.jsonl import atomic_write
+    from paraspan.evaluate.downstream.grid import Source, build_grid, markdown
+    from paraspan.evaluate.downstream.plot import plot_grid
+
+    sources = []
+    for relative, options in GRID_SOURCES:
+        path = RESULTS / relative
+        if not path.is_file():
+            print(f"not in the grid (no file): {relative}", file=sys.stderr)
+            continue
+        sources.append(Source(relative, json.loads(path.read_text()), **options))
+    grid = build_grid(sources)
+    for task, task_grid in grid.items():
+        for eval_set in task_grid["points"]:
+            suffix = "" if eval_set == task_grid["report"] else f"_{eval_set}"
+            task_grid.setdefault("plots", []).append(
+                str(plot_grid(task_grid, eval_set, target.parent / f"downstream_{task}{suffix}.png")
+                    .relative_to(target.parent)))
+    data = {"meta": {"what": "issue 19: every augmenter against gold only, its copies and the best simple "
+                             "baseline, paired by seed", "date": datetime.date.today().isoformat(),
+                     "command": "python benchmarks/downstream.py --grid", "sources": [s.path for s in sources]},
+            **grid}
+    with atomic_write(target, "w") as handle:
+        handle.write(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+    return markdown(grid)
+
+
 def table(data: dict[str, Any]) -> str:
     from paraspan.evaluate.downstream.curves import paired_stats
 
@@ -269,7 +331,13 @@ def main() -> None:
                         default=Path(os.environ.get("PARASPAN_SHARED", HERE.parent.parent / "shared")))
     parser.add_argument("--cache-dir", type=Path, default=Path("/tmp/paraspan-downstream-cache"))
     parser.add_argument("--epochs", type=int, default=None)
-    parser.add_argument("--output", type=Path, default=RESULTS)
+    parser.add_argument("--output", type=Path, default=None,
+                        help="the results file of a run (default: results/downstream-runs/TASK-AUGMENTER.json); "
+                             "with --grid the grid (default: results/downstream.json)")
+    parser.add_argument("--grid", action="store_true",
+                        help="combine the runs of GRID_SOURCES into one grid (every augmenter against gold only, "
+                             "its copies and the best simple baseline, paired by seed), draw a plot per task and "
+                             "evaluation set, print the tables and the verdict per task, and exit")
     parser.add_argument("--compare", type=Path, action="append", default=[],
                         help="print one table over several augmenters' results files (or a folder of them)")
     parser.add_argument("--eval-set", default=None,
@@ -279,6 +347,11 @@ def main() -> None:
                         help="fold the points of another results JSON (a job run with its own --output, e.g. on "
                              "another machine or core) into --output, then exit; repeatable")
     args = parser.parse_args()
+    if args.grid:
+        print(write_grid(args.output or GRID_OUTPUT))
+        return
+    if (args.merge or args.table) and args.output is None:
+        parser.error("--merge and --table need --output (the results file)")
     if args.merge:
         print(merge_files(args.output, args.merge))
         return
@@ -297,6 +370,10 @@ def main() -> None:
         return
     if args.task is None:
         parser.error("--task is required")
+    if args.output is None:  # one file per task and augmenter, so runs of different augmenters never mix
+        key = "ner_wnut17" if args.task == "ner" and args.ner_set == "wnut17" else args.task
+        name = Path(args.augment.split(":", 1)[-1]).stem
+        args.output = RESULTS / "downstream-runs" / f"{key}-{name}.json"
     if args.positive_weight is not None and not args.positive_weight > 0:
         parser.error("--positive-weight must be > 0")
     if args.choose_positive_weight is not None:

@@ -46,3 +46,47 @@ def plot_curve(task: str, points: dict[str, dict[str, Any]], path: str | Path, *
     fig.savefig(target)
     plt.close(fig)
     return target
+
+
+def plot_grid(task_grid: dict[str, Any], eval_set: str, path: str | Path, *, title: str | None = None) -> Path:
+    """One PNG per task and evaluation set: each augmenter's paired gain over gold only (mean ± sd
+    over seeds) per training percent, solid, and its copy control's, dashed in the same colour."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise ParaspanError.from_code("E910") from None
+    points = task_grid["points"][eval_set]
+    names = sorted({name for rows in points.values() for name in rows})
+    percents = sorted(points, key=int)
+    fig, ax = plt.subplots(figsize=(6.4, 4.2), dpi=120)
+    colors = plt.get_cmap("tab10")
+    for i, name in enumerate(names):
+        for key, style, suffix in (("vs_base", "-", ""), ("copy_vs_base", "--", " copies")):
+            xs, ys, sds = [], [], []
+            for p in percents:
+                stats = (points[p].get(name) or {}).get(key)
+                if stats and stats.get("gain_mean") is not None:
+                    xs.append(int(p))
+                    ys.append(stats["gain_mean"])
+                    sds.append(stats.get("gain_sd") or 0.0)
+            if xs:
+                ax.errorbar(xs, ys, yerr=sds, linestyle=style, color=colors(i % 10), marker="o" if not suffix else "x",
+                            capsize=2, label=name + suffix, alpha=1.0 if not suffix else 0.55)
+    ax.axhline(0.0, color="black", linewidth=0.8)
+    ax.set_xscale("log")
+    ax.set_xticks([int(p) for p in percents], labels=[f"{p}%" for p in percents])
+    ax.minorticks_off()
+    ax.set_xlabel("gold training sentences")
+    ax.set_ylabel(f"F1 − gold only ({eval_set})")
+    ax.set_title(title or f"{task_grid.get('dataset')}: {eval_set}", fontsize=9)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, ncol=2)
+    fig.tight_layout()
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(target)
+    plt.close(fig)
+    return target
