@@ -262,6 +262,12 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
     # when 484 of its 785 sentences were done (issue 19, 2026-11-28); a random sample of 40 written outputs
     # judged by dev-c (review --mode output --filter verified --sample 40 --redundancy 1); not made by `run`
     "fn-ds25-s0": ("-", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
+    # the simple baselines' data of the downstream grid (issue 19): a copy of each frame-identification
+    # store of `benchmarks/downstream.py --store-dir` (FrameNet train subsets at 10-100%), every output
+    # (the learner gets them all: --filter all), 25 drawn at random by `paraspan review --sample 25`
+    "fn-ds-token_replace": ("-", "token_replace", ["--filter", "all"]),
+    "fn-ds-synonym_replace": ("-", "synonym_replace", ["--filter", "all"]),
+    "fn-ds-sister_lu": ("-", "sister_lu", ["--filter", "all"]),
     # the code with the connective and attribution rules (generate/rewrite/connective.py) on fresh
     # sentences: FrameNet 1.5 LU exemplars (step `exemplars`), a random sample, and those the new
     # rules rewrite (chosen for the rules: their precision, not coverage)
@@ -1272,7 +1278,7 @@ def main(argv: list[str] | None = None) -> int:
     old["_meta"] = {"machine": machine(), "date": dt.date.today().isoformat(),
                     "command": "python benchmarks/generators.py score --work WORK",
                     "judged_by": "one developer per run (dev-a; dev-b from fn-cascade-train-g on; dev-c for "
-                                 "fn-ds25-s0), reading each output; ≥ 50 = fully correct"}
+                                 "fn-ds25-s0 and the fn-ds-* baselines), reading each output; ≥ 50 = fully correct"}
     path.write_text(json.dumps(old, indent=1) + "\n", encoding="utf-8")
     print(markdown({k: old[k] for k in RUNS if k in old}))
     return 0
