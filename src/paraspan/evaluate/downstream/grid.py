@@ -205,7 +205,8 @@ def _fmt(stats: Mapping[str, Any] | None) -> str:
     if not stats or stats.get("gain_mean") is None:
         return "n/a"
     p_value = stats.get("p_value")
-    p = "" if p_value is None else f", p = {p_value:.3f}" if p_value < 0.01 else f", p = {p_value:.2f}"
+    p = ("" if p_value is None else ", p < 0.001" if p_value < 0.001 else f", p = {p_value:.3f}" if p_value < 0.01
+         else f", p = {p_value:.2f}")
     return f"{stats['gain_mean']:+.1f}{p}"
 
 

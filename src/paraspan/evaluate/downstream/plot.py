@@ -69,7 +69,7 @@ def plot_grid(task_grid: dict[str, Any], eval_set: str, path: str | Path, *, tit
             for p in percents:
                 stats = (points[p].get(name) or {}).get(key)
                 if stats and stats.get("gain_mean") is not None:
-                    xs.append(int(p))
+                    xs.append(int(p) * (1 + 0.025 * (i - (len(names) - 1) / 2)))  # apart, so error bars show
                     ys.append(stats["gain_mean"])
                     sds.append(stats.get("gain_sd") or 0.0)
             if xs:
@@ -83,7 +83,7 @@ def plot_grid(task_grid: dict[str, Any], eval_set: str, path: str | Path, *, tit
     ax.set_ylabel(f"F1 − gold only ({eval_set})")
     ax.set_title(title or f"{task_grid.get('dataset')}: {eval_set}", fontsize=9)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, ncol=2)
+    ax.legend(fontsize=7, ncol=2, loc="best", framealpha=0.8)
     fig.tight_layout()
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
