@@ -265,6 +265,9 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
     # the simple baselines' data of the downstream grid (issue 19): a copy of each frame-identification
     # store of `benchmarks/downstream.py --store-dir` (FrameNet train subsets at 10-100%), every output
     # (the learner gets them all: --filter all), 25 drawn at random by `paraspan review --sample 25`
+    # the verified default's data at 50% (issue 19): a copy of the downstream store with the outputs of
+    # sentences fn-ds25-s0 already held removed (those of the 50% subsets only), 30 drawn at random
+    "fn-ds50-s0": ("-", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
     "fn-ds-token_replace": ("-", "token_replace", ["--filter", "all"]),
     "fn-ds-synonym_replace": ("-", "synonym_replace", ["--filter", "all"]),
     "fn-ds-sister_lu": ("-", "sister_lu", ["--filter", "all"]),
@@ -1278,7 +1281,7 @@ def main(argv: list[str] | None = None) -> int:
     old["_meta"] = {"machine": machine(), "date": dt.date.today().isoformat(),
                     "command": "python benchmarks/generators.py score --work WORK",
                     "judged_by": "one developer per run (dev-a; dev-b from fn-cascade-train-g on; dev-c for "
-                                 "fn-ds25-s0 and the fn-ds-* baselines), reading each output; ≥ 50 = fully correct"}
+                                 "fn-ds25-s0, fn-ds50-s0 and the fn-ds-* baselines), reading each output; ≥ 50 = fully correct"}
     path.write_text(json.dumps(old, indent=1) + "\n", encoding="utf-8")
     print(markdown({k: old[k] for k in RUNS if k in old}))
     return 0
