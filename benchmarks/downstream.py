@@ -74,7 +74,7 @@ GRID_SOURCES: tuple[tuple[str, dict[str, Any]], ...] = (
       ("rewrite", "token_replace", "synonym_replace", "sister_lu", "cascade")),
     *((f"downstream-50/frame_id-{name}.json", {}) for name in ("token_replace", "synonym_replace", "sister_lu")),
     *((f"downstream-grid/frame_id-{name}.json", {}) for name in
-      ("rewrite", "token_replace", "synonym_replace", "sister_lu")),
+      ("rewrite", "token_replace", "synonym_replace", "sister_lu", "cascade")),
     # SRL: positives weighted ×4; scored on held-out documents of UP EWT dev.
     *((f"downstream-copies/srl-{name}.json", {}) for name in
       ("rewrite", "token_replace", "mention_replace", "synonym_replace")),

@@ -271,6 +271,8 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
     "fn-ds-token_replace": ("-", "token_replace", ["--filter", "all"]),
     "fn-ds-synonym_replace": ("-", "synonym_replace", ["--filter", "all"]),
     "fn-ds-sister_lu": ("-", "sister_lu", ["--filter", "all"]),
+    # likewise the NER learner's WordNet synonyms (WikiANN train subsets at 25%), 20 drawn at random
+    "wikiann-ds-synonym_replace": ("-", "synonym_replace", ["--filter", "all"]),
     # the code with the connective and attribution rules (generate/rewrite/connective.py) on fresh
     # sentences: FrameNet 1.5 LU exemplars (step `exemplars`), a random sample, and those the new
     # rules rewrite (chosen for the rules: their precision, not coverage)
