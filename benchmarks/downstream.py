@@ -352,6 +352,8 @@ def main() -> None:
         return
     if (args.merge or args.table) and args.output is None:
         parser.error("--merge and --table need --output (the results file)")
+    if args.table and not args.output.is_file():
+        parser.error(f"{args.output}: no such results file — give the --output of a run")
     if args.merge:
         print(merge_files(args.output, args.merge))
         return

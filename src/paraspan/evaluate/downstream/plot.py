@@ -12,9 +12,8 @@ _STYLE = {"base": ("gold only", "tab:blue", "o"), "augmented": ("gold + augmente
           "copy": ("gold + copies (control)", "tab:gray", "x")}
 
 
-def plot_curve(task: str, points: dict[str, dict[str, Any]], path: str | Path, *, title: str | None = None,
-               metric: str = "F1") -> Path:
-    """One PNG: mean F1 ± sd over seeds per training percent, one line per condition."""
+def _pyplot() -> Any:
+    """matplotlib's pyplot on the file-only backend (no display on a server)."""
     try:
         import matplotlib
 
@@ -22,6 +21,22 @@ def plot_curve(task: str, points: dict[str, dict[str, Any]], path: str | Path, *
         import matplotlib.pyplot as plt
     except ImportError:
         raise ParaspanError.from_code("E910") from None
+    return plt
+
+
+def _save(plt: Any, fig: Any, path: str | Path) -> Path:
+    fig.tight_layout()
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(target)
+    plt.close(fig)
+    return target
+
+
+def plot_curve(task: str, points: dict[str, dict[str, Any]], path: str | Path, *, title: str | None = None,
+               metric: str = "F1") -> Path:
+    """One PNG: mean F1 ± sd over seeds per training percent, one line per condition."""
+    plt = _pyplot()
     fig, ax = plt.subplots(figsize=(5.5, 3.8), dpi=120)
     percents = sorted(points, key=int)
     for condition, (label, color, marker) in _STYLE.items():
@@ -40,24 +55,13 @@ def plot_curve(task: str, points: dict[str, dict[str, Any]], path: str | Path, *
     ax.set_title(title or task, fontsize=9)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(target)
-    plt.close(fig)
-    return target
+    return _save(plt, fig, path)
 
 
 def plot_grid(task_grid: dict[str, Any], eval_set: str, path: str | Path, *, title: str | None = None) -> Path:
     """One PNG per task and evaluation set: each augmenter's paired gain over gold only (mean ± sd
     over seeds) per training percent, solid, and its copy control's, dashed in the same colour."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise ParaspanError.from_code("E910") from None
+    plt = _pyplot()
     points = task_grid["points"][eval_set]
     names = sorted({name for rows in points.values() for name in rows})
     percents = sorted(points, key=int)
@@ -84,9 +88,4 @@ def plot_grid(task_grid: dict[str, Any], eval_set: str, path: str | Path, *, tit
     ax.set_title(title or f"{task_grid.get('dataset')}: {eval_set}", fontsize=9)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7, ncol=2, loc="best", framealpha=0.8)
-    fig.tight_layout()
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(target)
-    plt.close(fig)
-    return target
+    return _save(plt, fig, path)
