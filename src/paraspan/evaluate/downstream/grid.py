@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from paraspan.evaluate.downstream.curves import paired_stats
@@ -67,7 +67,6 @@ class _Entry:
     filter: str | None
     point: dict[str, Any]
     source: Source
-    notes: list[str] = field(default_factory=list)
 
 
 def augmenter_name(meta: Mapping[str, Any]) -> str:
