@@ -262,12 +262,12 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
     # when 484 of its 785 sentences were done (issue 19, 2026-11-28); a random sample of 40 written outputs
     # judged by dev-c (review --mode output --filter verified --sample 40 --redundancy 1); not made by `run`
     "fn-ds25-s0": ("-", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
-    # the simple baselines' data of the downstream grid (issue 19): a copy of each frame-identification
-    # store of `benchmarks/downstream.py --store-dir` (FrameNet train subsets at 10-100%), every output
-    # (the learner gets them all: --filter all), 25 drawn at random by `paraspan review --sample 25`
     # the verified default's data at 50% (issue 19): a copy of the downstream store with the outputs of
     # sentences fn-ds25-s0 already held removed (those of the 50% subsets only), 30 drawn at random
     "fn-ds50-s0": ("-", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
+    # the simple baselines' data of the downstream grid (issue 19): a copy of each frame-identification
+    # store of `benchmarks/downstream.py --store-dir` (FrameNet train subsets at 10-100%), every output
+    # (the learner gets them all: --filter all), 25 drawn at random by `paraspan review --sample 25`
     "fn-ds-token_replace": ("-", "token_replace", ["--filter", "all"]),
     "fn-ds-synonym_replace": ("-", "synonym_replace", ["--filter", "all"]),
     "fn-ds-sister_lu": ("-", "sister_lu", ["--filter", "all"]),

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from paraspan.evaluate.downstream.curves import paired_stats
+from paraspan.evaluate.downstream.curves import paired_stats, summary
 
 # Augmenters a user would try first (Dai & Adel 2020; Pancholy et al. 2021), and paraspan's own.
 BASELINES = ("token_replace", "mention_replace", "synonym_replace", "sister_lu")
@@ -63,7 +63,6 @@ GOALS = {
 
 @dataclass
 class _Entry:
-    name: str
     filter: str | None
     point: dict[str, Any]
     source: Source
@@ -95,11 +94,7 @@ def _paired(base: Mapping[int, float], other: Mapping[int, float]) -> dict[str, 
 
 
 def _mean(values: Mapping[int, float]) -> float | None:
-    return round(statistics.fmean(values.values()), 2) if values else None
-
-
-def _sd(values: Mapping[int, float]) -> float | None:
-    return round(statistics.stdev(values.values()), 2) if len(values) >= 2 else None
+    return summary(list(values.values()))["mean"]
 
 
 def build_grid(sources: Sequence[Source]) -> dict[str, Any]:
@@ -139,8 +134,7 @@ def build_grid(sources: Sequence[Source]) -> dict[str, Any]:
                 if "other" in point:
                     point["other"] = {e: {c: v for c, v in conds.items() if c not in source.drop}
                                       for e, conds in point["other"].items()}
-                entries.setdefault(task, {}).setdefault(percent, {})[name] = _Entry(name, meta.get("filter"),
-                                                                                    point, source)
+                entries.setdefault(task, {}).setdefault(percent, {})[name] = _Entry(meta.get("filter"), point, source)
                 for eval_set in [info["report"], *point.get("other", {})]:
                     if eval_set not in info["eval_sets"]:
                         info["eval_sets"].append(eval_set)
@@ -184,8 +178,7 @@ def _point(by_name: Mapping[str, _Entry], eval_set: str, report: str,
             "seeds": sorted(v["augmented"]), "n_train": round(statistics.fmean(n_train)) if n_train else None,
             "n_augmented": round(statistics.fmean(n_aug)) if n_aug else None,
             "augment_seconds": round(statistics.fmean(cost), 1) if cost else None,
-            **{c: {"mean": _mean(v[c]), "sd": _sd(v[c]), "per_seed": v[c]} for c in ("base", "augmented", "copy")
-               if v[c]},
+            **{c: {**summary(list(v[c].values())), "per_seed": v[c]} for c in ("base", "augmented", "copy") if v[c]},
             "vs_base": _paired(v["base"], v["augmented"]),
             "vs_copy": _paired(v["copy"], v["augmented"]) if v["copy"] else None,
             "copy_vs_base": _paired(v["base"], v["copy"]) if v["copy"] else None,
