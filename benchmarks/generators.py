@@ -273,6 +273,9 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
     "fn-ds-sister_lu": ("-", "sister_lu", ["--filter", "all"]),
     # likewise the NER learner's WordNet synonyms (WikiANN train subsets at 25%), 20 drawn at random
     "wikiann-ds-synonym_replace": ("-", "synonym_replace", ["--filter", "all"]),
+    # the verified default's SRL data of the grid (UP EWT dev train part, 25/50/100% subsets; the code of
+    # f02ccbf): a copy of the downstream store, 30 written outputs drawn at random (--filter verified)
+    "ewt-ds-cascade": ("-", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
     # the code with the connective and attribution rules (generate/rewrite/connective.py) on fresh
     # sentences: FrameNet 1.5 LU exemplars (step `exemplars`), a random sample, and those the new
     # rules rewrite (chosen for the rules: their precision, not coverage)
@@ -1283,7 +1286,7 @@ def main(argv: list[str] | None = None) -> int:
     old["_meta"] = {"machine": machine(), "date": dt.date.today().isoformat(),
                     "command": "python benchmarks/generators.py score --work WORK",
                     "judged_by": "one developer per run (dev-a; dev-b from fn-cascade-train-g on; dev-c for "
-                                 "fn-ds25-s0, fn-ds50-s0 and the fn-ds-* baselines), reading each output; "
+                                 "fn-ds25-s0, fn-ds50-s0, the fn-ds-* baselines and ewt-ds-cascade), reading each output; "
                                  "≥ 50 = fully correct"}
     path.write_text(json.dumps(old, indent=1) + "\n", encoding="utf-8")
     print(markdown({k: old[k] for k in RUNS if k in old}))
