@@ -276,6 +276,9 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
     # the verified default's SRL data of the grid (UP EWT dev train part, 25/50/100% subsets; the code of
     # f02ccbf): a copy of the downstream store, 30 written outputs drawn at random (--filter verified)
     "ewt-ds-cascade": ("-", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
+    # likewise its NER data (WikiANN train, 25% subsets of seeds 0-2): 30 written outputs drawn at random, each
+    # judged with every mention it carries (the page shows one)
+    "wikiann-ds-cascade": ("-", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
     # the code with the connective and attribution rules (generate/rewrite/connective.py) on fresh
     # sentences: FrameNet 1.5 LU exemplars (step `exemplars`), a random sample, and those the new
     # rules rewrite (chosen for the rules: their precision, not coverage)
@@ -1286,7 +1289,7 @@ def main(argv: list[str] | None = None) -> int:
     old["_meta"] = {"machine": machine(), "date": dt.date.today().isoformat(),
                     "command": "python benchmarks/generators.py score --work WORK",
                     "judged_by": "one developer per run (dev-a; dev-b from fn-cascade-train-g on; dev-c for "
-                                 "fn-ds25-s0, fn-ds50-s0, the fn-ds-* baselines and ewt-ds-cascade), reading each output; "
+                                 "fn-ds25-s0, fn-ds50-s0, the fn-ds-* baselines, ewt-ds-cascade and wikiann-ds-cascade), reading each output; "
                                  "≥ 50 = fully correct"}
     path.write_text(json.dumps(old, indent=1) + "\n", encoding="utf-8")
     print(markdown({k: old[k] for k in RUNS if k in old}))
