@@ -81,7 +81,7 @@ GRID_SOURCES: tuple[tuple[str, dict[str, Any]], ...] = (
     # NER on WikiANN dev, spaCy at 10 epochs; WNUT17 dev likewise.
     *((f"downstream-final/ner-{name}-epochs10.json", {}) for name in
       ("cascade", "token_replace", "mention_replace", "synonym_replace")),
-    *((f"downstream-grid/ner-{name}.json", {}) for name in ("rewrite", "synonym_replace")),
+    *((f"downstream-grid/ner-{name}.json", {}) for name in ("rewrite", "synonym_replace", "cascade")),
     *((f"downstream-grid/ner_wnut17-{name}.json", {}) for name in
       ("rewrite", "token_replace", "mention_replace", "synonym_replace")),
 )

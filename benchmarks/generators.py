@@ -1289,7 +1289,8 @@ def main(argv: list[str] | None = None) -> int:
     old["_meta"] = {"machine": machine(), "date": dt.date.today().isoformat(),
                     "command": "python benchmarks/generators.py score --work WORK",
                     "judged_by": "one developer per run (dev-a; dev-b from fn-cascade-train-g on; dev-c for "
-                                 "fn-ds25-s0, fn-ds50-s0, the fn-ds-* baselines, ewt-ds-cascade and wikiann-ds-cascade), reading each output; "
+                                 "fn-ds25-s0, fn-ds50-s0, the fn-ds-* baselines, ewt-ds-cascade and "
+                                 "wikiann-ds-cascade), reading each output; "
                                  "≥ 50 = fully correct"}
     path.write_text(json.dumps(old, indent=1) + "\n", encoding="utf-8")
     print(markdown({k: old[k] for k in RUNS if k in old}))

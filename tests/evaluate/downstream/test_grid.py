@@ -91,3 +91,19 @@ def test_plot_draws_every_augmenter_and_its_copies(tmp_path):
     grid = build_grid([Source("a.json", a)])["frame_id"]
     target = plot_grid(grid, "dev", tmp_path / "grid.png")
     assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_gold_only_retrained_by_each_run_gives_the_learners_own_spread():
+    # two runs of the same subsets whose gold-only F1s differ (another machine): the spread per seed is
+    # what the grid reports as noise, whatever the augmenters did; a seed run once has no spread
+    first = run("generator:token_replace", {"25": point([0, 1, 2], [56.0, 58.0, 55.0], [57, 58, 56])})
+    second = run("generator:cascade", {"25": point([0, 1], [58.0, 55.4], [58, 56])}, filt="verified")
+    same = run("generator:synonym_replace", {"25": point([0], [56.0], [56.5])})
+    grid = build_grid([Source("t", first), Source("c", second), Source("s", same)])["frame_id"]
+    reruns = grid["gold_only_reruns"]["25"]
+    assert reruns["seeds"] == [0, 1] and reruns["runs"] == 3
+    assert reruns["per_seed"][0] == [56.0, 58.0, 56.0]
+    assert reruns["spread_max"] == pytest.approx(2.6) and reruns["spread_mean"] == pytest.approx(2.3)
+    assert "25%: up to 2.6 (mean 2.3; 2 seeds, up to 3 runs)" in markdown({"frame_id": grid})
+    # one run per seed: nothing to compare
+    assert build_grid([Source("t", first)])["frame_id"]["gold_only_reruns"] == {}

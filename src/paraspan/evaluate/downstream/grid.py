@@ -6,6 +6,11 @@ by side: per task, evaluation set and percent, every augmenter against gold only
 copies and against the best simple baseline, paired by seed across runs (the subsets of a seed are
 the same in every run). :func:`build_grid` does that and checks that the runs it combines used the
 same learner; :func:`verdict` states, from the numbers, whether the issue's goal is met.
+
+Every run trains gold only again on the same subsets, so the grid also reports how far those
+retrainings of one seed disagree (``gold_only_reruns``): the learner's own noise from run to run
+(on another machine, floating-point sums differ and training diverges), measured apart from
+any augmenter. A gain smaller than that spread is not one the grid can tell from noise.
 """
 
 from __future__ import annotations
@@ -104,6 +109,7 @@ def build_grid(sources: Sequence[Source]) -> dict[str, Any]:
     Raises ``ValueError`` when runs of one task used different learners (their F1s would not be
     comparable) or one file holds no run."""
     entries: dict[str, dict[str, dict[str, _Entry]]] = {}  # task → percent → augmenter → entry
+    reruns: dict[str, dict[str, dict[int, list[float]]]] = {}  # task → percent → seed → gold-only F1 per run
     tasks: dict[str, dict[str, Any]] = {}
     for source in sources:
         meta_all = source.data.get("meta")
@@ -135,6 +141,8 @@ def build_grid(sources: Sequence[Source]) -> dict[str, Any]:
                     point["other"] = {e: {c: v for c, v in conds.items() if c not in source.drop}
                                       for e, conds in point["other"].items()}
                 entries.setdefault(task, {}).setdefault(percent, {})[name] = _Entry(meta.get("filter"), point, source)
+                for seed, value in _by_seed(point, "base", info["report"], info["report"]).items():
+                    reruns.setdefault(task, {}).setdefault(percent, {}).setdefault(seed, []).append(value)
                 for eval_set in [info["report"], *point.get("other", {})]:
                     if eval_set not in info["eval_sets"]:
                         info["eval_sets"].append(eval_set)
@@ -151,8 +159,23 @@ def build_grid(sources: Sequence[Source]) -> dict[str, Any]:
                 if row:
                     points.setdefault(eval_set, {})[percent] = row
         grid[task] = {k: v for k, v in info.items() if k != "learner_from"} | {"points": points}
+        grid[task]["gold_only_reruns"] = rerun_spread(reruns.get(task, {}))
         grid[task]["verdict"] = verdict(task, grid[task])
     return grid
+
+
+def rerun_spread(reruns: Mapping[str, Mapping[int, Sequence[float]]]) -> dict[str, Any]:
+    """Per percent, how far the gold-only F1s of one seed (the same subset, retrained by each run)
+    lie apart: the largest and the mean max − min over the seeds run more than once."""
+    out: dict[str, Any] = {}
+    for percent, by_seed in sorted(reruns.items(), key=lambda kv: int(kv[0])):
+        spreads = {seed: max(values) - min(values) for seed, values in by_seed.items() if len(values) > 1}
+        if spreads:
+            out[percent] = {"runs": max(len(v) for v in by_seed.values()), "seeds": sorted(spreads),
+                            "spread_max": round(max(spreads.values()), 2),
+                            "spread_mean": round(statistics.fmean(spreads.values()), 2),
+                            "per_seed": {seed: list(by_seed[seed]) for seed in sorted(spreads)}}
+    return out
 
 
 def _point(by_name: Mapping[str, _Entry], eval_set: str, report: str,
@@ -261,6 +284,12 @@ def markdown(grid: Mapping[str, Any]) -> str:
                                f"| {_fmt(r['vs_base'])} | {_fmt(r.get('vs_copy'))} "
                                f"| {_fmt(best) + ' vs ' + best['name'] if best else '–'} |")
             out.append("")
+        if tg.get("gold_only_reruns"):
+            spread = "; ".join(f"{percent}%: up to {r['spread_max']:.1f} (mean {r['spread_mean']:.1f}; "
+                               f"{len(r['seeds'])} seeds, up to {r['runs']} runs)"
+                               for percent, r in tg["gold_only_reruns"].items())
+            out += [f"*{task}, gold only retrained on the same subsets by each run* (F1 max − min per seed): "
+                    f"{spread}.", ""]
         v = tg["verdict"]
         out += [f"*{task} goal* ({v['goal']}): **{'met' if v['met'] else 'not met'}**"
                 + (f" by {', '.join(v['met_by'])}" if v["met_by"] else "") + ".", ""]
