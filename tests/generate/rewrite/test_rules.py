@@ -717,6 +717,29 @@ def test_split_conjoined_clauses_declines_a_noun_read_as_a_verb(nlp):
                   "have to wait .") == ["The road serves the village. Sometimes the civilians have to wait ."]
 
 
+def test_split_conjoined_clauses_declines_a_subject_after_its_verb(nlp):
+    """split-conjoined-clauses v11 (wikiann-ds-cascade, judged): the parser read the object "Qatar" as
+    the subject of "represents", and the split wrote a sentence with no subject."""
+    assert _texts(nlp, "split-conjoined-clauses", "He was born in Keiyo , Kenya , but now represents Qatar .") == []
+    assert _texts(nlp, "split-conjoined-clauses", "He came home , and she stayed .") == ["He came home. She stayed ."]
+
+
+def test_a_new_first_word_after_an_opening_quote_is_capitalised_and_joined(nlp):
+    """ewt-ds-cascade (judged, pattern re-written here): genitive-to-pp put "the" first after an opening
+    quote and wrote '" the secular nationalism of Arafat …'."""
+    assert _texts(nlp, "genitive-to-pp", '" Arafat \'s secular nationalism was supple enough to compromise .') == [
+        '"The secular nationalism of Arafat was supple enough to compromise .']
+
+
+def test_it_cleft_lowers_a_common_noun_before_a_persons_name(nlp):
+    """it-cleft (wikiann-ds-cascade, judged; pattern re-written here): "It was Singer Billy Murray that …"
+    kept the capital of a common noun that only started the sentence; a title tagged as a name stays."""
+    assert _texts(nlp, "it-cleft", "Singer Billy Murray recorded two versions in 1907 .") == [
+        "It was singer Billy Murray that recorded two versions in 1907 ."]
+    assert _texts(nlp, "it-cleft", "President Obama signed the bill .") in (
+        [], ["It was President Obama that signed the bill ."])
+
+
 def test_exemplar_judgments_i(nlp):
     """fn-cascade-exemplars-i (patterns re-written here): genitive-to-pp v8 (no possessor right after
     "and": "Ann and Tom's mother" may be the mother of both), split-conjoined-clauses v8 (no second

@@ -154,6 +154,9 @@ def particle_shift(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue  # a word after the noun ("tracking the thugs responsible down") leaves the particle stranded
         if (v.lemma_.lower(), p.lower_) in _NOT_SHIFTED:
             continue
+        if v.dep_ == "conj" and v.head.pos_ == "VERB" and v.head.i < v.i and _child(v.head, "dobj") is None:
+            continue  # an object shared with the verb before: "to audit and set up the files" → "… set the
+            # files up" leaves "audit" without its object (ewt-ds-cascade)
         nxt = doc[p.i + 1] if p.i + 1 < len(doc) else None
         if p.i == v.i + 1 and ids[0] == p.i + 1:  # V prt NP → V NP prt
             after = doc[ids[-1] + 1] if ids[-1] + 1 < len(doc) else None
@@ -250,7 +253,8 @@ PARTICLE_SHIFT = Rule("particle-shift", "reorder", "hand", particle_shift,
                       # v5: not "keep on", "hold on", "hang on" ("keep on the line"; exemplars-t)
                       # v6: no road, path or other way as object ("turning off the road"; exemplars-y)
                       # v7: not "give off" (exemplars-ac)
-                      version="7")
+                      # v8: not of an object shared with a verb before ("audit and set up X"; ewt-ds-cascade)
+                      version="8")
 DATIVE_SHIFT = Rule("dative-shift", "reorder", "hand", dative_shift,
                     description="a verb of giving trades its double object for a 'to' phrase, or back",
                     example="She gave Anna the keys. → She gave the keys to Anna.",

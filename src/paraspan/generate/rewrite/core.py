@@ -25,6 +25,8 @@ _NO_SPACE_BEFORE = {",", ".", ";", ":", "!", "?", "%", ")", "]", "}", "...", "'s
                     "'d", "'m"}
 _NO_SPACE_AFTER = {"(", "[", "{", "$", "#"}
 _FINAL = {".", "!", "?"}
+#: what may open a sentence before its first word: the word after it is still the sentence's first
+_OPENING = {'"', "“", "``", "'", "‘", "(", "["}
 
 
 @dataclass(slots=True)
@@ -135,7 +137,9 @@ def tidy(doc: Doc, pieces: list[Piece]) -> list[Piece]:
             piece.text = piece.text[:1].upper() + piece.text[1:]
         elif piece.src is not None and written_start(doc, piece.src) and _lowerable(doc[piece.src]):
             piece.text = piece.text[:1].lower() + piece.text[1:]
-        start = _ends_sentence(doc, piece)
+        # after an opening quote the next word still starts the sentence: a rule that puts a new first
+        # word there wrote '" the secular nationalism of Arafat was …' (ewt-ds-cascade)
+        start = _ends_sentence(doc, piece) or (start and piece.text in _OPENING)
     return out
 
 
@@ -204,7 +208,11 @@ def _lowerable(token: Token) -> bool:
     if token.pos_ == "DET" and token.lower_ in {"the", "a", "an"} and not acronym:
         return True  # "by The Russian Ministry": an article starts a name's phrase, not the name
     if token.dep_ in {"compound", "amod"} and token.head.pos_ == "PROPN" and token.head.text[:1].isupper():
-        return False  # the first word of a name the tagger split: "Topic Map methods" (wikiann-cascade-h)
+        # a common noun before a person the parser found, outside the name: "Singer Billy Murray" → "It was
+        # singer Billy Murray that …" (wikiann-ds-cascade); a title tagged PROPN ("President Obama") stays
+        return (token.pos_ == "NOUN" and token.tag_ == "NN" and not token.ent_type_
+                and token.head.ent_type_ == "PERSON" and not acronym)
+        # otherwise the first word of a name the tagger split: "Topic Map methods" (wikiann-cascade-h)
     return token.pos_ != "PROPN" and token.text != "I" and not acronym and token.ent_type_ not in _NAMES
 
 
@@ -228,6 +236,8 @@ def render(doc: Doc, pieces: Sequence[Piece]) -> tuple[str, list[tuple[int, int]
                 space = doc[prev.src].whitespace_
             else:
                 space = "" if piece.text in _NO_SPACE_BEFORE or prev.text in _NO_SPACE_AFTER else " "
+                if prev.text in _OPENING and (j == 1 or pieces[j - 2].text in _FINAL):
+                    space = ""  # a quote that opens the text or a sentence holds on to its first word
             parts.append(space)
             pos += len(space)
         parts.append(piece.text)

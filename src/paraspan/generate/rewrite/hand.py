@@ -1200,6 +1200,9 @@ def split_conjoined_clauses(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
                 continue  # a noun read as a verb: "… was when the school maids, and then their friends …,
                 # began …" split into "… when the school maids. Then …" (exemplars-h, refused candidates)
             subject = _child(c, "nsubj", "nsubjpass", "expl")
+            if subject.i > c.i and c.pos_ == "VERB" and c.lemma_ not in {"be", "do", "have"}:
+                continue  # an object read as a subject after its verb: "…, but now represents Qatar" became
+                # "But now represents Qatar." (wikiann-ds-cascade); an inverted "and so did she" stays
             if any(t.dep_ == "prep" and t.i < subject.i and _child(t, "pobj") is None for t in c.children):
                 continue  # a preposition's object read as the subject: "…, and before marriage published a
                 # book" became "Before marriage published a book." (exemplars-i)
@@ -1911,7 +1914,8 @@ SPLIT_CONJOINED_CLAUSES = Rule("split-conjoined-clauses", "split", "hand", split
                                # v9: not in a question, nor before a "how …" joined to an object (exemplars-alternation)
                                # v10: not of two subordinate clauses, nor before a passive whose "was" is left
                                # out (exemplars-s)
-                               version="10")
+                               # v11: no second clause whose "subject" follows a lexical verb (wikiann-ds-cascade)
+                               version="11")
 SPLIT_CONJOINED_VP = Rule("split-conjoined-vp", "split", "hand", split_conjoined_vp,
                           description="conjoined verb phrases → two sentences, subject copied",
                           example="He came and saw the city. → He came. He saw the city.",
@@ -2000,7 +2004,9 @@ GENITIVE_TO_PP = Rule("genitive-to-pp", "genitive", "hand", genitive_to_pp,
                       # v13: no clipped word's apostrophe read as a possessive ("Flippin' nuisance"; exemplars-x)
                       # v14: no possessed noun before "and"/"or", not "on X's side" (exemplars-ac)
                       # v15: no list item's imperative read into the possessor ("7- Guard X's …"; fn-ds-s3)
-                      version="15")
+                      # v16: a new first word after an opening quote is capitalised and joined to it
+                      # (core.tidy and render, for every rule; ewt-ds-cascade)
+                      version="16")
 DELETE_APPOSITIVE = Rule("delete-appositive", "compression", "hand", delete_appositive,
                          description="delete an appositive set off by commas",
                          example="Rome, the capital, is old. → Rome is old.",
@@ -2064,7 +2070,9 @@ IT_CLEFT = Rule("it-cleft", "insertion", "hand", it_cleft,
                 # v12: nor of "others", "another" (_quantified, as split-conjoined-vp v11)
                 # v13: nor of a sentence the parser began inside a written one (exemplars-aa)
                 # v14: nor of a generic indefinite subject ("A man has to …"; exemplars-ab)
-                version="14")
+                # v15: a common noun before a person's name is lower-cased ("It was singer Billy Murray";
+                # core._lowerable, for every rule; wikiann-ds-cascade)
+                version="15")
 INSERT_THAT = Rule("insert-that", "insertion", "hand", insert_that,
                    description='add the complementizer "that" before a verb\'s complement clause',
                    example="He said the plan failed. → He said that the plan failed.",
