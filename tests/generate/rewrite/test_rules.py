@@ -740,6 +740,13 @@ def test_it_cleft_lowers_a_common_noun_before_a_persons_name(nlp):
         [], ["It was President Obama that signed the bill ."])
 
 
+def test_move_leading_adverbial_declines_a_stranded_preposition(nlp):
+    """move-leading-adverbial v7 (wikiann-ds-cascade, judged): WikiANN drops linked text and leaves
+    "… is in , and in ."; the moved phrase read "and in in the California State Legislature"."""
+    assert _texts(nlp, "move-leading-adverbial", "In the California State Legislature , Seven Trees is in , and in .") == []
+    assert _texts(nlp, "move-leading-adverbial", "In 1998 , he sold it .") == ["He sold it in 1998."]
+
+
 def test_exemplar_judgments_i(nlp):
     """fn-cascade-exemplars-i (patterns re-written here): genitive-to-pp v8 (no possessor right after
     "and": "Ann and Tom's mother" may be the mother of both), split-conjoined-clauses v8 (no second

@@ -974,6 +974,9 @@ def move_leading_adverbial(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         last = max((i for i in rest if not doc[i].is_punct), default=None)
         if last is None or (last != v.i and doc[last].head.i != v.i):
             continue  # at the end it would attach to the last phrase ("… for its program in the early 1980s")
+        if doc[last].lower_ == doc[ids[0]].lower_ or (doc[last].pos_ == "ADP" and _child(doc[last], "pobj") is None):
+            continue  # a doubled word at the join or a stranded preposition, often text lost from the source
+            # ("X is in , and in ." in WikiANN): "and in in the California State Legislature" (wikiann-ds-cascade)
         mid = [Piece(",")] if m.dep_ == "advcl" else []
         body = keep(doc, rest) + mid + lower_first(doc, keep(doc, ids)) + keep(doc, range(stop, v.sent.end))
         out.append(tidy(doc, rest_of_doc(doc, body, v)))
@@ -1941,7 +1944,9 @@ MOVE_LEADING_ADVERBIAL = Rule("move-leading-adverbial", "reorder", "hand", move_
                               # v5: not before a subject "that"/"this" that resumes it (exemplars-t)
                               # v6: no leading "noun phrase" holding a finite verb, no main clause without a
                               # finite verb (a misparsed absolute phrase; exemplars-y)
-                              version="6")
+                              # v7: not after a stranded preposition nor the phrase's own first word
+                              # ("X is in , and in ." → "… in in the …"; wikiann-ds-cascade)
+                              version="7")
 FRONT_TRAILING_ADVERBIAL = Rule("front-trailing-adverbial", "reorder", "hand", front_trailing_adverbial,
                                 description="clause-final temporal/locative PP or adverbial clause → front",
                                 example="He sold it in 1998. → In 1998, he sold it.",
