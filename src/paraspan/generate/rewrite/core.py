@@ -208,11 +208,12 @@ def _lowerable(token: Token) -> bool:
     if token.pos_ == "DET" and token.lower_ in {"the", "a", "an"} and not acronym:
         return True  # "by The Russian Ministry": an article starts a name's phrase, not the name
     if token.dep_ in {"compound", "amod"} and token.head.pos_ == "PROPN" and token.head.text[:1].isupper():
-        # a common noun before a person the parser found, outside the name: "Singer Billy Murray" → "It was
-        # singer Billy Murray that …" (wikiann-ds-cascade); a title tagged PROPN ("President Obama") stays
+        # the first word of a name the tagger split keeps its capital ("Topic Map methods";
+        # wikiann-cascade-h), but not a common noun before a person the parser found, outside the name:
+        # "Singer Billy Murray" → "It was singer Billy Murray that …" (wikiann-ds-cascade); a title
+        # tagged PROPN ("President Obama") stays
         return (token.pos_ == "NOUN" and token.tag_ == "NN" and not token.ent_type_
                 and token.head.ent_type_ == "PERSON" and not acronym)
-        # otherwise the first word of a name the tagger split: "Topic Map methods" (wikiann-cascade-h)
     return token.pos_ != "PROPN" and token.text != "I" and not acronym and token.ent_type_ not in _NAMES
 
 
@@ -236,8 +237,9 @@ def render(doc: Doc, pieces: Sequence[Piece]) -> tuple[str, list[tuple[int, int]
                 space = doc[prev.src].whitespace_
             else:
                 space = "" if piece.text in _NO_SPACE_BEFORE or prev.text in _NO_SPACE_AFTER else " "
-                if prev.text in _OPENING and (j == 1 or pieces[j - 2].text in _FINAL):
-                    space = ""  # a quote that opens the text or a sentence holds on to its first word
+                if j == 1 and prev.text in _OPENING:
+                    space = ""  # a quote that opens the text holds on to its first word (after a full stop
+                    # a quote may be the one that closes it: '"Stop." Then …')
             parts.append(space)
             pos += len(space)
         parts.append(piece.text)
