@@ -63,26 +63,26 @@ GRID_OUTPUT = RESULTS / "downstream.json"
 
 # The grid of issue 19 (`--grid`): per task the runs that make it, each with the points it gives,
 # under one learner per task (checked). A later entry replaces an earlier one point by point.
-GRID_SOURCES: tuple[tuple[str, dict[str, Any]], ...] = (
+GRID_SOURCES: tuple[str, ...] = (
     # Frame identification: positives weighted ×8, copies that carry what the outputs carry, the
     # FrameNet test documents scored once; 10% with five seeds, 25/50/100% with three.
-    *((f"downstream-copies/frame_id-{name}.json", {}) for name in
+    *(f"downstream-copies/frame_id-{name}.json" for name in
       ("rewrite", "token_replace", "synonym_replace", "sister_lu", "cascade")),
-    *((f"downstream-25/frame_id-{name}.json", {}) for name in
+    *(f"downstream-25/frame_id-{name}.json" for name in
       ("rewrite", "token_replace", "synonym_replace", "sister_lu", "cascade")),
-    *((f"downstream-50/frame_id-{name}.json", {}) for name in ("token_replace", "synonym_replace", "sister_lu")),
-    *((f"downstream-grid/frame_id-{name}.json", {}) for name in
+    *(f"downstream-50/frame_id-{name}.json" for name in ("token_replace", "synonym_replace", "sister_lu")),
+    *(f"downstream-grid/frame_id-{name}.json" for name in
       ("rewrite", "token_replace", "synonym_replace", "sister_lu", "cascade")),
     # SRL: positives weighted ×4; scored on held-out documents of UP EWT dev.
-    *((f"downstream-copies/srl-{name}.json", {}) for name in
+    *(f"downstream-copies/srl-{name}.json" for name in
       ("rewrite", "token_replace", "mention_replace", "synonym_replace")),
-    *((f"downstream-grid/srl-{name}.json", {}) for name in
+    *(f"downstream-grid/srl-{name}.json" for name in
       ("rewrite", "token_replace", "mention_replace", "synonym_replace", "cascade")),
     # NER on WikiANN dev, spaCy at 10 epochs; WNUT17 dev likewise.
-    *((f"downstream-final/ner-{name}-epochs10.json", {}) for name in
+    *(f"downstream-final/ner-{name}-epochs10.json" for name in
       ("cascade", "token_replace", "mention_replace", "synonym_replace")),
-    *((f"downstream-grid/ner-{name}.json", {}) for name in ("rewrite", "synonym_replace", "cascade")),
-    *((f"downstream-grid/ner_wnut17-{name}.json", {}) for name in
+    *(f"downstream-grid/ner-{name}.json" for name in ("rewrite", "synonym_replace", "cascade")),
+    *(f"downstream-grid/ner_wnut17-{name}.json" for name in
       ("rewrite", "token_replace", "mention_replace", "synonym_replace")),
 )
 CHOICES = HERE / "results" / "downstream-choices.json"
@@ -220,12 +220,12 @@ def write_grid(target: Path) -> str:
     from paraspan.evaluate.downstream.plot import plot_grid
 
     sources = []
-    for relative, options in GRID_SOURCES:
+    for relative in GRID_SOURCES:
         path = RESULTS / relative
         if not path.is_file():
             print(f"not in the grid (no file): {relative}", file=sys.stderr)
             continue
-        sources.append(Source(relative, json.loads(path.read_text()), **options))
+        sources.append(Source(relative, json.loads(path.read_text())))
     grid = build_grid(sources)
     for task, task_grid in grid.items():
         for eval_set in task_grid["points"]:
