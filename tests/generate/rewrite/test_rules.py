@@ -724,6 +724,23 @@ def test_split_conjoined_clauses_declines_a_subject_after_its_verb(nlp):
     assert _texts(nlp, "split-conjoined-clauses", "He came home , and she stayed .") == ["He came home. She stayed ."]
 
 
+def test_split_conjoined_clauses_declines_the_last_of_a_list_of_verb_phrases(nlp):
+    """split-conjoined-clauses v12 (read on WikiANN dev, pattern re-written here): "A, B, and C" where A
+    and B are verb phrases of one subject left "He attended X, graduated from Y." without its "and"."""
+    assert _texts(nlp, "split-conjoined-clauses", "He attended Dartmouth College from 1973 to 1975 , graduated "
+                  "from Yale University in 1977 , and he is a 1980 graduate of Harvard Law School .") == []
+    assert _texts(nlp, "split-conjoined-clauses", "She wrote the book , edited the film , and he produced the "
+                  "record .") == []
+    # a participle after the verb is no list member: the first sentence stands
+    assert _texts(nlp, "split-conjoined-clauses", "He left the house , leaving the door open , and she "
+                  "stayed at the office .") == [
+        "He left the house , leaving the door open. She stayed at the office ."]
+    # nor is a second verb joined by "and"
+    assert _texts(nlp, "split-conjoined-clauses", "The shops were owned and managed by one family for years , "
+                  "and theirs was a warm welcome .") == [
+        "The shops were owned and managed by one family for years. Theirs was a warm welcome ."]
+
+
 def test_a_new_first_word_after_an_opening_quote_is_capitalised_and_joined(nlp):
     """ewt-ds-cascade (judged, pattern re-written here): genitive-to-pp put "the" first after an opening
     quote and wrote '" the secular nationalism of Arafat …'."""

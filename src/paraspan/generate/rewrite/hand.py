@@ -1117,11 +1117,21 @@ def _ends_in_punct(doc: Doc, ids: list[int]) -> bool:
 
 def _comma_joined_clause(doc: Doc, v: Token, before: int) -> bool:
     """Whether a clause with its own subject and no subordinator is joined to ``v``'s clause by a
-    comma before ``before`` (a list of clauses "A, B, and C", the parser hangs A on B)."""
+    comma before ``before`` (a list of clauses "A, B, and C", the parser hangs A on B), or a tensed
+    verb phrase after ``v`` is ("He attended X, graduated from Y, and he is Z": the split left "He
+    attended X, graduated from Y." without its "and"; the parser makes "graduated" an advcl)."""
     for x in v.children:
-        if x.i >= before or x.pos_ not in {"VERB", "AUX"} or x.dep_ not in {"ccomp", "parataxis", "conj"}:
+        if x.i >= before or x.pos_ not in {"VERB", "AUX"}:
             continue
-        if _child(x, "nsubj", "nsubjpass", "expl") is None or _child(x, "mark") is not None:
+        subject = _child(x, "nsubj", "nsubjpass", "expl")
+        # a past participle too: "graduated" is tagged VBN there; a participial phrase that is
+        # one ("…, followed by his dog, and she stayed") is declined with it, which costs little
+        listed_vp = (x.i > v.i and x.dep_ in {"conj", "advcl"} and subject is None
+                     and x.tag_ in {"VBD", "VBN", "VBZ", "VBP"} and doc[min(subtree(x)) - 1].text == ",")
+        # (after a comma: "owned and managed by X, and theirs is …" splits well)
+        if not listed_vp and (x.dep_ not in {"ccomp", "parataxis", "conj"} or subject is None):
+            continue
+        if _child(x, "mark") is not None:
             continue
         end = max(subtree(x))
         if end + 1 < len(doc) and doc[end + 1].text in {",", ";"}:
@@ -1918,7 +1928,9 @@ SPLIT_CONJOINED_CLAUSES = Rule("split-conjoined-clauses", "split", "hand", split
                                # v10: not of two subordinate clauses, nor before a passive whose "was" is left
                                # out (exemplars-s)
                                # v11: no second clause whose "subject" follows a lexical verb (wikiann-ds-cascade)
-                               version="11")
+                               # v12: not the last of a list of tensed verb phrases and a clause (rewrites read
+                               # on WikiANN dev, 2026-11-28)
+                               version="12")
 SPLIT_CONJOINED_VP = Rule("split-conjoined-vp", "split", "hand", split_conjoined_vp,
                           description="conjoined verb phrases → two sentences, subject copied",
                           example="He came and saw the city. → He came. He saw the city.",
