@@ -328,6 +328,9 @@ def main() -> None:
                         default=Path(os.environ.get("PARASPAN_SHARED", HERE.parent.parent / "shared")))
     parser.add_argument("--cache-dir", type=Path, default=Path("/tmp/paraspan-downstream-cache"))
     parser.add_argument("--epochs", type=int, default=None)
+    parser.add_argument("--ner-budget", choices=("all", "gold"), default=None,
+                        help="ner: the learner's updates — --epochs passes over everything it gets (all, the "
+                             "default) or as many as --epochs passes over the gold subset alone (gold)")
     parser.add_argument("--output", type=Path, default=None,
                         help="the results file of a run (default: results/downstream-runs/TASK-AUGMENTER.json); "
                              "with --grid the grid (default: results/downstream.json)")
@@ -415,7 +418,7 @@ def main() -> None:
 
         pos = spacy_pos(load_spacy(exclude=("ner", "parser", "lemmatizer")))
     learner = make_learner(args.task, args.cache_dir, threads=1, epochs=args.epochs,
-                           positive_weight=args.positive_weight)
+                           positive_weight=args.positive_weight, budget=args.ner_budget)
     percents = [int(p) for p in args.percents.split(",")]
     seeds = [int(s) for s in args.seed_list.split(",")] if args.seed_list else list(range(args.seeds))
     config = CurveConfig(percents=percents, seeds=seeds, report=report,
@@ -439,7 +442,9 @@ def main() -> None:
     if hasattr(learner, "config"):
         meta["head"] = vars(learner.config)
     elif hasattr(learner, "epochs"):
-        meta["spacy"] = {"epochs": learner.epochs, "max_steps": learner.max_steps}
+        meta["spacy"] = {"epochs": learner.epochs, "max_steps": learner.max_steps,
+                         # recorded only when not the default, so the runs before the option stay comparable
+                         **({"budget": learner.budget} if learner.budget != "all" else {})}
 
     def save(curve) -> None:
         run = {"wall_seconds": round(time.perf_counter() - started), "cpu_seconds": round(cpu_seconds()),

@@ -1063,6 +1063,7 @@ CATALOGUE: dict[str, ErrorSpec] = {
         "--report {report_name!r} is not an evaluation set",
         "choose from {choices}",
     ),
+    "E945": ErrorSpec("unknown_ner_budget", "--ner-budget {value!r} is not a budget", "choose all or gold"),
     "E950": ErrorSpec(
         "unknown_paraphrase_relation",
         "unknown paraphrase relation {value!r}",

@@ -73,6 +73,10 @@ def downstream_cmd(
         help="Frozen-feature cache folder (default: in the temp dir).")] = None,
     epochs: Annotated[int | None, typer.Option(min=1, help="Training epochs (default: the learner's).")] = None,
     threads: Annotated[int, typer.Option(min=1, help="torch threads.")] = 1,
+    ner_budget: Annotated[str | None, typer.Option(
+        help="ner: the learner's updates — `all` (epochs passes over everything it gets, the default) or `gold` "
+             "(as many as epochs passes over the gold subset alone, so added sentences get no extra updates).")
+    ] = None,
 ) -> None:
     """Learning curves: train on slices of the gold data with and without augmented sentences."""
     from paraspan.evaluate.downstream.augment import get_augmenter, spacy_pos
@@ -112,8 +116,10 @@ def downstream_cmd(
         from paraspan.models import load_spacy
 
         pos = spacy_pos(load_spacy(exclude=("ner", "parser", "lemmatizer")))
+    if ner_budget is not None and ner_budget not in ("all", "gold"):
+        raise ParaspanError.from_code("E945", value=ner_budget)
     learner = make_learner(task, cache_dir or Path(tempfile.gettempdir()) / "paraspan-features", threads=threads,
-                           epochs=epochs)
+                           epochs=epochs, budget=ner_budget if task == "ner" else None)
     config = CurveConfig(percents=_percents(percents), seeds=list(range(seeds)), report=report_name,
                          lexsub=lexsub, augment=augmenter is not None, copy_control=copy_control)
     meta = {"augmenter": augment, **checks}

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import pytest
+
 from paraspan.corpus.schema import Sentence, Span, Structure
 from paraspan.evaluate.downstream.ner import SpacyNerLearner
 
@@ -31,3 +33,17 @@ def test_spacy_ner_trains_and_scores_with_unseen_labels_reported():
 def test_spacy_ner_without_entities_is_reported():
     bare = [Sentence("a", "Nothing here .", [])]
     assert SpacyNerLearner(epochs=1).run(bare, {"dev": bare}, 0).diverged == "no entity in the training data"
+
+
+def test_gold_budget_gives_an_augmented_set_the_updates_of_its_gold_part():
+    """budget="gold": added sentences (here copies, which carry a source_id) change what the learner
+    sees, not how many updates it makes; the default budget makes more updates for more sentences."""
+    gold = ner_corpus(40)
+    copies = [Sentence(f"{s.id}:copy", s.text, list(s.structures), source_id=s.id) for s in gold]
+    dev = {"dev": ner_corpus(4, 40)}
+    learner = SpacyNerLearner(epochs=2, budget="gold")
+    alone, more = learner.run(gold, dev, 0), learner.run(gold + copies, dev, 0)
+    assert alone.info["steps"] == more.info["steps"] > 0
+    assert "steps" not in SpacyNerLearner(epochs=2).run(gold, dev, 0).info
+    with pytest.raises(ValueError, match="budget"):
+        SpacyNerLearner(budget="twice")

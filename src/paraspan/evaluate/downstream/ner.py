@@ -2,8 +2,12 @@
 
 The config is spaCy's own ``init config`` for ``["ner"]`` optimised for efficiency (hash
 embeddings + CNN tok2vec, no static vectors); only the training length and the seed are set
-here. The model of the last step is scored (no checkpoint picked on the evaluation set), with
-the gold tokenisation, on each evaluation set: entity F1 by exact span and type.
+here. By default it learns for ``epochs`` passes over what it is given, so an augmented set gets
+more updates than its gold subset; ``budget="gold"`` gives every set the updates of ``epochs`` passes
+over its gold sentences alone (spaCy's own batch schedule counted on them), so copies and new
+sentences change what it sees, not how long it learns. The model of the last step is scored (no
+checkpoint picked on the evaluation set), with the gold tokenisation, on each evaluation set:
+entity F1 by exact span and type.
 """
 
 from __future__ import annotations
@@ -19,6 +23,17 @@ from typing import Any
 
 from paraspan.corpus.schema import Sentence
 from paraspan.evaluate.downstream.learners import RunResult
+
+BUDGETS = ("all", "gold")
+
+
+def gold_steps(docs: Sequence[Any], epochs: int, batcher: Any) -> int:
+    """Updates that ``epochs`` passes over ``docs`` take under spaCy's ``batcher`` (one schedule
+    across the passes, as its training loop uses it)."""
+    from spacy import registry
+
+    batch = registry.resolve({"b": batcher})["b"]
+    return sum(sum(1 for _ in batch(list(docs))) for _ in range(epochs))
 
 
 def ner_config(train: Path, dev: Path, seed: int, max_epochs: int, max_steps: int) -> Any:
@@ -49,11 +64,17 @@ def _gold_docs(sentences: Sequence[Sentence], path: Path) -> list[Any]:
 
 @dataclass
 class SpacyNerLearner:
-    """spaCy ``ner`` trained for ``epochs`` passes (at most ``max_steps`` updates)."""
+    """spaCy ``ner`` trained for ``epochs`` passes (at most ``max_steps`` updates); ``budget``: passes
+    over everything it is given (``all``) or as many updates as passes over its gold part (``gold``)."""
 
     epochs: int = 10
     max_steps: int = 3000
+    budget: str = "all"
     name: str = "ner"
+
+    def __post_init__(self) -> None:
+        if self.budget not in BUDGETS:
+            raise ValueError(f"budget must be one of {', '.join(BUDGETS)}, not {self.budget!r}")
 
     def run(self, train: Sequence[Sentence], evals: dict[str, Sequence[Sentence]], seed: int) -> RunResult:
         from paraspan.corpus.docbin import fast_msgpack
@@ -89,6 +110,11 @@ class SpacyNerLearner:
                 return result
             fix_random_seed(seed)
             config = ner_config(folder / "train.spacy", folder / "dev.spacy", seed, self.epochs, self.max_steps)
+            if self.budget == "gold":
+                gold = [d for d, s in zip(train_docs, train, strict=True) if not s.is_augmented]
+                steps = min(self.max_steps, gold_steps(gold, self.epochs, config["training"]["batcher"]))
+                config = ner_config(folder / "train.spacy", folder / "dev.spacy", seed, 0, steps)  # 0: no pass limit
+                result.info["steps"] = steps
             nlp = init_nlp(config)
             log = io.StringIO()
             nlp, _ = train_loop(nlp, None, stdout=log, stderr=log)

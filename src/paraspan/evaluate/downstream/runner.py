@@ -34,12 +34,14 @@ def head_config(task: str, *, epochs: int | None = None, positive_weight: float 
 
 
 def make_learner(task: str, cache_dir: str | Path | None, *, threads: int = 1, epochs: int | None = None,
-                 encoder: str | None = None, positive_weight: float | None = None) -> Learner:
+                 encoder: str | None = None, positive_weight: float | None = None,
+                 budget: str | None = None) -> Learner:
     """The registered learner for ``task``; the feature learners share one cached frozen encoder.
-    ``positive_weight``: the head's loss weight of positive classes (default: the learner's)."""
+    ``positive_weight``: the head's loss weight of positive classes (default: the learner's);
+    ``budget``: the NER learner's updates, ``all`` or ``gold`` (see ``SpacyNerLearner``)."""
     factory = learners().get(task)
     if task == "ner":
-        return factory(**({"epochs": epochs} if epochs else {}))
+        return factory(**({"epochs": epochs} if epochs else {}), **({"budget": budget} if budget else {}))
     from paraspan.evaluate.downstream.features import open_cache
 
     config = head_config(task, epochs=epochs, positive_weight=positive_weight)
