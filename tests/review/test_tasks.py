@@ -290,6 +290,24 @@ def test_output_task_takes_the_source_structure_from_provenance():
     assert task["view"]["source"]["spans"] == [] and len(task["view"]["output"]["spans"]) == 3
 
 
+def test_output_task_shows_every_mention_of_an_ner_output_and_names_the_lost_one():
+    """An NER output carries every mention it kept; the page showed only the first (noted while judging
+    wikiann-ds-cascade). Now each is shown, and a source mention the output lacks is named."""
+    text = "Ann met Bo in Oslo ."
+    source = Sentence("w1", text, [Structure("entity", "PER", Span(0, 3)), Structure("entity", "PER", Span(8, 10)),
+                                   Structure("entity", "LOC", Span(14, 18))])
+    out_text = "In Oslo , Ann met Bo ."
+    output = Sentence("w1~r1", out_text, [Structure("entity", "PER", Span(10, 13)), Structure("entity", "LOC", Span(3, 7))],
+                      source_id="w1", provenance={"structure": 0})
+    view = build_output_task(output, source)["view"]
+    assert _tags(view["output"]["html"]) == [("Oslo", "LOC"), ("Ann", "PER")]
+    assert [(s["role"], s["text"], s["label"]) for s in view["output"]["spans"]] == [
+        ("anchor", "Ann", "PER"), ("other", "Oslo", "LOC")]
+    assert [(s["role"], s["text"]) for s in view["source"]["spans"]] == [("anchor", "Ann"), ("other", "Bo"),
+                                                                       ("other", "Oslo")]
+    assert view["missing"] == [{"label": "PER", "text": "Bo"}]
+
+
 def test_prepare_output_tasks_filter_sample_and_modes_apart(tmp_path):
     path = prepared_store(tmp_path / "run.db", sample=3)  # trigger tasks too: the modes do not mix
     with RunStore.open(path) as store:

@@ -408,11 +408,16 @@ def labelled_html(text: str, spans: list[MarkedSpan], palette: Palette) -> str:
     return "".join(parts)
 
 
-def sentence_view(text: str, structure: Structure | None, palette: Palette) -> dict[str, Any]:
-    """What the page shows of one sentence: its text, labelled HTML, and the spans as a list."""
-    spans = labelled_spans(structure)
-    args = sorted((s for s in spans if s.role != "anchor"), key=lambda s: (s.start, s.end))
-    ordered = [s for s in spans if s.role == "anchor"] + args
+def sentence_view(text: str, structure: Structure | None, palette: Palette,
+                  others: Sequence[Structure] = ()) -> dict[str, Any]:
+    """What the page shows of one sentence: its text, labelled HTML, and the spans as a list.
+    ``others``: the sentence's further structures (an NER output carries every mention), each shown
+    by its anchor with role ``other``, after the structure's own spans."""
+    spans = labelled_spans(structure) + [MarkedSpan(o.anchor.start, o.anchor.end, _anchor_tag(o), "other")
+                                         for o in others if o.anchor is not None]
+    args = sorted((s for s in spans if s.role == "arg"), key=lambda s: (s.start, s.end))
+    also = sorted((s for s in spans if s.role == "other"), key=lambda s: (s.start, s.end))
+    ordered = [s for s in spans if s.role == "anchor"] + args + also
     return {
         "text": text, "kind": structure.kind if structure else None, "label": structure.label if structure else None,
         "html": labelled_html(text, spans, palette),
@@ -427,7 +432,9 @@ def build_output_task(output: Sentence, source: Sentence | None, *, structure: i
     """The output-mode task for one output: source and output with their labelled spans.
 
     The source's structure is the one the output's provenance names (``structure``), else
-    ``structure`` (the store's column); the output's is its first (an output carries one).
+    ``structure`` (the store's column); the output's is its first. An output may carry more (an NER
+    output carries every mention it kept): they are shown too, with the source's structures of their
+    kinds (of entities, always every mention), so that a mention lost or mislabelled is seen.
     """
     index = (output.provenance or {}).get("structure", structure)
     source_structure = None
@@ -437,17 +444,21 @@ def build_output_task(output: Sentence, source: Sentence | None, *, structure: i
     output_structure = output.structures[0] if output.structures else None
     main = output_structure or source_structure
     kind, label = (main.kind, main.label) if main is not None else ("", "")
+    output_others = output.structures[1:]
+    other_kinds = {o.kind for o in output_others} | ({"entity"} if kind == "entity" else set())
+    source_others = [s for s in (source.structures if source is not None else [])
+                     if s is not source_structure and s.kind in other_kinds]
     palette = Palette()  # one per task: a label has the same colour in the source and the output
-    source_view = sentence_view(source.text if source is not None else "", source_structure, palette)
-    output_view = sentence_view(output.text, output_structure, palette)
-    # source arguments the output lacks (by label): easy to overlook, so the page names them
-    placed = [s["label"] for s in output_view["spans"] if s["role"] == "arg"]
+    source_view = sentence_view(source.text if source is not None else "", source_structure, palette, source_others)
+    output_view = sentence_view(output.text, output_structure, palette, output_others)
+    # source arguments and further mentions the output lacks (by label): easy to overlook, so the page names them
+    placed = {role: [s["label"] for s in output_view["spans"] if s["role"] == role] for role in ("arg", "other")}
     missing = []
     for span in source_view["spans"]:
-        if span["role"] != "arg":
+        if span["role"] == "anchor":
             continue
-        if span["label"] in placed:
-            placed.remove(span["label"])
+        if span["label"] in placed[span["role"]]:
+            placed[span["role"]].remove(span["label"])
         else:
             missing.append({"label": span["label"], "text": span["text"]})
     anchor, args = _ANCHOR_WORDS.get(kind, ("anchor with its label", "argument"))
