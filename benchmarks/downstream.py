@@ -331,6 +331,8 @@ def main() -> None:
     parser.add_argument("--ner-budget", choices=("all", "gold"), default=None,
                         help="ner: the learner's updates — --epochs passes over everything it gets (all, the "
                              "default) or as many as --epochs passes over the gold subset alone (gold)")
+    parser.add_argument("--ner-averages", action="store_true",
+                        help="ner: score the running average of the weights (spaCy's use_averages)")
     parser.add_argument("--output", type=Path, default=None,
                         help="the results file of a run (default: results/downstream-runs/TASK-AUGMENTER.json); "
                              "with --grid the grid (default: results/downstream.json)")
@@ -418,7 +420,8 @@ def main() -> None:
 
         pos = spacy_pos(load_spacy(exclude=("ner", "parser", "lemmatizer")))
     learner = make_learner(args.task, args.cache_dir, threads=1, epochs=args.epochs,
-                           positive_weight=args.positive_weight, budget=args.ner_budget)
+                           positive_weight=args.positive_weight, budget=args.ner_budget,
+                           averages=args.ner_averages or None)
     percents = [int(p) for p in args.percents.split(",")]
     seeds = [int(s) for s in args.seed_list.split(",")] if args.seed_list else list(range(args.seeds))
     config = CurveConfig(percents=percents, seeds=seeds, report=report,
@@ -444,7 +447,8 @@ def main() -> None:
     elif hasattr(learner, "epochs"):
         meta["spacy"] = {"epochs": learner.epochs, "max_steps": learner.max_steps,
                          # recorded only when not the default, so the runs before the option stay comparable
-                         **({"budget": learner.budget} if learner.budget != "all" else {})}
+                         **({"budget": learner.budget} if learner.budget != "all" else {}),
+                         **({"averages": True} if learner.averages else {})}
 
     def save(curve) -> None:
         run = {"wall_seconds": round(time.perf_counter() - started), "cpu_seconds": round(cpu_seconds()),

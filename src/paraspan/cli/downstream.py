@@ -77,6 +77,9 @@ def downstream_cmd(
         help="ner: the learner's updates — `all` (epochs passes over everything it gets, the default) or `gold` "
              "(as many as epochs passes over the gold subset alone, so added sentences get no extra updates).")
     ] = None,
+    ner_averages: Annotated[bool | None, typer.Option(
+        "--ner-averages/--no-ner-averages",
+        help="ner: score the running average of the weights (default: the learner's).")] = None,
 ) -> None:
     """Learning curves: train on slices of the gold data with and without augmented sentences."""
     from paraspan.evaluate.downstream.augment import get_augmenter, spacy_pos
@@ -119,7 +122,8 @@ def downstream_cmd(
     if ner_budget is not None and ner_budget not in ("all", "gold"):
         raise ParaspanError.from_code("E945", value=ner_budget)
     learner = make_learner(task, cache_dir or Path(tempfile.gettempdir()) / "paraspan-features", threads=threads,
-                           epochs=epochs, budget=ner_budget if task == "ner" else None)
+                           epochs=epochs, budget=ner_budget if task == "ner" else None,
+                           averages=ner_averages if task == "ner" else None)
     config = CurveConfig(percents=_percents(percents), seeds=list(range(seeds)), report=report_name,
                          lexsub=lexsub, augment=augmenter is not None, copy_control=copy_control)
     meta = {"augmenter": augment, **checks}

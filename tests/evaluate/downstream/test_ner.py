@@ -47,3 +47,22 @@ def test_gold_budget_gives_an_augmented_set_the_updates_of_its_gold_part():
     assert "steps" not in SpacyNerLearner(epochs=2).run(gold, dev, 0).info
     with pytest.raises(ValueError, match="budget"):
         SpacyNerLearner(budget="twice")
+
+
+def test_averaged_weights_are_scored_when_asked(monkeypatch):
+    """averages=True sets spaCy's use_averages, and the model trained with it still learns the toy data."""
+    from paraspan.evaluate.downstream import ner
+
+    seen = []
+    real = ner.ner_config
+
+    def spy(*args, **kwargs):
+        config = real(*args, **kwargs)
+        seen.append(config)
+        return config
+
+    monkeypatch.setattr(ner, "ner_config", spy)
+    result = SpacyNerLearner(epochs=15, max_steps=200, averages=True, budget="gold").run(
+        ner_corpus(30), {"dev": ner_corpus(6, 30)}, 0)
+    assert result.diverged is None and result.scores["dev"]["f1"] >= 80.0
+    assert seen and seen[-1]["training"]["optimizer"]["use_averages"] is True

@@ -70,6 +70,8 @@ class SpacyNerLearner:
     epochs: int = 10
     max_steps: int = 3000
     budget: str = "all"
+    #: score the running average of the weights (spaCy's ``use_averages``) instead of the last step's
+    averages: bool = False
     name: str = "ner"
 
     def __post_init__(self) -> None:
@@ -110,10 +112,14 @@ class SpacyNerLearner:
                 return result
             fix_random_seed(seed)
             config = ner_config(folder / "train.spacy", folder / "dev.spacy", seed, self.epochs, self.max_steps)
+            if self.averages:
+                config["training"]["optimizer"]["use_averages"] = True
             if self.budget == "gold":
                 gold = [d for d, s in zip(train_docs, train, strict=True) if not s.is_augmented]
                 steps = min(self.max_steps, gold_steps(gold, self.epochs, config["training"]["batcher"]))
+                optimizer = config["training"]["optimizer"]
                 config = ner_config(folder / "train.spacy", folder / "dev.spacy", seed, 0, steps)  # 0: no pass limit
+                config["training"]["optimizer"] = optimizer
                 result.info["steps"] = steps
             nlp = init_nlp(config)
             log = io.StringIO()

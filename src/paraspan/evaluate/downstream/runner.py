@@ -35,13 +35,15 @@ def head_config(task: str, *, epochs: int | None = None, positive_weight: float 
 
 def make_learner(task: str, cache_dir: str | Path | None, *, threads: int = 1, epochs: int | None = None,
                  encoder: str | None = None, positive_weight: float | None = None,
-                 budget: str | None = None) -> Learner:
+                 budget: str | None = None, averages: bool | None = None) -> Learner:
     """The registered learner for ``task``; the feature learners share one cached frozen encoder.
     ``positive_weight``: the head's loss weight of positive classes (default: the learner's);
-    ``budget``: the NER learner's updates, ``all`` or ``gold`` (see ``SpacyNerLearner``)."""
+    ``budget``, ``averages``: the NER learner's updates (``all`` or ``gold``) and whether it scores
+    averaged weights (see ``SpacyNerLearner``); None: the learner's default."""
     factory = learners().get(task)
     if task == "ner":
-        return factory(**({"epochs": epochs} if epochs else {}), **({"budget": budget} if budget else {}))
+        options = {"epochs": epochs, "budget": budget, "averages": averages}
+        return factory(**{k: v for k, v in options.items() if v is not None})
     from paraspan.evaluate.downstream.features import open_cache
 
     config = head_config(task, epochs=epochs, positive_weight=positive_weight)
