@@ -66,3 +66,14 @@ def test_averaged_weights_are_scored_when_asked(monkeypatch):
         ner_corpus(30), {"dev": ner_corpus(6, 30)}, 0)
     assert result.diverged is None and result.scores["dev"]["f1"] >= 80.0
     assert seen and seen[-1]["training"]["optimizer"]["use_averages"] is True
+    # and what is scored is the pipeline spaCy saved with the averaged weights swapped in (its
+    # returned pipeline keeps the last step's: its closing `use_params` is never entered)
+    import spacy
+
+    loaded = []
+    real_load = spacy.load
+    monkeypatch.setattr(spacy, "load", lambda path, *a, **k: loaded.append(path) or real_load(path, *a, **k))
+    SpacyNerLearner(epochs=2, max_steps=200, averages=True).run(ner_corpus(30), {"dev": ner_corpus(6, 30)}, 0)
+    assert len(loaded) == 1 and loaded[0].name == "model-last"
+    SpacyNerLearner(epochs=2, max_steps=200).run(ner_corpus(30), {"dev": ner_corpus(6, 30)}, 0)
+    assert len(loaded) == 1

@@ -123,7 +123,16 @@ class SpacyNerLearner:
                 result.info["steps"] = steps
             nlp = init_nlp(config)
             log = io.StringIO()
-            nlp, _ = train_loop(nlp, None, stdout=log, stderr=log)
+            # spaCy swaps the averaged weights in only when it saves (its last `use_params` call is
+            # a context manager never entered): with averages, score the model it saved
+            out = folder / "out" if self.averages else None
+            if out is not None:
+                out.mkdir()  # spaCy writes into it, and does not make it
+            nlp, last = train_loop(nlp, out, stdout=log, stderr=log)
+            if last is not None:
+                import spacy
+
+                nlp = spacy.load(last)
             losses = [line for line in log.getvalue().splitlines() if line.strip()[:1].isdigit()]
             result.info["log_tail"] = losses[-1:] if losses else []
             for eval_name, sentences in evals.items():
