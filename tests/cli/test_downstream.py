@@ -51,6 +51,10 @@ def test_downstream_bad_input_is_one_line_and_exit_1(tmp_path, capsys):
     assert main(["evaluate", "downstream", "--task", "frame_id", "--train", str(dev), "--eval", f"dev={dev}",
                  "--percents", "0,200"]) == 1
     assert "1..100" in capsys.readouterr().err
+    assert main(["evaluate", "downstream", "--task", "ner", "--train", str(dev), "--eval", f"dev={dev}",
+                 "--ner-budget", "twice"]) == 1
+    err = capsys.readouterr().err
+    assert "E945" in err and "choose all or gold" in err and "Traceback" not in err
 
 
 @pytest.mark.slow

@@ -90,6 +90,8 @@ def downstream_cmd(
     err = console()
     if task not in TASK_KINDS:
         raise ParaspanError.from_code("E941", task=task, choices=", ".join(TASK_KINDS))
+    if ner_budget is not None and ner_budget not in ("all", "gold"):
+        raise ParaspanError.from_code("E945", value=ner_budget)
     fmt_is_fn = (from_fmt == "framenet")
     gold = _read(train, from_fmt, "train" if fmt_is_fn and splits else None, splits)
     evals: dict[str, list] = {}
@@ -119,8 +121,6 @@ def downstream_cmd(
         from paraspan.models import load_spacy
 
         pos = spacy_pos(load_spacy(exclude=("ner", "parser", "lemmatizer")))
-    if ner_budget is not None and ner_budget not in ("all", "gold"):
-        raise ParaspanError.from_code("E945", value=ner_budget)
     learner = make_learner(task, cache_dir or Path(tempfile.gettempdir()) / "paraspan-features", threads=threads,
                            epochs=epochs, budget=ner_budget if task == "ner" else None,
                            averages=ner_averages if task == "ner" else None)
