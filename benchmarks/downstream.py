@@ -62,8 +62,9 @@ RESULTS = HERE / "results"
 GRID_OUTPUT = RESULTS / "downstream.json"
 
 # The grid of issue 19 (`--grid`): per task the runs that make it, each with the points it gives,
-# under one learner per task (checked). A later entry replaces an earlier one point by point.
-GRID_SOURCES: tuple[str, ...] = (
+# under one learner per task (checked). A later entry replaces an earlier one point by point. An
+# entry is a path, or (path, options of grid.Source), e.g. {"task": …} for runs of another learner.
+GRID_SOURCES: tuple[str | tuple[str, dict[str, Any]], ...] = (
     # Frame identification: positives weighted ×8, copies that carry what the outputs carry, the
     # FrameNet test documents scored once; 10% with five seeds, 25/50/100% with three.
     *(f"downstream-copies/frame_id-{name}.json" for name in
@@ -220,12 +221,13 @@ def write_grid(target: Path) -> str:
     from paraspan.evaluate.downstream.plot import plot_grid
 
     sources = []
-    for relative in GRID_SOURCES:
+    for entry in GRID_SOURCES:
+        relative, options = (entry, {}) if isinstance(entry, str) else entry
         path = RESULTS / relative
         if not path.is_file():
             print(f"not in the grid (no file): {relative}", file=sys.stderr)
             continue
-        sources.append(Source(relative, json.loads(path.read_text())))
+        sources.append(Source(relative, json.loads(path.read_text()), **options))
     grid = build_grid(sources)
     for task, task_grid in grid.items():
         for eval_set in task_grid["points"]:

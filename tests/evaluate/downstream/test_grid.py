@@ -71,6 +71,24 @@ def test_different_learners_are_refused_and_dropped_conditions_left_out():
         build_grid([Source("x.json", {"frame_id": {}})])
 
 
+def test_runs_of_another_learner_get_a_task_of_their_own():
+    """Runs of one task with another learner are refused together, and go side by side when one set
+    is put under a task of its own; that task keeps the goal of the task it came from."""
+    old = run("generator:cascade", {"10": point([0, 1, 2], [1, 2, 3], [2, 3.1, 4.2], [1, 2, 3])}, filt=None,
+              task="ner", head={"epochs": 10})
+    new = run("generator:cascade", {"10": point([0, 1], [5, 6], [5, 6], [5, 6])}, filt=None, task="ner",
+              head={"epochs": 20, "averages": True})
+    with pytest.raises(ValueError, match="not comparable"):
+        build_grid([Source("old", old), Source("new", new)])
+    grid = build_grid([Source("old", old, task="ner_10passes"), Source("new", new)])
+    assert set(grid) == {"ner", "ner_10passes"}
+    assert grid["ner_10passes"]["learner"] == {"epochs": 10}
+    assert grid["ner_10passes"]["points"]["dev"]["10"]["cascade"]["augmented"]["mean"] == pytest.approx(3.1)
+    assert grid["ner"]["points"]["dev"]["10"]["cascade"]["augmented"]["mean"] == 5.5
+    assert grid["ner_10passes"]["verdict"]["goal"] == grid["ner"]["verdict"]["goal"]
+    assert grid["ner_10passes"]["verdict"]["met"]  # +1.0, +1.1, +1.2 over its copies
+
+
 def test_a_later_source_replaces_a_point_and_others_are_kept():
     old = run("generator:token_replace", {"10": point([0, 1], [1, 1], [2, 2]), "25": point([0, 1], [3, 3], [4, 4])})
     new = run("generator:token_replace", {"25": point([0, 1], [3, 3], [5, 5])})

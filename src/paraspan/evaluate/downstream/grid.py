@@ -33,7 +33,9 @@ class Source:
     """One results file of ``benchmarks/downstream.py`` and what of it the grid takes.
 
     ``percents``: the points taken (None: all); ``drop``: conditions left out, with ``note`` saying
-    why (a copy control measured with a defect, say); later sources replace earlier ones point by point.
+    why (a copy control measured with a defect, say); ``task``: the grid task its runs go under
+    (None: the file's own), so that runs of one task made with another learner get a table of their
+    own instead of being refused; later sources replace earlier ones point by point.
     """
 
     path: str
@@ -41,6 +43,7 @@ class Source:
     percents: tuple[str, ...] | None = None
     drop: tuple[str, ...] = ()
     note: str = ""
+    task: str | None = None
 
 
 @dataclass(frozen=True)
@@ -115,7 +118,8 @@ def build_grid(sources: Sequence[Source]) -> dict[str, Any]:
         meta_all = source.data.get("meta")
         if not meta_all:
             raise ValueError(f"{source.path}: no 'meta' — not a results file of benchmarks/downstream.py")
-        for task, meta in meta_all.items():
+        for file_task, meta in meta_all.items():
+            task = source.task or file_task
             name = augmenter_name(meta)
             info = tasks.setdefault(task, {"dataset": meta.get("dataset"), "report": meta.get("report"),
                                            "learner": _learner(meta), "learner_from": source.path,
@@ -133,7 +137,7 @@ def build_grid(sources: Sequence[Source]) -> dict[str, Any]:
                 augmenter["sources"].append(source.path)
             if source.note and source.note not in augmenter["notes"]:
                 augmenter["notes"].append(source.note)
-            for percent, point in source.data.get(task, {}).items():
+            for percent, point in source.data.get(file_task, {}).items():
                 if source.percents is not None and percent not in source.percents:
                     continue
                 point = {k: v for k, v in point.items() if k not in source.drop}
@@ -228,7 +232,7 @@ def _fmt(stats: Mapping[str, Any] | None) -> str:
 def verdict(task: str, task_grid: Mapping[str, Any]) -> dict[str, Any]:
     """Whether the task's goal is met, and per evaluation set and percent what helped or hurt,
     in words built from the numbers (significance: paired t-test over seeds, p < 0.05)."""
-    goal = GOALS.get(task, GOALS["ner"])
+    goal = GOALS.get(task) or next((g for t, g in GOALS.items() if task.startswith(f"{t}_")), GOALS["ner"])
     report = task_grid["report"]
     at_goal = task_grid["points"].get(report, {}).get(goal.percent, {})
     candidates = {n: r for n, r in at_goal.items()
