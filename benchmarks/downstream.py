@@ -331,10 +331,10 @@ def main() -> None:
     parser.add_argument("--cache-dir", type=Path, default=Path("/tmp/paraspan-downstream-cache"))
     parser.add_argument("--epochs", type=int, default=None)
     parser.add_argument("--ner-budget", choices=("all", "gold"), default=None,
-                        help="ner: the learner's updates — --epochs passes over everything it gets (all, the "
-                             "default) or as many as --epochs passes over the gold subset alone (gold)")
-    parser.add_argument("--ner-averages", action="store_true",
-                        help="ner: score the running average of the weights (spaCy's use_averages)")
+                        help="ner: the learner's updates — --epochs passes over everything it gets (all) or as "
+                             "many as --epochs passes over the gold subset alone (gold, the default)")
+    parser.add_argument("--ner-averages", action=argparse.BooleanOptionalAction, default=None,
+                        help="ner: score the running average of the weights (spaCy's use_averages; the default)")
     parser.add_argument("--output", type=Path, default=None,
                         help="the results file of a run (default: results/downstream-runs/TASK-AUGMENTER.json); "
                              "with --grid the grid (default: results/downstream.json)")
@@ -423,7 +423,7 @@ def main() -> None:
         pos = spacy_pos(load_spacy(exclude=("ner", "parser", "lemmatizer")))
     learner = make_learner(args.task, args.cache_dir, threads=1, epochs=args.epochs,
                            positive_weight=args.positive_weight, budget=args.ner_budget,
-                           averages=args.ner_averages or None)
+                           averages=args.ner_averages)
     percents = [int(p) for p in args.percents.split(",")]
     seeds = [int(s) for s in args.seed_list.split(",")] if args.seed_list else list(range(args.seeds))
     config = CurveConfig(percents=percents, seeds=seeds, report=report,

@@ -74,8 +74,8 @@ def downstream_cmd(
     epochs: Annotated[int | None, typer.Option(min=1, help="Training epochs (default: the learner's).")] = None,
     threads: Annotated[int, typer.Option(min=1, help="torch threads.")] = 1,
     ner_budget: Annotated[str | None, typer.Option(
-        help="ner: the learner's updates — `all` (epochs passes over everything it gets, the default) or `gold` "
-             "(as many as epochs passes over the gold subset alone, so added sentences get no extra updates).")
+        help="ner: the learner's updates — `all` (epochs passes over everything it gets) or `gold` (as many as "
+             "epochs passes over the gold subset alone, so added sentences get no extra updates; the default).")
     ] = None,
     ner_averages: Annotated[bool | None, typer.Option(
         "--ner-averages/--no-ner-averages",

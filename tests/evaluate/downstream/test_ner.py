@@ -44,7 +44,7 @@ def test_gold_budget_gives_an_augmented_set_the_updates_of_its_gold_part():
     learner = SpacyNerLearner(epochs=2, budget="gold")
     alone, more = learner.run(gold, dev, 0), learner.run(gold + copies, dev, 0)
     assert alone.info["steps"] == more.info["steps"] > 0
-    assert "steps" not in SpacyNerLearner(epochs=2).run(gold, dev, 0).info
+    assert "steps" not in SpacyNerLearner(epochs=2, budget="all").run(gold, dev, 0).info
     with pytest.raises(ValueError, match="budget"):
         SpacyNerLearner(budget="twice")
 
@@ -75,5 +75,5 @@ def test_averaged_weights_are_scored_when_asked(monkeypatch):
     monkeypatch.setattr(spacy, "load", lambda path, *a, **k: loaded.append(path) or real_load(path, *a, **k))
     SpacyNerLearner(epochs=2, max_steps=200, averages=True).run(ner_corpus(30), {"dev": ner_corpus(6, 30)}, 0)
     assert len(loaded) == 1 and loaded[0].name == "model-last"
-    SpacyNerLearner(epochs=2, max_steps=200).run(ner_corpus(30), {"dev": ner_corpus(6, 30)}, 0)
+    SpacyNerLearner(epochs=2, max_steps=200, averages=False).run(ner_corpus(30), {"dev": ner_corpus(6, 30)}, 0)
     assert len(loaded) == 1
