@@ -6,7 +6,7 @@ seed, gold only is trained twice: with the subset's seed and with another initia
 initialisations is its own noise, the floor under any difference an augmenter can show. Results are
 merged into ``--output`` (one entry per setting), so settings can run in separate processes.
 
-    python benchmarks/ner_learner.py --settings e10,e20,e20-avg --percent 10 --seeds 0,1,2
+    python benchmarks/ner_learner.py --settings e10,e20-gold,e20-gold-avg --percent 10 --seeds 0,1,2
     python benchmarks/ner_learner.py --table            # print the table of --output
 
 Setting names: ``e<passes>`` (all: the passes over everything given), ``-gold`` (the updates of the
@@ -82,7 +82,7 @@ def table(data: dict[str, Any]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--settings", default="e10,e20,e20-avg")
+    parser.add_argument("--settings", default="e10,e20-gold,e20-gold-avg")
     parser.add_argument("--percent", type=int, default=10)
     parser.add_argument("--seeds", default="0,1,2", help="subset seeds")
     parser.add_argument("--ner-set", choices=("wikiann", "wnut17"), default="wikiann")
