@@ -2,10 +2,11 @@
 
 The config is spaCy's own ``init config`` for ``["ner"]`` optimised for efficiency (hash
 embeddings + CNN tok2vec, no static vectors); only the training length and the seed are set
-here. By default it learns for ``epochs`` passes over what it is given, so an augmented set gets
-more updates than its gold subset; ``budget="gold"`` gives every set the updates of ``epochs`` passes
-over its gold sentences alone (spaCy's own batch schedule counted on them), so copies and new
-sentences change what it sees, not how long it learns. The model of the last step is scored (no
+here. ``budget="gold"`` (the default) gives every set the updates of ``epochs`` passes over its gold
+sentences alone (spaCy's own batch schedule counted on them), so copies and new sentences change
+what it sees, not how long it learns; ``budget="all"`` makes ``epochs`` passes over what it is given,
+so an augmented set gets more updates than its gold subset (the earlier runs). The final model is
+scored, with the running average of its weights (``averages``, the default) or the last step's (no
 checkpoint picked on the evaluation set), with the gold tokenisation, on each evaluation set:
 entity F1 by exact span and type.
 """
