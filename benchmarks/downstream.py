@@ -288,6 +288,8 @@ def table(data: dict[str, Any]) -> str:
 
 
 def main() -> None:
+    from paraspan.evaluate.downstream.ner import BUDGETS
+
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--task", choices=("frame_id", "ner", "srl"))
     parser.add_argument("--percents", default="10,25,50,100")
@@ -336,7 +338,7 @@ def main() -> None:
                         default=Path(os.environ.get("PARASPAN_SHARED", HERE.parent.parent / "shared")))
     parser.add_argument("--cache-dir", type=Path, default=Path("/tmp/paraspan-downstream-cache"))
     parser.add_argument("--epochs", type=int, default=None)
-    parser.add_argument("--ner-budget", choices=("all", "gold"), default=None,
+    parser.add_argument("--ner-budget", choices=BUDGETS, default=None,
                         help="ner: the learner's updates — --epochs passes over everything it gets (all) or as "
                              "many as --epochs passes over the gold subset alone (gold, the default)")
     parser.add_argument("--ner-averages", action=argparse.BooleanOptionalAction, default=None,

@@ -85,12 +85,13 @@ def downstream_cmd(
     from paraspan.evaluate.downstream.augment import get_augmenter, spacy_pos
     from paraspan.evaluate.downstream.curves import CurveConfig, run_curve
     from paraspan.evaluate.downstream.data import split_by_document as split_docs
+    from paraspan.evaluate.downstream.ner import BUDGETS
     from paraspan.evaluate.downstream.runner import TASK_KINDS, check_task_data, make_learner, merge_results
 
     err = console()
     if task not in TASK_KINDS:
         raise ParaspanError.from_code("E941", task=task, choices=", ".join(TASK_KINDS))
-    if ner_budget is not None and ner_budget not in ("all", "gold"):
+    if ner_budget is not None and ner_budget not in BUDGETS:
         raise ParaspanError.from_code("E945", value=ner_budget)
     fmt_is_fn = (from_fmt == "framenet")
     gold = _read(train, from_fmt, "train" if fmt_is_fn and splits else None, splits)

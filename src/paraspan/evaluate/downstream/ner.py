@@ -45,11 +45,16 @@ def ner_config(train: Path, dev: Path, seed: int, max_epochs: int, max_steps: in
     config["paths"]["train"] = str(train)
     config["paths"]["dev"] = str(dev)
     config["system"]["seed"] = seed
+    config["training"]["patience"] = 0
+    set_length(config, max_epochs, max_steps)
+    return config
+
+
+def set_length(config: Any, max_epochs: int, max_steps: int) -> None:
+    """How long ``config`` trains (``max_epochs`` 0: no pass limit)."""
     config["training"]["max_epochs"] = max_epochs
     config["training"]["max_steps"] = max_steps
-    config["training"]["patience"] = 0
     config["training"]["eval_frequency"] = max_steps + 1  # only the step-0 check the loop insists on
-    return config
 
 
 def _gold_docs(sentences: Sequence[Sentence], path: Path) -> list[Any]:
@@ -121,9 +126,7 @@ class SpacyNerLearner:
             if self.budget == "gold":
                 gold = [d for d, s in zip(train_docs, train, strict=True) if not s.is_augmented]
                 steps = min(self.max_steps, gold_steps(gold, self.epochs, config["training"]["batcher"]))
-                optimizer = config["training"]["optimizer"]
-                config = ner_config(folder / "train.spacy", folder / "dev.spacy", seed, 0, steps)  # 0: no pass limit
-                config["training"]["optimizer"] = optimizer
+                set_length(config, 0, steps)
                 result.info["steps"] = steps
             nlp = init_nlp(config)
             log = io.StringIO()
