@@ -152,6 +152,37 @@ def merge_files(target: Path, others: list[Path]) -> str:
     return table(data)
 
 
+def recorded_base_runs(files: list[Path], key: str, meta: dict[str, Any], train_sentences: int,
+                       eval_sentences: dict[str, int], report: str,
+                       parser: argparse.ArgumentParser) -> dict[tuple[int, int], Any]:
+    """``--base-from``: the gold-only runs of earlier results files, by (percent, seed). A file of another
+    learner setting, dataset or evaluation set is refused: its gold-only F1s are not this run's."""
+    from paraspan.evaluate.downstream.curves import recorded_bases
+
+    learner_keys = ("spacy", "head")
+    runs: dict[tuple[int, int], Any] = {}
+    for path in files:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            parser.error(f"--base-from {path}: cannot read it ({exc})")
+        old = data.get("meta", {}).get(key)
+        if old is None or key not in data:
+            parser.error(f"--base-from {path}: no {key} curve in it (it has {sorted(data.get('meta', {}))})")
+        mine = {"dataset": meta["dataset"], "train_sentences": train_sentences, "eval_sentences": eval_sentences,
+                "report": report, **{k: meta.get(k) for k in learner_keys}}
+        theirs = {"dataset": old.get("dataset"), "train_sentences": old.get("train_sentences"),
+                  "eval_sentences": old.get("eval_sentences"), "report": old.get("report"),
+                  **{k: old.get(k) for k in learner_keys}}
+        differ = [f"{k}: {theirs[k]!r} there, {mine[k]!r} here" for k in mine if mine[k] != theirs[k]]
+        if differ:
+            parser.error(f"--base-from {path}: another learner or data — " + "; ".join(differ))
+        for percent, point in data[key].items():
+            for seed, recorded in recorded_bases(point, report, str(path)).items():
+                runs.setdefault((int(percent), seed), recorded)
+    return runs
+
+
 def portable(path: Path, args: argparse.Namespace) -> dict[str, Any]:
     """Rewrite the results file at ``path`` without this machine's paths (the data folder becomes
     ``../shared``, a store folder ``STORE_DIR``); returns its data."""
@@ -343,6 +374,11 @@ def main() -> None:
                              "many as --epochs passes over the gold subset alone (gold, the default)")
     parser.add_argument("--ner-averages", action=argparse.BooleanOptionalAction, default=None,
                         help="ner: score the running average of the weights (spaCy's use_averages; the default)")
+    parser.add_argument("--base-from", type=Path, action="append", default=[],
+                        help="take the gold-only runs from this results file of the same learner and data "
+                             "where it has the percent and seed (they do not depend on the augmenter, and the "
+                             "learners are deterministic given the seed), instead of training them again; "
+                             "repeatable")
     parser.add_argument("--output", type=Path, default=None,
                         help="the results file of a run (default: results/downstream-runs/TASK-AUGMENTER.json); "
                              "with --grid the grid (default: results/downstream.json)")
@@ -459,6 +495,10 @@ def main() -> None:
                          # recorded only when not the default, so the runs before the option stay comparable
                          **({"budget": learner.budget} if learner.budget != "all" else {}),
                          **({"averages": True} if learner.averages else {})}
+    if args.base_from:
+        config.base_runs = recorded_base_runs(args.base_from, key, meta, len(train),
+                                              {k: len(v) for k, v in evals.items()}, report, parser)
+        meta["base_from"] = [str(path) for path in args.base_from]
 
     def save(curve) -> None:
         run = {"wall_seconds": round(time.perf_counter() - started), "cpu_seconds": round(cpu_seconds()),

@@ -5,7 +5,14 @@ from dataclasses import dataclass, field
 import pytest
 
 from paraspan.corpus.schema import Sentence, Span, Structure
-from paraspan.evaluate.downstream.curves import CurveConfig, copy_of, paired_stats, run_curve
+from paraspan.evaluate.downstream.curves import (
+    CurveConfig,
+    combine_points,
+    copy_of,
+    paired_stats,
+    recorded_bases,
+    run_curve,
+)
 from paraspan.evaluate.downstream.learners import RunResult
 from tests.evaluate.downstream.toy import frame_corpus
 
@@ -53,6 +60,48 @@ def test_empty_augmentation_and_divergence_are_reported_not_hidden():
     assert curve.points["100"]["augmented"] == [None]
     assert curve.points["100"]["diverged"] == [{"condition": "augmented", "reason": "non-finite loss at step 3"}]
     assert curve.points["100"]["gain"]["augmented"]["n"] == 0
+
+
+@dataclass
+class LoggingLearner(CountingLearner):
+    """CountingLearner that logs the size of every training set it is given."""
+
+    sizes: list[int] = field(default_factory=list)
+
+    def run(self, train, evals, seed):
+        self.sizes.append(len(train))
+        return super().run(train, evals, seed)
+
+
+def test_recorded_gold_only_runs_are_taken_not_trained_and_marked():
+    train = frame_corpus(20)
+    evals = {"dev": train[:2], "test": train[2:4]}
+    first = run_curve(CountingLearner(), train, evals, CurveConfig(percents=(50,), seeds=(0, 1), lexsub=False),
+                      copy_augmenter)
+    point = dict(first.points["50"])
+    point["base"] = [77.0, None]  # seed 1's run left no score: trained again
+    point["other"] = {"test": {"base": [66.0, None]}}
+    point["unseen_labels"] = [{"dev": ["Arriving"], "test": []}, None]
+    recorded = recorded_bases(point, "dev", "earlier.json")
+    assert sorted(recorded) == [0]
+    # a recorded run of another subset size (another corpus or percent) is not taken
+    wrong_size = {(50, 1): recorded_bases({**point, "base": [5.0, 5.0], "n_train": [10, 9]}, "dev", "x")[1]}
+    learner = LoggingLearner()
+    curve = run_curve(learner, train, evals,
+                      CurveConfig(percents=(50,), seeds=(0, 1), lexsub=False,
+                                  base_runs={(50, 0): recorded[0], **wrong_size}), copy_augmenter)
+    got = curve.points["50"]
+    assert got["base"] == [77.0, 10.0] and got["other"]["test"]["base"] == [66.0, 10.0]
+    assert got["base_from"] == ["earlier.json", None]
+    assert got["unseen_labels"][0] == {"dev": ["Arriving"], "test": []}
+    # seed 0: augmented only; seed 1: gold only (its recorded run is of 9 sentences, not 10) and augmented
+    assert learner.sizes == [20, 10, 20]
+    assert got["gain"]["augmented"]["gain_mean"] == pytest.approx(((30 - 77) + (30 - 10)) / 2)
+    # a curve without recorded runs does not grow the key, and joining it keeps the seeds aligned
+    plain = run_curve(CountingLearner(), train, evals, CurveConfig(percents=(50,), seeds=(2,), lexsub=False),
+                      copy_augmenter).points["50"]
+    assert "base_from" not in plain
+    assert combine_points(got, plain)["base_from"] == ["earlier.json", None, None]
 
 
 def test_report_set_must_exist():

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import statistics
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -77,7 +77,7 @@ def combine_points(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
 
     n_old, n_new = len(old["seeds"]), len(new["seeds"])
     per_seed = ("seeds", "n_train", *CONDITIONS, "n_augmented", "augment_seconds", "n_lexsub", "total_seconds",
-                "n_no_output", "augment_report", "unseen_labels")
+                "n_no_output", "augment_report", "unseen_labels", "base_from")
     for key in per_seed:
         if key in old or key in new:
             out[key] = concat(old.get(key), new.get(key), n_old, n_new)
@@ -133,6 +133,40 @@ def copy_of(output: Sentence, source: Sentence) -> Sentence:
 
 
 @dataclass
+class RecordedBase:
+    """A gold-only run recorded by an earlier curve of the same learner on the same data (its F1 per
+    evaluation set and what it took), reused instead of training it again: the gold-only run of a
+    subset and seed does not depend on the augmenter, and the learners are deterministic given the
+    seed (the NER learner's WikiANN 10% gold-only F1s were identical in 7 runs of 5 seeds)."""
+
+    n_train: int
+    result: RunResult
+    source: str
+
+
+def recorded_bases(point: Mapping[str, Any], report: str, source: str) -> dict[int, RecordedBase]:
+    """The gold-only runs of one recorded point (a percent of a results file), by seed; a seed whose
+    run diverged or left no score is not offered (it is trained again)."""
+    out: dict[int, RecordedBase] = {}
+    seeds, bases = point.get("seeds") or [], point.get("base") or []
+    others = point.get("other") or {}
+    for i, seed in enumerate(seeds):
+        f1 = bases[i] if i < len(bases) else None
+        if f1 is None:
+            continue
+        unseen = (point.get("unseen_labels") or [None] * len(seeds))[i] or {}
+        scores: dict[str, dict[str, Any]] = {report: {"f1": f1, "gold_unseen_labels": unseen.get(report)}}
+        for name, conditions in others.items():
+            values = conditions.get("base") or []
+            if i < len(values) and values[i] is not None:
+                scores[name] = {"f1": values[i], "gold_unseen_labels": unseen.get(name)}
+        seconds = ((point.get("seconds") or {}).get("base") or [0.0] * len(seeds))[i]
+        out[int(seed)] = RecordedBase(int(point["n_train"][i]), RunResult(scores, seconds=float(seconds or 0.0)),
+                                      source)
+    return out
+
+
+@dataclass
 class CurveConfig:
     percents: Sequence[int] = (10, 25, 50, 100)
     seeds: Sequence[int] = (0, 1, 2)
@@ -143,6 +177,10 @@ class CurveConfig:
     # same structures: ``copy_of``), to tell paraphrase diversity apart from merely up-weighting the
     # annotated spans.
     copy_control: bool = False
+    # Gold-only runs recorded by an earlier curve of this learner on this data, by (percent, seed):
+    # taken instead of trained when the subset size matches (``RecordedBase``); the caller checks that
+    # the learner and the data are the same.
+    base_runs: Mapping[tuple[int, int], RecordedBase] = field(default_factory=dict)
 
 
 @dataclass
@@ -205,14 +243,22 @@ def run_curve(
             point.setdefault("seeds", []).append(seed)
             point.setdefault("n_train", []).append(len(subset))
             started = time.perf_counter()
-            base = learner.run(subset, evals, seed)
+            recorded = config.base_runs.get((percent, seed))
+            if recorded is not None and recorded.n_train == len(subset):
+                base = recorded.result
+            else:
+                recorded = None
+                base = learner.run(subset, evals, seed)
             _record(point, "base", base, config.report, list(evals))
+            if config.base_runs:
+                point.setdefault("base_from", []).append(recorded.source if recorded is not None else None)
             unseen = unseen_labels(base, evals)
             point.setdefault("unseen_labels", []).append(unseen)
             diverged = f" DIVERGED: {base.diverged}" if base.diverged else ""
             missing = unseen.get(config.report)
             say(f"{learner.name} {percent}% seed {seed}: base F1 {base.f1(config.report)} "
-                f"({len(subset)} sentences, {base.seconds:.0f}s"
+                f"({len(subset)} sentences, "
+                + (f"recorded in {recorded.source}" if recorded is not None else f"{base.seconds:.0f}s")
                 + (f"; {len(missing)} {config.report} labels absent from the subset" if missing else "")
                 + f"){diverged}")
             if not config.augment or augmenter is None:
