@@ -125,3 +125,14 @@ def test_gold_only_retrained_by_each_run_gives_the_learners_own_spread():
     assert "25%: up to 2.6 (mean 2.3; 2 seeds, up to 3 runs)" in markdown({"frame_id": grid})
     # one run per seed: nothing to compare
     assert build_grid([Source("t", first)])["frame_id"]["gold_only_reruns"] == {}
+
+
+def test_gold_only_runs_taken_from_another_file_are_not_counted_as_retrainings():
+    first = run("generator:cascade", {"25": point([0, 1], [56.0, 58.0], [57, 58])}, filt="verified")
+    taken = point([0, 1], [56.0, 57.1], [57, 57])
+    taken["base_from"] = ["cascade.json", None]  # seed 0's gold-only run is the cascade file's
+    grid = build_grid([Source("c", first), Source("s", run("generator:synonym_replace", {"25": taken}))])
+    reruns = grid["frame_id"]["gold_only_reruns"]["25"]
+    assert reruns["seeds"] == [1] and reruns["per_seed"][1] == [58.0, 57.1]
+    # the taken run still pairs the augmenter's seed 0 with its gold only
+    assert grid["frame_id"]["points"]["dev"]["25"]["synonym_replace"]["vs_base"]["n"] == 2

@@ -145,8 +145,11 @@ def build_grid(sources: Sequence[Source]) -> dict[str, Any]:
                     point["other"] = {e: {c: v for c, v in conds.items() if c not in source.drop}
                                       for e, conds in point["other"].items()}
                 entries.setdefault(task, {}).setdefault(percent, {})[name] = _Entry(meta.get("filter"), point, source)
+                # a gold-only run taken from another file (``base_from``) is no retraining: not counted
+                taken = {s for s, f in zip(point.get("seeds") or [], point.get("base_from") or [], strict=False) if f}
                 for seed, value in _by_seed(point, "base", info["report"], info["report"]).items():
-                    reruns.setdefault(task, {}).setdefault(percent, {}).setdefault(seed, []).append(value)
+                    if seed not in taken:
+                        reruns.setdefault(task, {}).setdefault(percent, {}).setdefault(seed, []).append(value)
                 for eval_set in [info["report"], *point.get("other", {})]:
                     if eval_set not in info["eval_sets"]:
                         info["eval_sets"].append(eval_set)
