@@ -253,3 +253,45 @@ def test_a_common_word_the_tagger_took_for_a_name_is_lower_cased_when_moved_insi
     genitives = Rewriter(RuleSet([r for r in hand_rules() if r.name == "genitive-to-pp"]))
     assert [r.text for r in genitives.raw_rewrites(genitives.nlp("Ash 's face was close to the flame ."))] == [
         "The face of Ash was close to the flame ."]
+
+
+# Tweet markup (the cascade's WNUT17 outputs, read 2026-11-28): the parser reads an @user, a #tag or a link as words of
+# the sentence, and rules moved, copied or recased them. Sentences written for these tests.
+@pytest.mark.parametrize(("text", "mentions", "bad"), [
+    # a cleft put the addressee in focus: "It was @sam_k Lena that …"
+    ("@sam_k Lena played here two weeks back. She spoke out against the plan during the show.",
+     [("person", "Lena")], "It was @sam_k"),
+    # genitive-to-pp moved a link into the possessor: "the odds of http://… Jo Smith"
+    ("RT @betnews: Paddy Power Party Leadership Market- http://bit.ly/aB3cD9 Jo Smith's odds have shortened "
+     "significantly in the last week.", [("person", "Jo Smith")], "of http://bit.ly/aB3cD9"),
+    # a split copied the addressees as the second clause's subject
+    ("@ann_k @bobby @cara_m @dave_z still thinking, and what you pick may differ from me. Back to Oslo then.",
+     [("location", "Oslo")], ". @ann_k"),
+    # a moved clause left the link first in its sentence, and the capital went to it
+    ("NEW: Block Quest. if you like Tetris or Doom, you may also like Block Quest. http://example.com/bq",
+     [("product", "Tetris")], "Http://"),
+])
+def test_tweet_markup_is_not_moved_copied_or_recased(rewriter, text, mentions, bad):
+    outputs = rewriter.rewrite_sentence(entity("t", text, *mentions))
+    assert not [o.text for o in outputs if bad in o.text]
+
+
+def test_a_shouted_text_is_not_rewritten(rewriter):
+    before = rewriter.counts["skipped_all_caps"]
+    assert rewriter.rewrite_sentence(entity("t", "WIN FREE TICKETS FOR A WEEK !!! Only at Zara.",
+                                            ("corporation", "Zara"))) == []
+    assert rewriter.counts["skipped_all_caps"] == before + 1
+    # a word in capitals is no shouting
+    kept = rewriter.rewrite_sentence(entity("u", "Jeff told me he was going to Oslo TONIGHT.", ("location", "Oslo")))
+    assert any("that he was going" in o.text for o in kept)
+
+
+@pytest.mark.parametrize(("text", "mentions", "bad"), [
+    # a wish ("God bless her") is no statement to cleft
+    ("Lena sang for us all night. God bless her for that.", [("person", "Lena")], "It is God that"),
+    # a "particle" before a noun phrase is its preposition ("out my flat" for "out of my flat")
+    ("Since spring, Anna has been clearing all the junk out my flat and showing me new music.", [("person", "Anna")],
+     "clearing out all the junk my"),
+])
+def test_misreadings_of_informal_text_are_declined(rewriter, text, mentions, bad):
+    assert not [o.text for o in rewriter.rewrite_sentence(entity("t", text, *mentions)) if bad in o.text]

@@ -166,10 +166,12 @@ def particle_shift(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
                 continue  # a bare noun, a preposition and a bare noun may be one name: "calling in men at arms"
             order = [*range(0, v.i + 1), *ids, p.i, *range(ids[-1] + 1, len(doc))]
         elif ids[0] == v.i + 1 and ids[-1] + 1 == p.i and not (nxt is not None and (
-                nxt.lower_ in {"of", "on"} or (p.lower_, nxt.lower_) in _JOINS)):
+                nxt.lower_ in {"of", "on"} or (p.lower_, nxt.lower_) in _JOINS
+                or nxt.pos_ in {"DET", "PRON", "NOUN", "PROPN", "NUM"})):
             # not before "of" or "on" ("took the workers up on their offer" is an idiom; exemplars-alternation-b),
             # nor where the particle and the next word are one preposition ("press a tree on to each corner";
-            # exemplars-m)
+            # exemplars-m), nor before a noun phrase, whose preposition the "particle" is ("clearing all the junk
+            # out my flat" → "clearing out all the junk my flat"; WNUT17)
             order = [*range(0, v.i + 1), p.i, *ids, *range(p.i + 1, len(doc))]  # V NP prt → V prt NP
         else:
             continue
@@ -254,7 +256,9 @@ PARTICLE_SHIFT = Rule("particle-shift", "reorder", "hand", particle_shift,
                       # v6: no road, path or other way as object ("turning off the road"; exemplars-y)
                       # v7: not "give off" (exemplars-ac)
                       # v8: not of an object shared with a verb before ("audit and set up X"; ewt-ds-cascade)
-                      version="8")
+                      # v9: no "particle" moved away from a noun phrase after it ("clearing all the junk out
+                      # my flat"; WNUT17)
+                      version="9")
 DATIVE_SHIFT = Rule("dative-shift", "reorder", "hand", dative_shift,
                     description="a verb of giving trades its double object for a 'to' phrase, or back",
                     example="She gave Anna the keys. → She gave the keys to Anna.",

@@ -133,7 +133,7 @@ def tidy(doc: Doc, pieces: list[Piece]) -> list[Piece]:
         out.append(piece)
     start = True
     for piece in out:
-        if start:
+        if start and not markup_text(piece.text):  # a link or @user keeps its case ("Http://appj.mp/…")
             piece.text = piece.text[:1].upper() + piece.text[1:]
         elif piece.src is not None and written_start(doc, piece.src) and _lowerable(doc[piece.src]):
             piece.text = piece.text[:1].lower() + piece.text[1:]
@@ -141,6 +141,11 @@ def tidy(doc: Doc, pieces: list[Piece]) -> list[Piece]:
         # word there wrote '" the secular nationalism of Arafat was …' (ewt-ds-cascade)
         start = _ends_sentence(doc, piece) or (start and piece.text in _OPENING)
     return out
+
+
+def markup_text(word: str) -> bool:
+    """Whether ``word`` is tweet markup: an @user, a #hashtag or a link."""
+    return (len(word) > 1 and word[0] in "@#") or word.lower().startswith(("http://", "https://", "www."))
 
 
 def written_start(doc: Doc, i: int) -> bool:

@@ -32,12 +32,12 @@ from paraspan.generate.base import (
     TokenMapping,
 )
 from paraspan.generate.project import doc_heads, doc_tokens, project_mapping, tokens_in
-from paraspan.generate.rewrite.core import Piece, RuleContext, lower_common_capitals, render
+from paraspan.generate.rewrite.core import Piece, RuleContext, lower_common_capitals, markup_text, render
 from paraspan.generate.rewrite.rules import RuleSet
 
 if TYPE_CHECKING:
     from spacy.language import Language
-    from spacy.tokens import Doc
+    from spacy.tokens import Doc, Token
 
 
 @dataclass
@@ -117,6 +117,9 @@ class Rewriter:
         if false_sentence_break(doc):
             self.counts["skipped_title_break"] += 1
             return []
+        if shouted(doc):
+            self.counts["skipped_all_caps"] += 1
+            return []
         ctx = self._context(protected)
         seen = {doc.text.strip()}
         found: list[RawRewrite] = []
@@ -131,6 +134,9 @@ class Rewriter:
                 lower_common_capitals(doc, pieces, self._common_word)
                 if not any(p.text.strip() and any(ch.isalnum() for ch in p.text) for p in pieces):
                     self.counts["skipped_empty"] += 1
+                    continue
+                if moves_markup(doc, pieces):
+                    self.counts["skipped_moves_markup"] += 1
                     continue
                 text, offsets = render(doc, pieces)
                 if text.strip() in seen:
@@ -272,3 +278,45 @@ def false_sentence_break(doc: Doc) -> bool:
         depth += t.text.count("(") - t.text.count(")")
     return broken or any(t.is_sent_start and t.i >= 2 and doc[t.i - 1].text == "." and doc[t.i - 2].lower_ in _TITLES
                          for t in doc)
+
+
+def markup(token: Token) -> bool:
+    """A web address, @user or #hashtag: tweet markup, which the parser reads as words of the sentence."""
+    text = token.text
+    return bool(token.like_url or token.like_email or (len(text) > 1 and text[0] in "@#" and text[1] != " "))
+
+
+def moves_markup(doc: Doc, pieces: Sequence[Piece]) -> bool:
+    """Whether a rewrite copies, moves or buries tweet markup. The parser reads an @user or a link as
+    part of the sentence, so rules took it for a noun phrase (the cascade's WNUT17 outputs, read
+    2026-11-28; the examples here are made up): a cleft put the addressee in focus ("It was @sam_k Lena
+    that played here"), genitive-to-pp moved a link into the possessor ("the odds of http://bit.ly/…
+    Jo Smith"), and split-conjoined-vp copied the addressees as the second clause's subject. Refused:
+    a copied piece that is markup; markup whose order against the other source words changed;
+    text-initial markup with a word put before it."""
+    marked = {t.i for t in doc if markup(t)}
+    if not marked:
+        return False
+    if any(p.src is None and any(part and markup_text(part) for part in p.text.split()) for p in pieces):
+        return True
+    order = [p.src for p in pieces if p.src is not None]
+    for k, i in enumerate(order):
+        if i in marked:
+            before = set(order[:k])
+            if before != {j for j in order if j < i}:
+                return True
+    # markup that opens the text ("@user …", "RT @user: …") addresses or quotes; nothing goes before it
+    opening = min(marked)
+    if not all(not t.text.strip() or t.i in marked or t.text in {"RT", ":"} for t in doc[:opening]):
+        return False
+    at = next((k for k, p in enumerate(pieces) if p.src == opening), None)
+    return at is not None and any(p.src is None and p.text.strip() for p in pieces[:at])
+
+
+def shouted(doc: Doc) -> bool:
+    """Whether the text is mostly in capitals ("WIN FREE TICKETS FOR A WEEK !!!"): the parser reads
+    such words as names and nouns, and a cleft made "It was WIN that FREE TICKETS …" (WNUT17).
+    At least three words of two or more letters, and most of them capitals."""
+    words = [t.text for t in doc if t.is_alpha and len(t.text) > 1]
+    caps = sum(1 for w in words if w.isupper())
+    return caps >= 3 and caps * 2 > len(words)

@@ -1669,6 +1669,10 @@ def it_cleft(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         if len(s_ids) == 1 and subj.tag_ == "NN" and first.text[:1].isupper():
             continue  # a bare singular noun that starts the sentence may be a name the tagger missed:
             # "Victor roared …" → "It was victor that roared" (exemplars-k)
+        if v.tag_ == "VBP" and subj.tag_ == "NNP" and _child(subj, "conj") is None:
+            continue  # a singular name with a plural verb form: a wish or a misparse, no statement ("God bless
+            # her" → "It is God that bless her"; "Tom tellin me" → "It is Tom that tellin me"; WNUT17). A
+            # common noun may agree by sense: "A large number of these boats carry …"
         if v.lemma_ in {"include", "comprise", "contain", "consist"}:
             continue  # a list's verb: "It is its former editors that include …" (wikiann-cascade-e)
         if any(doc[i].lower_ == "and" and i > s_ids[0] and _verb_form(doc[i - 1].lower_, "VBD", of_another=True)
@@ -2089,7 +2093,8 @@ IT_CLEFT = Rule("it-cleft", "insertion", "hand", it_cleft,
                 # v14: nor of a generic indefinite subject ("A man has to …"; exemplars-ab)
                 # v15: a common noun before a person's name is lower-cased ("It was singer Billy Murray";
                 # core._lowerable, for every rule; wikiann-ds-cascade)
-                version="15")
+                # v16: nor of a singular name before a plural verb form ("God bless her"; WNUT17)
+                version="16")
 INSERT_THAT = Rule("insert-that", "insertion", "hand", insert_that,
                    description='add the complementizer "that" before a verb\'s complement clause',
                    example="He said the plan failed. → He said that the plan failed.",
