@@ -292,6 +292,12 @@ def test_a_shouted_text_is_not_rewritten(rewriter):
     # a "particle" before a noun phrase is its preposition ("out my flat" for "out of my flat")
     ("Since spring, Anna has been clearing all the junk out my flat and showing me new music.", [("person", "Anna")],
      "clearing out all the junk my"),
+    # "that" goes after an object that is told ("told reporters that"), not one that is shown
+    ("Next time you will show restraint you do not get another chance with Tom.", [("person", "Tom")],
+     "show restraint that"),
+    # a text cut off may have cut the possessor ("… of the garden[ magazine]")
+    ("RT @shopnews: New stock from Kew arrived today! going straight into the spring edition of the garden...",
+     [("location", "Kew")], "the garden's spring edition"),
 ])
 def test_misreadings_of_informal_text_are_declined(rewriter, text, mentions, bad):
     assert not [o.text for o in rewriter.rewrite_sentence(entity("t", text, *mentions)) if bad in o.text]

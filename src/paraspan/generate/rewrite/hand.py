@@ -1313,6 +1313,10 @@ def pp_to_genitive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue  # a phrase after the possessor may be its own ("the contents of the bin down the
             # hall"), and a verb right after it may have its subject inside it ("among the roots of the hedge
             # mice rustled" → "among the hedge mice's roots rustled"; exemplars-m)
+        if after < len(doc) and doc[after].text in {"...", "…"} and all(
+                t.is_punct or t.is_space or t.like_url or t.text[:1] in "@#" for t in doc[after:]):
+            continue  # a text cut off after the possessor may have cut it too: "the spring edition of the
+            # garden..." (of a garden magazine?) is no "the garden's spring edition..." (WNUT17)
         if o.tag_ == "NNS" and _child(o, "compound", "amod") is not None and _verb_form(o.lower_, "VBZ"):
             continue  # the last word of a compound may be the verb: "the sound of the harp echoes round" (exemplars-m)
         if after < len(doc) and (doc[after].pos_ in {"DET", "PRON"} or doc[after].tag_ == "PRP$"):
@@ -1718,11 +1722,21 @@ _PERSONAL = {"i", "me", "my", "mine", "myself", "we", "us", "our", "ours", "ours
              "yourself", "yourselves"}
 
 
-def _complement_clauses(doc: Doc, droppable: bool) -> list[tuple[Token, Token, Token | None]]:
+def _told(obj: Token, ctx: RuleContext) -> bool:
+    """Whether ``obj`` can be told something: a pronoun, a name, or a noun for a person or a group
+    (WordNet's most frequent sense; without WordNet, any noun)."""
+    if obj.pos_ in {"PRON", "PROPN"}:
+        return True
+    sense = _first_sense(ctx, obj.lemma_.lower(), "n")
+    return sense is None and ctx.wordnet is None or sense in {"noun.person", "noun.group"}
+
+
+def _complement_clauses(doc: Doc, droppable: bool,
+                        ctx: RuleContext | None = None) -> list[tuple[Token, Token, Token | None]]:
     """(verb, its complement clause's verb, the clause's "that" or None) where the clause, finite
-    and with its own subject first, follows the verb at once or after a short object ("told him
-    (that)", "told reporters (that)"), and nothing about it makes "that" matter: the verb is active
-    with a subject of its own, the clause is neither quoted nor one of two "that" clauses."""
+    and with its own subject first, follows the verb at once or after a short object that is told
+    ("told him (that)", "told reporters (that)"), and nothing about it makes "that" matter: the verb
+    is active with a subject of its own, the clause is neither quoted nor one of two "that" clauses."""
     found = []
     for v in doc:
         if v.pos_ != "VERB" or v.lemma_.lower() not in (_THAT_DROPPABLE if droppable else _THAT_VERBS):
@@ -1753,6 +1767,9 @@ def _complement_clauses(doc: Doc, droppable: bool) -> list[tuple[Token, Token, T
         if before != v.i and not (len(objects) == 1 and objects[0].right_edge.i == before
                                   and before - objects[0].left_edge.i < 2 and objects[0].left_edge.i == v.i + 1):
             continue
+        if before != v.i and ctx is not None and not _told(objects[0], ctx):
+            continue  # an object that is shown, not told: "you'll show restraint you don't …" is no "show
+            # restraint that you don't …" (WNUT17)
         if any(t.is_quote for t in doc[v.i:c.right_edge.i + 1]) or _quoted(v):
             continue
         if any(t.dep_ == "conj" and _child(t, "mark") is not None for t in c.subtree):
@@ -1765,7 +1782,7 @@ def insert_that(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
     """"He said the plan failed." → "He said that the plan failed." The "that" joins the clause's
     argument spans (a frame's Message, a predicate's ARG1), as annotators include it, and no anchor."""
     out = []
-    for v, c, that in _complement_clauses(doc, droppable=False):
+    for v, c, that in _complement_clauses(doc, droppable=False, ctx=ctx):
         if that is not None:
             continue
         first = doc[c.left_edge.i]
@@ -1786,7 +1803,7 @@ def insert_that(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
 def delete_that(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
     """"He said that the plan failed." → "He said the plan failed." (verbs that take a bare clause)"""
     out = []
-    for _v, _c, that in _complement_clauses(doc, droppable=True):
+    for _v, _c, that in _complement_clauses(doc, droppable=True, ctx=ctx):
         if that is None or doc[that.i + 1].lower_ in {"that", "this", "those", "these", "there"}:
             continue  # "said that those …" without "that" reads "said those" as the object
         out.append(keep(doc, [i for i in range(len(doc)) if i != that.i]))
@@ -2007,7 +2024,8 @@ PP_TO_GENITIVE = Rule("pp-to-genitive", "genitive", "hand", pp_to_genitive,
                       # v20: none of a noun whose of-phrase is its topic ("the problem of"; exemplars-q)
                       # v21: nor of "the aspect/feature/element of" (exemplars-t)
                       # v22: no quoted possessor (exemplars-w)
-                      version="22")
+                      # v23: no possessor right before a text's closing "..." (it may be cut short; WNUT17)
+                      version="23")
 GENITIVE_TO_PP = Rule("genitive-to-pp", "genitive", "hand", genitive_to_pp,
                       description="the M's N → the N of the M",
                       example="The train's arrival was late. → The arrival of the train was late.",
@@ -2100,12 +2118,14 @@ INSERT_THAT = Rule("insert-that", "insertion", "hand", insert_that,
                    example="He said the plan failed. → He said that the plan failed.",
                    # v2: not before an embedded question's wh-word, "whether" or "if" (exemplars-j)
                    # v3: not after a finite verb without a subject, a noun misread (exemplars-n)
-                   version="3")
+                   # v4: after an object only if it is told: a person, a group, a pronoun or a name (WNUT17)
+                   version="4")
 DELETE_THAT = Rule("delete-that", "insertion", "hand", delete_that,
                    description='drop the complementizer "that" where the verb takes a bare clause',
                    example="He said that the plan failed. → He said the plan failed.",
                    # v2: not after a finite verb without a subject, a noun misread (exemplars-n)
-                   version="2")
+                   # v3: after an object only if it is told: a person, a group, a pronoun or a name (WNUT17)
+                   version="3")
 SYNONYM = Rule("synonym", "lexical", "hand", synonym,
                description="replace a content word by its commonest WordNet synonym, inflected (lemminflect)",
                example="He bought a car. → He purchased a car.")
