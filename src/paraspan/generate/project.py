@@ -138,7 +138,20 @@ def project_mapping(sentence: Sentence, mapping: TokenMapping, which: Sequence[i
         return piece.attach is not None and piece.attach not in ids
 
     def to_span(first: int, last: int, old: Span) -> Span:
-        return Span(pieces[first].start, pieces[last].end, old.label, dict(old.extra))
+        # A span may start or end inside a parser token: a corpus tokenized "NC St" "." has the
+        # mention "NC St", spaCy's token is "St.". Carried over at the same length, the token keeps
+        # the span's edge inside it, or the mention would take the full stop (WNUT17).
+        start, end = pieces[first].start, pieces[last].end
+        head, tail = pieces[first], pieces[last]
+        if head.src is not None:
+            s0, e0 = mapping.source_tokens[head.src]
+            if s0 < old.start < e0 and head.end - head.start == e0 - s0:
+                start += old.start - s0
+        if tail.src is not None:
+            s1, e1 = mapping.source_tokens[tail.src]
+            if s1 < old.end < e1 and tail.end - tail.start == e1 - s1:
+                end -= e1 - old.end
+        return Span(start, end, old.label, dict(old.extra))
 
     result: list[Structure] = []
     sources: list[int] = []

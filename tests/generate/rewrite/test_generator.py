@@ -295,9 +295,21 @@ def test_a_shouted_text_is_not_rewritten(rewriter):
     # "that" goes after an object that is told ("told reporters that"), not one that is shown
     ("Next time you will show restraint you do not get another chance with Tom.", [("person", "Tom")],
      "show restraint that"),
-    # a text cut off may have cut the possessor ("… of the garden[ magazine]")
+    # a text cut off may have cut its last phrase ("… of the garden[ magazine]", "last mont[h]"): the word
+    # before the closing dots stays there
     ("RT @shopnews: New stock from Kew arrived today! going straight into the spring edition of the garden...",
      [("location", "Kew")], "the garden's spring edition"),
+    ("Kew faces more fines after the failed test: Per the terms of her lease in the case as laid out last mont... "
+     "http://example.com/k", [("location", "Kew")], "laid last mont out"),
 ])
 def test_misreadings_of_informal_text_are_declined(rewriter, text, mentions, bad):
     assert not [o.text for o in rewriter.rewrite_sentence(entity("t", text, *mentions)) if bad in o.text]
+
+
+def test_a_span_that_ends_inside_a_parser_token_keeps_its_edge(rewriter):
+    # the corpus's mention is "NC St", spaCy's token "St."; moved or not, the mention keeps its words
+    outputs = rewriter.rewrite_sentence(entity(
+        "t", "Wake, Davidson and NC St. have all been in to check out guard Tyler Lewis since May.",
+        ("group", "NC St"), ("person", "Tyler Lewis")))
+    shift = [o for o in outputs if o.provenance["rules"] == ["particle-shift"]]
+    assert shift and [m.anchor.text_in(shift[0].text) for m in shift[0].structures] == ["NC St", "Tyler Lewis"]

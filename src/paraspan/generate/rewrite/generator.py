@@ -138,6 +138,9 @@ class Rewriter:
                 if moves_markup(doc, pieces):
                     self.counts["skipped_moves_markup"] += 1
                     continue
+                if moves_cut_end(doc, pieces):
+                    self.counts["skipped_moves_cut_end"] += 1
+                    continue
                 text, offsets = render(doc, pieces)
                 if text.strip() in seen:
                     self.counts["skipped_identical"] += 1
@@ -311,6 +314,20 @@ def moves_markup(doc: Doc, pieces: Sequence[Piece]) -> bool:
         return False
     at = next((k for k, p in enumerate(pieces) if p.src == opening), None)
     return at is not None and any(p.src is None and p.text.strip() for p in pieces[:at])
+
+
+def moves_cut_end(doc: Doc, pieces: Sequence[Piece]) -> bool:
+    """Whether a rewrite moves the word before a text's closing "..." (tweets cut at their length
+    limit): that word may be cut short, and its phrase with it. "the spring edition of the garden..."
+    (of a garden magazine?) became "the garden's spring edition...", and "as laid out last mont..."
+    became "as laid last mont out..." (WNUT17; examples made up). A rewrite must leave the word before
+    the closing dots where it was."""
+    dots = next((t.i for t in reversed(doc) if t.text in {"...", "…"}), None)
+    if dots is None or dots == 0 or not all(t.is_punct or t.is_space or markup(t) for t in doc[dots + 1:]):
+        return False
+    last = dots - 1
+    order = [p.src for p in pieces if p.text.strip()]
+    return dots in order and last in order and order.index(dots) != order.index(last) + 1
 
 
 def shouted(doc: Doc) -> bool:

@@ -1313,10 +1313,6 @@ def pp_to_genitive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue  # a phrase after the possessor may be its own ("the contents of the bin down the
             # hall"), and a verb right after it may have its subject inside it ("among the roots of the hedge
             # mice rustled" → "among the hedge mice's roots rustled"; exemplars-m)
-        if after < len(doc) and doc[after].text in {"...", "…"} and all(
-                t.is_punct or t.is_space or t.like_url or t.text[:1] in "@#" for t in doc[after:]):
-            continue  # a text cut off after the possessor may have cut it too: "the spring edition of the
-            # garden..." (of a garden magazine?) is no "the garden's spring edition..." (WNUT17)
         if o.tag_ == "NNS" and _child(o, "compound", "amod") is not None and _verb_form(o.lower_, "VBZ"):
             continue  # the last word of a compound may be the verb: "the sound of the harp echoes round" (exemplars-m)
         if after < len(doc) and (doc[after].pos_ in {"DET", "PRON"} or doc[after].tag_ == "PRP$"):
@@ -2024,8 +2020,7 @@ PP_TO_GENITIVE = Rule("pp-to-genitive", "genitive", "hand", pp_to_genitive,
                       # v20: none of a noun whose of-phrase is its topic ("the problem of"; exemplars-q)
                       # v21: nor of "the aspect/feature/element of" (exemplars-t)
                       # v22: no quoted possessor (exemplars-w)
-                      # v23: no possessor right before a text's closing "..." (it may be cut short; WNUT17)
-                      version="23")
+                      version="22")
 GENITIVE_TO_PP = Rule("genitive-to-pp", "genitive", "hand", genitive_to_pp,
                       description="the M's N → the N of the M",
                       example="The train's arrival was late. → The arrival of the train was late.",
