@@ -292,6 +292,12 @@ def test_a_shouted_text_is_not_rewritten(rewriter):
     # a "particle" before a noun phrase is its preposition ("out my flat" for "out of my flat")
     ("Since spring, Anna has been clearing all the junk out my flat and showing me new music.", [("person", "Anna")],
      "clearing out all the junk my"),
+    # an idiom, a clipped plural, a one-letter abbreviation
+    ("@ann_k you made Nina's day. Sweet surprises for you.", [("person", "Nina")], "the day of Nina"),
+    ("Neither candidate has control of those org's Mitchell ad as @Bo_F said.", [("person", "Mitchell")],
+     "Mitchell ad of those org"),
+    ("@Strigy got mine in Leeds today. Played chess on it in store! V impressed. Did you get one?",
+     [("location", "Leeds")], "It was V that"),
     # "that" goes after an object that is told ("told reporters that"), not one that is shown
     ("Next time you will show restraint you do not get another chance with Tom.", [("person", "Tom")],
      "show restraint that"),

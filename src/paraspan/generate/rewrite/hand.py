@@ -1406,6 +1406,11 @@ def genitive_to_pp(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             # face of X and twinkling eyes" leaves the eyes without an owner (exemplars-ac)
         if n.lemma_.lower() == "side" and n.head.lower_ == "on":
             continue  # "on my mother's side" is a lineage; "on the side of my mother" takes hers (exemplars-ac)
+        if n.lemma_.lower() == "day" and n.head.lemma_.lower() == "make":
+            continue  # "you made Ann's day" is an idiom; "made the day of Ann" is not (WNUT17)
+        if p.tag_ in {"NN", "NNP"} and any(c.dep_ == "det" and c.lower_ in {"these", "those"} for c in p.children):
+            continue  # a plural determiner on a singular form is a clipped plural: "those org's ad" is no "the
+            # ad of those org" (WNUT17)
         owner = [i for i in p_ids if i != case.i]
         if len(owner) > 4:
             continue
@@ -1664,6 +1669,9 @@ def it_cleft(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         first = doc[s_ids[0]]
         if first.pos_ == "PROPN" and not first.ent_type_ and first.text[:1].isupper() and not first.text.isupper():
             continue  # a capital that may only start the sentence: "It was Disease that …" (fn-ds-s0)
+        if len(s_ids) == 1 and len(subj.text) == 1:
+            continue  # one letter is an abbreviation, no name: "V impressed" (very) → "It was V that impressed"
+            # (WNUT17)
         if len(s_ids) == 1 and subj.tag_ == "NNS":
             continue  # a bare plural: "Examples include …" → "It is examples that include …" (train-i)
         if len(s_ids) == 1 and subj.tag_ == "NN" and first.text[:1].isupper():
@@ -2040,7 +2048,8 @@ GENITIVE_TO_PP = Rule("genitive-to-pp", "genitive", "hand", genitive_to_pp,
                       # v15: no list item's imperative read into the possessor ("7- Guard X's …"; fn-ds-s3)
                       # v16: a new first word after an opening quote is capitalised and joined to it
                       # (core.tidy and render, for every rule; ewt-ds-cascade)
-                      version="16")
+                      # v17: not "made X's day", nor a singular possessor after "these"/"those" (WNUT17)
+                      version="17")
 DELETE_APPOSITIVE = Rule("delete-appositive", "compression", "hand", delete_appositive,
                          description="delete an appositive set off by commas",
                          example="Rome, the capital, is old. → Rome is old.",
@@ -2107,7 +2116,8 @@ IT_CLEFT = Rule("it-cleft", "insertion", "hand", it_cleft,
                 # v15: a common noun before a person's name is lower-cased ("It was singer Billy Murray";
                 # core._lowerable, for every rule; wikiann-ds-cascade)
                 # v16: nor of a singular name before a plural verb form ("God bless her"; WNUT17)
-                version="16")
+                # v17: nor of a one-letter subject ("V impressed"; WNUT17)
+                version="17")
 INSERT_THAT = Rule("insert-that", "insertion", "hand", insert_that,
                    description='add the complementizer "that" before a verb\'s complement clause',
                    example="He said the plan failed. → He said that the plan failed.",
