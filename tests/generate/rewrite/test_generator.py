@@ -267,6 +267,8 @@ def test_a_common_word_the_tagger_took_for_a_name_is_lower_cased_when_moved_insi
     # a split copied the addressees as the second clause's subject
     ("@ann_k @bobby @cara_m @dave_z still thinking, and what you pick may differ from me. Back to Oslo then.",
      [("location", "Oslo")], ". @ann_k"),
+    # a hashtag the tokenizer split ("#" "GG") is markup too: no "#GG's voice"
+    ("I only just found out today that Ann Bell is the voice of #GG: wow", [("person", "Ann Bell")], "#GG's"),
     # a moved clause left the link first in its sentence, and the capital went to it
     ("NEW: Block Quest. if you like Tetris or Doom, you may also like Block Quest. http://example.com/bq",
      [("product", "Tetris")], "Http://"),
@@ -310,6 +312,13 @@ def test_a_shouted_text_is_not_rewritten(rewriter):
 ])
 def test_misreadings_of_informal_text_are_declined(rewriter, text, mentions, bad):
     assert not [o.text for o in rewriter.rewrite_sentence(entity("t", text, *mentions)) if bad in o.text]
+
+
+def test_a_labelled_name_keeps_its_capital_when_a_rule_moves_it(rewriter):
+    # "Harper" is also a common noun (a harp player); the gold mention says it is a name here
+    outputs = rewriter.rewrite_sentence(entity("t", "Who runs the paper? Harper's men do.", ("person", "Harper")))
+    assert outputs and all("harper" not in o.text for o in outputs)
+    assert all(m.anchor.text_in(o.text) == "Harper" for o in outputs for m in o.structures)
 
 
 def test_a_span_that_ends_inside_a_parser_token_keeps_its_edge(rewriter):

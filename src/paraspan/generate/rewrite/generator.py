@@ -109,8 +109,9 @@ class Rewriter:
         return RuleContext(frozenset(protected), self.wordnet, inflect, self.max_lexical)
 
     # -- core
-    def raw_rewrites(self, doc: Doc, protected: Iterable[int] = ()) -> list[RawRewrite]:
-        """Every rule's rewrites of ``doc``: distinct, non-empty, different from the source."""
+    def raw_rewrites(self, doc: Doc, protected: Iterable[int] = (), names: Iterable[int] = ()) -> list[RawRewrite]:
+        """Every rule's rewrites of ``doc``: distinct, non-empty, different from the source. ``names``: the
+        tokens of labelled entity mentions, whose capitals no rule lowers."""
         if sum(1 for t in doc if not t.is_punct and not t.is_space) < 2:
             self.counts["skipped_too_short"] += 1
             return []
@@ -131,7 +132,7 @@ class Rewriter:
                 self.counts[f"rule_error:{rule.name}:{type(exc).__name__}"] += 1
                 continue
             for pieces in outputs:
-                lower_common_capitals(doc, pieces, self._common_word)
+                lower_common_capitals(doc, pieces, self._common_word, frozenset(names))
                 if not any(p.text.strip() and any(ch.isalnum() for ch in p.text) for p in pieces):
                     self.counts["skipped_empty"] += 1
                     continue
@@ -186,7 +187,7 @@ class Rewriter:
                 spans.append((anchor.start, anchor.end))
         protected = {i for s, e in spans for i in tokens_in(tokens, s, e)}
         found = []
-        for raw in self.raw_rewrites(doc, protected):
+        for raw in self.raw_rewrites(doc, protected, _name_tokens(request.sentence, tokens)):
             if any(request.span_text(k) not in raw.text for k in request.keep):
                 self.counts["skipped_keep"] += 1
                 continue
@@ -210,7 +211,7 @@ class Rewriter:
                      for i in tokens_in(tokens, sp.start, sp.end)}
         self.counts["structures_in"] += len(sentence.structures)
         out: list[Sentence] = []
-        for raw in self.raw_rewrites(doc, protected):
+        for raw in self.raw_rewrites(doc, protected, _name_tokens(sentence, tokens)):
             mapping = raw.mapping(doc)
             projection = project_mapping(sentence, mapping)
             self.counts.update(projection.counts)  # over every candidate, emitted or not
@@ -283,9 +284,21 @@ def false_sentence_break(doc: Doc) -> bool:
                          for t in doc)
 
 
+def _name_tokens(sentence: Sentence | None, tokens: Sequence[tuple[int, int]]) -> set[int]:
+    """The tokens of ``sentence``'s entity mentions (None: no sentence)."""
+    if sentence is None:
+        return set()
+    return {i for s in sentence.structures if s.kind == "entity" and s.anchor is not None
+            for i in tokens_in(tokens, s.anchor.start, s.anchor.end)}
+
+
 def markup(token: Token) -> bool:
     """A web address, @user or #hashtag: tweet markup, which the parser reads as words of the sentence."""
     text = token.text
+    if text in {"#", "@"}:  # spaCy splits some hashtags: "#" "GG"
+        return not token.whitespace_ and token.i + 1 < len(token.doc)
+    if token.i > 0 and token.doc[token.i - 1].text in {"#", "@"} and not token.doc[token.i - 1].whitespace_:
+        return True
     return bool(token.like_url or token.like_email or (len(text) > 1 and text[0] in "@#" and text[1] != " "))
 
 
