@@ -80,16 +80,19 @@ GRID_SOURCES: tuple[str | tuple[str, dict[str, Any]], ...] = (
     *(f"downstream-grid/srl-{name}.json" for name in
       ("rewrite", "token_replace", "mention_replace", "synonym_replace", "cascade")),
     # NER on WikiANN dev with the learner of the earlier runs (spaCy, 10 passes over whatever it is
-    # given, the last step's weights), as a task of its own; WNUT17 dev likewise (its only runs).
+    # given, the last step's weights), as a task of its own; WNUT17 dev likewise.
     *((f"downstream-final/ner-{name}-epochs10.json", {"task": "ner_10passes"}) for name in
       ("cascade", "token_replace", "mention_replace", "synonym_replace")),
     *((f"downstream-grid/ner-{name}.json", {"task": "ner_10passes"}) for name in
       ("rewrite", "synonym_replace", "cascade")),
-    *(f"downstream-grid/ner_wnut17-{name}.json" for name in
+    *((f"downstream-grid/ner_wnut17-{name}.json", {"task": "ner_wnut17_10passes"}) for name in
       ("rewrite", "token_replace", "mention_replace", "synonym_replace")),
-    # NER on WikiANN dev with the learner chosen on dev (20 passes' updates over the gold subset,
-    # averaged weights; benchmarks/ner_learner.py), 2026-11-28 evening.
+    # NER on WikiANN dev and WNUT17 dev with the learner chosen on dev (20 passes' updates over the gold
+    # subset, averaged weights; benchmarks/ner_learner.py), 2026-11-28 evening and night; WNUT17's
+    # cascade and rewrite with the tweet-markup rules.
     *(f"downstream-ner-learner/ner-{name}.json" for name in
+      ("cascade", "synonym_replace", "mention_replace", "token_replace", "rewrite")),
+    *(f"downstream-ner-learner/ner_wnut17-{name}.json" for name in
       ("cascade", "synonym_replace", "mention_replace", "token_replace", "rewrite")),
 )
 CHOICES = HERE / "results" / "downstream-choices.json"
