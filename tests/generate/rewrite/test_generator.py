@@ -316,7 +316,7 @@ def test_misreadings_of_informal_text_are_declined(rewriter, text, mentions, bad
 
 def test_a_labelled_name_keeps_its_capital_when_a_rule_moves_it(rewriter):
     # "Harper" is also a common noun (a harp player); the gold mention says it is a name here
-    outputs = rewriter.rewrite_sentence(entity("t", "Who runs the paper? Harper's men do.", ("person", "Harper")))
+    outputs = rewriter.rewrite_sentence(entity("t", "Who won the game? Harper's team did.", ("person", "Harper")))
     assert outputs and all("harper" not in o.text for o in outputs)
     assert all(m.anchor.text_in(o.text) == "Harper" for o in outputs for m in o.structures)
 
