@@ -1732,7 +1732,7 @@ def _told(obj: Token, ctx: RuleContext) -> bool:
     if obj.pos_ in {"PRON", "PROPN"}:
         return True
     sense = _first_sense(ctx, obj.lemma_.lower(), "n")
-    return sense is None and ctx.wordnet is None or sense in {"noun.person", "noun.group"}
+    return (sense is None and ctx.wordnet is None) or sense in {"noun.person", "noun.group"}
 
 
 def _complement_clauses(doc: Doc, droppable: bool,
@@ -1772,8 +1772,8 @@ def _complement_clauses(doc: Doc, droppable: bool,
                                   and before - objects[0].left_edge.i < 2 and objects[0].left_edge.i == v.i + 1):
             continue
         if before != v.i and ctx is not None and not _told(objects[0], ctx):
-            continue  # an object that is shown, not told: "you'll show restraint you don't …" is no "show
-            # restraint that you don't …" (WNUT17)
+            continue  # an object that is shown, not told: "you will show restraint you do not …" is no "show
+            # restraint that you do not …" (WNUT17; example made up)
         if any(t.is_quote for t in doc[v.i:c.right_edge.i + 1]) or _quoted(v):
             continue
         if any(t.dep_ == "conj" and _child(t, "mark") is not None for t in c.subtree):
