@@ -162,7 +162,9 @@ def recorded_base_runs(files: list[Path], key: str, meta: dict[str, Any], train_
     learner setting, dataset or evaluation set is refused: its gold-only F1s are not this run's."""
     from paraspan.evaluate.downstream.curves import recorded_bases
 
-    learner_keys = ("spacy", "head")
+    # what a results file's meta records of its learner and data, as this run's would
+    mine = {"dataset": meta["dataset"], "train_sentences": train_sentences, "eval_sentences": eval_sentences,
+            "report": report, "spacy": meta.get("spacy"), "head": meta.get("head")}
     runs: dict[tuple[int, int], Any] = {}
     for path in files:
         try:
@@ -172,12 +174,7 @@ def recorded_base_runs(files: list[Path], key: str, meta: dict[str, Any], train_
         old = data.get("meta", {}).get(key)
         if old is None or key not in data:
             parser.error(f"--base-from {path}: no {key} curve in it (it has {sorted(data.get('meta', {}))})")
-        mine = {"dataset": meta["dataset"], "train_sentences": train_sentences, "eval_sentences": eval_sentences,
-                "report": report, **{k: meta.get(k) for k in learner_keys}}
-        theirs = {"dataset": old.get("dataset"), "train_sentences": old.get("train_sentences"),
-                  "eval_sentences": old.get("eval_sentences"), "report": old.get("report"),
-                  **{k: old.get(k) for k in learner_keys}}
-        differ = [f"{k}: {theirs[k]!r} there, {mine[k]!r} here" for k in mine if mine[k] != theirs[k]]
+        differ = [f"{k}: {old.get(k)!r} there, {v!r} here" for k, v in mine.items() if old.get(k) != v]
         if differ:
             parser.error(f"--base-from {path}: another learner or data — " + "; ".join(differ))
         for percent, point in data[key].items():

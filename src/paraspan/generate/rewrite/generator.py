@@ -299,7 +299,7 @@ def markup(token: Token) -> bool:
         return not token.whitespace_ and token.i + 1 < len(token.doc)
     if token.i > 0 and token.doc[token.i - 1].text in {"#", "@"} and not token.doc[token.i - 1].whitespace_:
         return True
-    return bool(token.like_url or token.like_email or (len(text) > 1 and text[0] in "@#" and text[1] != " "))
+    return bool(token.like_url or token.like_email or markup_text(text))
 
 
 def moves_markup(doc: Doc, pieces: Sequence[Piece]) -> bool:
@@ -317,10 +317,8 @@ def moves_markup(doc: Doc, pieces: Sequence[Piece]) -> bool:
         return True
     order = [p.src for p in pieces if p.src is not None]
     for k, i in enumerate(order):
-        if i in marked:
-            before = set(order[:k])
-            if before != {j for j in order if j < i}:
-                return True
+        if i in marked and (any(j > i for j in order[:k]) or any(j < i for j in order[k + 1:])):
+            return True  # a source word crossed it
     # markup that opens the text ("@user …", "RT @user: …") addresses or quotes; nothing goes before it
     opening = min(marked)
     if not all(not t.text.strip() or t.i in marked or t.text in {"RT", ":"} for t in doc[:opening]):
