@@ -612,6 +612,12 @@ CATALOGUE: dict[str, ErrorSpec] = {
         "--resume with different settings ({differences})",
         "resume with the settings of the run, or start a new --store",
     ),
+    "E709": ErrorSpec(
+        "store_written_by_other_code",
+        "{done} inputs of the run store were done by other versions of the generator's code ({differences}), and"
+        " their outputs would be served as this version's",
+        "start a new --store (this one still exports and reviews), or resume with the paraspan that wrote it",
+    ),
     "E710": ErrorSpec("filter_refers_to_itself", "filter {spec!r} refers to itself", "check the preset definitions"),
     "E711": ErrorSpec(
         "unreadable_filter_rule",

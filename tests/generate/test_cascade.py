@@ -218,3 +218,27 @@ def test_a_members_own_stages_are_asked_one_at_a_time():
     assert stages[2].asks(_request()) and not stages[2].asks(_request(iteration=2))
     got = stages[2].generate_batch([_request()])[0].candidates
     assert member.calls == ["second"] and got[0].text == "second text." and got[0].meta["member"] == "staged"
+
+
+def test_code_versions_name_the_rules_each_generator_runs(monkeypatch):
+    """What a run store records: the rewriter's version and its rules' (only the families it uses),
+    a cascade's under its members' names, nothing for a generator without versioned code."""
+    from paraspan.generate.rewrite import generator as rewriter
+    from paraspan.generate.rewrite.rules import RuleSet
+    from paraspan.pipeline.components import generator_versions
+
+    def versions(block: dict[str, Any]) -> dict[str, str]:
+        return generator_versions(AugmentConfig.from_dict({"generator": block}))
+
+    reliable = versions({"name": "rewrite"})
+    every = RuleSet.default()
+    assert reliable["rewriter"] == rewriter.REWRITER_VERSION
+    assert reliable["rule:it-cleft"] == every.get("it-cleft").version
+    assert "rule:active-to-passive" not in reliable  # voice is not among the default families
+    assert versions({"name": "rewrite", "families": "all"})["rule:active-to-passive"] == \
+        every.get("active-to-passive").version
+    cascade = versions({"name": "cascade"})
+    assert cascade == {f"rewrite:{k}": v for k, v in reliable.items()}  # the substituter has none
+    assert versions({"name": "mention_replace"}) == {}
+    monkeypatch.setattr(rewriter, "REWRITER_VERSION", "999")
+    assert versions({"name": "cascade"})["rewrite:rewriter"] == "999"

@@ -87,3 +87,15 @@ def make_generator(delay: float = 0.0) -> FakeGenerator:
 
 def make_aligner() -> FakeAligner:
     return FakeAligner()
+
+
+#: the version of the fake's one "rule" (a test sets it to stand for a rule fixed since a run)
+RULE_VERSION = "1"
+
+
+def make_versioned_generator(delay: float = 0.0) -> FakeGenerator:
+    """The fake generator with a ``code_versions`` hook, as the rewriter has."""
+    return FakeGenerator(delay=delay)
+
+
+make_versioned_generator.code_versions = lambda options: {"rule:fake": RULE_VERSION}  # type: ignore[attr-defined]

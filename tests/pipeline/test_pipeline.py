@@ -396,3 +396,56 @@ def test_the_same_labelled_sentence_is_written_once_per_source(tmp_path, corpus,
     data["structures"][0]["label"] = "Other_label"  # other spans: another training example
     store.conn.execute("UPDATE outputs SET json = ? WHERE id = ?", (json.dumps(data), copy["id"]))
     assert export_outputs(store, tmp_path / "other.jsonl") == before + 1
+
+
+VERSIONED = {**FAKE, "generator": "tests.pipeline.fakes:make_versioned_generator"}
+
+
+def test_a_store_done_by_an_older_rule_is_not_resumed(tmp_path, corpus, monkeypatch):
+    """A rule fixed since a run: its done inputs are not generated again, so resuming would serve the
+    older rule's outputs as this code's; refused (E709), and the store still exports."""
+    from tests.pipeline import fakes
+
+    config = AugmentConfig(iterations=1, **VERSIONED)
+    store = open_store(tmp_path / "run.db", config, resume=False)
+    assert store.get_meta("code_versions") == {"rule:fake": "1"}
+    run_augment(corpus, store, config)
+    store.close()
+    open_store(tmp_path / "run.db", config, resume=True).close()  # the same code: resumed
+    monkeypatch.setattr(fakes, "RULE_VERSION", "2")
+    with pytest.raises(StoreError) as caught:
+        open_store(tmp_path / "run.db", config, resume=True)
+    text = str(caught.value)
+    assert caught.value.code == "E709" and text.startswith(f"{tmp_path / 'run.db'}: 3 inputs")
+    assert "rule:fake 1 → 2" in text and "start a new --store" in text
+    with RunStore.open(tmp_path / "run.db", readonly=True) as old:
+        assert export_outputs(old, tmp_path / "old.jsonl") == 3
+
+
+def test_a_store_with_nothing_done_takes_the_new_versions(tmp_path, corpus, monkeypatch):
+    from tests.pipeline import fakes
+
+    config = AugmentConfig(iterations=1, **VERSIONED)
+    open_store(tmp_path / "run.db", config, resume=False).close()
+    monkeypatch.setattr(fakes, "RULE_VERSION", "2")
+    store = open_store(tmp_path / "run.db", config, resume=True)
+    assert store.get_meta("code_versions") == {"rule:fake": "2"}
+    assert run_augment(corpus, store, config).processed_now == 4
+    store.close()
+
+
+def test_a_store_that_does_not_record_versions(tmp_path, corpus):
+    """Written before stores recorded code versions: refused for a generator that has them (which
+    rules wrote it is unknown), resumed for one that has none."""
+    for spec, refused in ((VERSIONED, True), (FAKE, False)):
+        config = AugmentConfig(iterations=1, **spec)
+        path = tmp_path / f"old-{refused}.db"
+        store = open_store(path, config, resume=False)
+        run_augment(corpus, store, config)
+        store.conn.execute("DELETE FROM meta WHERE key = 'code_versions'")
+        store.close()
+        if refused:
+            with pytest.raises(StoreError, match="does not say which"):
+                open_store(path, config, resume=True)
+        else:
+            open_store(path, config, resume=True).close()

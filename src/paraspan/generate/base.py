@@ -155,7 +155,7 @@ class Generator(Protocol):
     """Anything with ``capabilities`` and ``generate(request) -> GenerationResult``.
 
     An ``info`` dict (model names and versions), when present, is recorded in each output's
-    provenance.
+    provenance; a factory's ``code_versions`` hook (:func:`code_versions`), in the run store.
     """
 
     capabilities: Capabilities
@@ -180,6 +180,24 @@ def add_stats(total: dict[str, Any], stats: Mapping[str, Any]) -> None:
     for key, value in stats.items():
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             total[key] = total.get(key, 0) + value
+
+
+def code_versions(factory: Callable[..., Any], options: Mapping[str, Any]) -> dict[str, str]:
+    """The versions of the code ``factory`` would run with ``options`` (``{"rule:it-cleft": "17", …}``).
+
+    A factory may carry a ``code_versions(options)`` hook (``options`` complete, the factory's
+    defaults filled in) naming each versioned piece of code whose changes change what it writes
+    (the rewriter's rules). A run store records them, so a store written by older code is not
+    resumed or reused as if it were this code's outputs. Without the hook: ``{}``.
+    """
+    from paraspan.registry import factory_options
+
+    hook = getattr(factory, "code_versions", None)
+    if not callable(hook):
+        return {}
+    full = {key: options.get(key, opt.default) for key, opt in factory_options(factory).items()
+            if key in options or not opt.required}
+    return {str(k): str(v) for k, v in hook(full).items()}
 
 
 #: Generators by name. Values are factories whose keyword parameters are their options.

@@ -182,3 +182,19 @@ def _check_options(values: dict[str, Any]) -> None:
 
 
 make_cascade.check_options = _check_options  # type: ignore[attr-defined]
+
+
+def _code_versions(options: dict[str, Any]) -> dict[str, str]:
+    """Every member's code versions (:func:`paraspan.generate.base.code_versions`), together."""
+    from paraspan.generate.base import code_versions, generators
+
+    out: dict[str, str] = {}
+    for name, values in _member_blocks(options.get("members"), model=options.get("model"),
+                                       device=options.get("device"), seed=options.get("seed"),
+                                       threads=options.get("threads")):
+        for key, version in code_versions(generators.get(name), values).items():
+            out[f"{name}:{key}"] = version
+    return out
+
+
+make_cascade.code_versions = _code_versions  # type: ignore[attr-defined]

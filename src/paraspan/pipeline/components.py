@@ -63,6 +63,16 @@ def resolved_options(config: AugmentConfig, which: str) -> dict[str, Any]:
     return out
 
 
+def generator_versions(config: AugmentConfig) -> dict[str, str]:
+    """The versions of the code the config's generator runs (its rules), without building it:
+    :func:`paraspan.generate.base.code_versions`."""
+    from paraspan.generate.base import code_versions
+
+    name, options, defaults = config.component("generator")
+    factory = _factory("generator", name)
+    return code_versions(factory, validate_options(factory, options, defaults, where=f"generator {name!r}"))
+
+
 def resolve(config: AugmentConfig) -> AugmentConfig:
     """``config`` with every component block validated and completed with its factory's defaults."""
     data = config.to_dict()

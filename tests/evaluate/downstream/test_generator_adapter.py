@@ -139,3 +139,17 @@ def test_inputs_another_subset_left_pending_are_not_generated(tmp_path):
         assert store.count_inputs("pending", only={s.id for s in gold[:6]}) == 0
     finally:
         store.close()
+
+
+def test_a_fixed_rule_gets_a_new_store_in_the_store_folder(tmp_path, monkeypatch):
+    """``--store-dir`` names a store by everything that decides its outputs, the rules' versions too:
+    after a fix, the older rule's outputs are not served again."""
+    from paraspan.generate.rewrite import generator as rewriter
+
+    cascade = get_augmenter("generator:cascade", filter="all", store_dir=tmp_path)
+    mentions = get_augmenter("generator:mention_replace", filter="all", store_dir=tmp_path)
+    before = (cascade.store_path(), mentions.store_path())
+    monkeypatch.setattr(rewriter, "REWRITER_VERSION", "999")
+    after = (get_augmenter("generator:cascade", filter="all", store_dir=tmp_path).store_path(),
+             get_augmenter("generator:mention_replace", filter="all", store_dir=tmp_path).store_path())
+    assert after[0] != before[0] and after[1] == before[1]

@@ -115,6 +115,11 @@ class GeneratorAugmenter:
                 self._tmp = tempfile.TemporaryDirectory(prefix="paraspan-downstream-")
             folder = Path(self._tmp.name)
         settings = {k: v for k, v in self.config.to_dict().items() if k != "threads"}
+        from paraspan.pipeline.components import generator_versions
+
+        versions = generator_versions(self.config)
+        if versions:  # a rule fixed since: a new store, not the older rule's outputs (no rules: the same name)
+            settings["code_versions"] = versions
         digest = hashlib.sha1(json.dumps(settings, sort_keys=True).encode("utf-8")).hexdigest()[:10]
         parts = [self.prefix, self.generator, self.filter]
         return Path(folder) / ("-".join(_slug(p) for p in parts if p) + f"-{digest}.db")

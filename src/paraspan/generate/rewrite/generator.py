@@ -259,6 +259,27 @@ def make_rewriter(rules: str | None = None, max_per_sentence: int | None = None,
     return Rewriter(rules, max_per_sentence=max_per_sentence, max_lexical=max_lexical, families=families)
 
 
+#: The version of what every rule's rewrite passes through here (the checks of
+#: :meth:`Rewriter.raw_rewrites` — tweet markup, shouted text, a text's closing dots — and the
+#: projection of labels): bump it when a change there changes what the rewriter writes, as a rule's
+#: own version is bumped when the rule changes. 2: the tweet checks and span-edge projection of 2026-11.
+REWRITER_VERSION = "2"
+
+
+def _code_versions(options: dict[str, Any]) -> dict[str, str]:
+    """The rewriter's version and that of every rule it applies with ``options`` (see
+    :func:`paraspan.generate.base.code_versions`): a fix bumps a version, and outputs of the older
+    code are then not served from a run store as this one's."""
+    rules = options.get("rules")
+    ruleset = RuleSet.from_file(rules) if isinstance(rules, str) else RuleSet.default()
+    if options.get("families") is not None:
+        ruleset = ruleset.only(options["families"])
+    return {"rewriter": REWRITER_VERSION, **{f"rule:{rule.name}": rule.version for rule in ruleset.rules}}
+
+
+make_rewriter.code_versions = _code_versions  # type: ignore[attr-defined]
+
+
 def rewrite_sentence(sentence: Sentence, rules: RuleSet | None = None, **options: Any) -> list[Sentence]:
     """Convenience: projected rewrites of one sentence with a fresh :class:`Rewriter`."""
     return Rewriter(rules, **options).rewrite_sentence(sentence)
