@@ -22,7 +22,8 @@ def _run(nlp, sentence: Sentence, build):
     pieces = build(doc)
     text, offsets = render(doc, pieces)
     mapping = TokenMapping(tuple((t.idx, t.idx + len(t.text)) for t in doc), tuple(t.head.i for t in doc),
-                           tuple(MappedToken(s, e, p.src, p.changed, p.attach, p.marker)
+                           tuple(MappedToken(s, e, p.src, p.changed, p.attach, p.marker,
+                                             stop=p.src is None and p.attach is None and p.text == ".", copy=p.copy)
                                  for p, (s, e) in zip(pieces, offsets, strict=True)))
     proj = project_mapping(sentence, mapping)
     return text, proj
@@ -133,3 +134,20 @@ def test_an_extraction_that_copies_a_mention_does_not_carry_its_entities(nlp):
     assert copy.text.count("Basque") == 2
     carried, lost = carry_entities(sentence, 1, copy)
     assert lost == 1 and [s.label for s in carried] == ["ORG"]
+
+
+def test_a_full_stop_put_in_ends_spans_and_a_copy_stands_in_the_second_sentence(nlp):
+    """``MappedToken.stop``: no span runs across it; ``MappedToken.copy``: an argument left in the other
+    sentence is its copy there, or is dropped."""
+    s = srl("a", "Then Ann smiled and sold the bike.", ("sell.01", "sold", [
+        ("ARGM-TMP", "Then"), ("ARG0", "Ann"), ("ARG1", "the bike")]))
+
+    def build(doc):  # "Then Ann smiled. Ann sold the bike.": "and" gone, a full stop and the subject's copy put in
+        return ([Piece(t.text, t.i) for t in doc[:3]] + [Piece("."), Piece("Ann", copy=1)]
+                + [Piece(t.text, t.i) for t in doc[4:]])
+
+    text, proj = _run(nlp, s, build)
+    assert text == "Then Ann smiled. Ann sold the bike."
+    assert _args(text, proj.structures[0]) == [("ARG0", "Ann"), ("ARG1", "the bike")]
+    assert proj.structures[0].args[0].start > text.index(".")  # the copy, in the anchor's sentence
+    assert proj.counts["arg_to_copy"] == 1 and proj.counts["arg_dropped_other_sentence"] == 1

@@ -96,7 +96,13 @@ class MappedToken:
     attached case marker (the "by" of a new passive agent): it joins arguments, not anchors.
     ``absorbs``: a deleted source token this one stands for in argument spans (the dropped "to" of
     "gave the keys to Anna" → "gave Anna the keys": the recipient's span "to Anna", headed by the
-    "to", becomes "Anna" instead of being lost with its head).
+    "to", becomes "Anna" instead of being lost with its head). ``stop``: an inserted token that ends a
+    sentence (a split's full stop), across which no span runs: the split of "Cécile is a hairdresser and
+    has just moved …" had kept the copula's ARG2 (its head's subtree, the conjunct included) over "a
+    hairdresser. Cécile has just moved …" (EWT dev, read 2026-11-28); it ends with the first sentence.
+    ``copy``: an inserted copy of source token ``copy`` (the subject a split repeats): an argument of a
+    predicate in the copy's sentence is the copy ("I loved it" has its own ARG0), not the original
+    in the sentence before.
     """
 
     start: int
@@ -106,6 +112,8 @@ class MappedToken:
     attach: int | None = None
     marker: bool = False
     absorbs: int | None = None
+    stop: bool = False
+    copy: int | None = None
 
 
 @dataclass(frozen=True)

@@ -118,6 +118,10 @@ def project_mapping(sentence: Sentence, mapping: TokenMapping, which: Sequence[i
             if piece.marker:
                 markers.add(j)
     counts: Counter = Counter()
+    # which sentence each output token is in, counting the full stops a rule put in (MappedToken.stop)
+    part = [0] * len(pieces)
+    for j in range(1, len(pieces)):
+        part[j] = part[j - 1] + int(pieces[j - 1].stop)
 
     def positions(ids: Sequence[int], *, anchor: bool = False) -> set[int]:
         found = {out_of[i] for i in ids if i in out_of}
@@ -135,6 +139,8 @@ def project_mapping(sentence: Sentence, mapping: TokenMapping, which: Sequence[i
         piece = pieces[j]
         if piece.src is not None:
             return piece.src not in ids
+        if piece.stop:
+            return True  # see MappedToken.stop
         return piece.attach is not None and piece.attach not in ids
 
     def to_span(first: int, last: int, old: Span) -> Span:
@@ -170,6 +176,7 @@ def project_mapping(sentence: Sentence, mapping: TokenMapping, which: Sequence[i
                 counts["structure_dropped_anchor_split"] += 1
                 continue
             anchor = to_span(lo, hi, structure.anchor)
+        anchor_part = part[lo] if anchor is not None else None
         args: list[Span] = []
         for arg in structure.args:
             ids = tokens_in(mapping.source_tokens, arg.start, arg.end)
@@ -201,6 +208,17 @@ def project_mapping(sentence: Sentence, mapping: TokenMapping, which: Sequence[i
                 continue
             elif any(i not in out_of for i in ids):
                 counts["arg_shrunk_deleted"] += 1
+            if anchor_part is not None and part[lo] != anchor_part:
+                # a split left the argument in the other sentence: its copy there stands for it ("i booked the
+                # lesson and loved it" → "… . I loved it": ARG0 "I"); without one it is dropped, the "So" of
+                # "So i booked the lesson. I loved it." is no longer the second's (EWT dev)
+                copies = [j for j, piece in enumerate(pieces)
+                          if piece.copy is not None and piece.copy in inside and part[j] == anchor_part]
+                if not copies or any(foreign(j, inside) for j in range(min(copies), max(copies) + 1)):
+                    counts["arg_dropped_other_sentence"] += 1
+                    continue
+                lo, hi = min(copies), max(copies)
+                counts["arg_to_copy"] += 1
             args.append(to_span(lo, hi, arg))
         counts["structure_kept"] += 1
         result.append(Structure(structure.kind, structure.label, anchor, args, dict(structure.extra)))

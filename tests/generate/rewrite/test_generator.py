@@ -309,9 +309,43 @@ def test_a_shouted_text_is_not_rewritten(rewriter):
      [("location", "Kew")], "the garden's spring edition"),
     ("Kew faces more fines after the failed test: Per the terms of her lease in the case as laid out last mont... "
      "http://example.com/k", [("location", "Kew")], "laid last mont out"),
+    # a name that closes a sentence said to someone is who is spoken to, no apposition
+    ("I love the video, Lena!", [("person", "Lena")], "The video is Lena"),
+    ("We miss the old days, Jake.", [("person", "Jake")], "are Jake"),
+    # a passive has no object for its particle to cross
+    ("Sara got kicked out LOL", [("person", "Sara")], "kicked LOL out"),
+    # a relative clause without "that", parsed as a second clause: the particle stays
+    ("Check out the video Abbey and I posted", [("person", "Abbey")], "Abbey out"),
+    # a call to people, no statement
+    ("young London actors step up!", [("location", "London")], "It is young"),
+    # a slashed pair is two places; one genitive makes them one
+    ("We drove along the borderlines of Gardena / Compton last night.", [("location", "Gardena"),
+                                                                         ("location", "Compton")], "Compton's"),
+    # "have X on" is to have X as a guest; "have on X" is to wear X
+    ("They need to have Mira on.", [("person", "Mira")], "have on Mira"),
+    # a quantified possessor owns nothing
+    ("That is easily the best Veritasium episode of all time.", [("creative-work", "Veritasium")], "all time's best"),
+    # a phrase that opens the second verb phrase cannot follow the copied subject
+    ("She is now a fan of the Oslo Film Club page and with luck gets a ticket for the show this year.",
+     [("group", "Oslo Film Club")], "She with luck"),
+    # a question asks whether she did, a cleft whether it was she
+    ("Petra started hosting for Boxing and no more wrestling?", [("person", "Petra")], "It was Petra"),
 ])
 def test_misreadings_of_informal_text_are_declined(rewriter, text, mentions, bad):
     assert not [o.text for o in rewriter.rewrite_sentence(entity("t", text, *mentions)) if bad in o.text]
+
+
+@pytest.mark.parametrize(("text", "mentions", "good"), [
+    # what the guards above leave alone: a person's name after a word for a person is an apposition
+    ("I met his brother, John.", [("person", "John")], "His brother was John."),
+    # a second clause with an object of its own
+    ("Pick up the kids and I will cook dinner for Anna.", [("person", "Anna")], "Pick the kids up and I will"),
+    # a statement in the past
+    ("Texas fans stood up for the team.", [("location", "Texas")], "It was Texas fans that stood up"),
+    ("We loved the beaches of Nice.", [("location", "Nice")], "We loved Nice's beaches."),
+])
+def test_what_those_guards_still_rewrite(rewriter, text, mentions, good):
+    assert [o.text for o in rewriter.rewrite_sentence(entity("t", text, *mentions)) if good in o.text]
 
 
 def test_a_labelled_name_keeps_its_capital_when_a_rule_moves_it(rewriter):
@@ -321,6 +355,15 @@ def test_a_labelled_name_keeps_its_capital_when_a_rule_moves_it(rewriter):
     assert all(m.anchor.text_in(o.text) == "Harper" for o in outputs for m in o.structures)
 
 
+def test_a_labelled_name_keeps_its_capital_whatever_a_rule_lowers(rewriter):
+    # it-cleft lower-cases a first word it takes for a common noun; the gold mention says it is a name
+    outputs = rewriter.rewrite_sentence(entity("t", "Small stage NEEDS to have Mira Vale on!!!",
+                                               ("creative-work", "Small stage"), ("person", "Mira Vale")))
+    clefts = [o for o in outputs if o.provenance["rules"] == ["it-cleft"]]
+    assert clefts and clefts[0].text.startswith("It is Small stage that")
+    assert [m.anchor.text_in(clefts[0].text) for m in clefts[0].structures] == ["Small stage", "Mira Vale"]
+
+
 def test_a_span_that_ends_inside_a_parser_token_keeps_its_edge(rewriter):
     # the corpus's mention is "NC St", spaCy's token "St."; moved or not, the mention keeps its words
     outputs = rewriter.rewrite_sentence(entity(
@@ -328,3 +371,28 @@ def test_a_span_that_ends_inside_a_parser_token_keeps_its_edge(rewriter):
         ("group", "NC St"), ("person", "Tyler Lewis")))
     shift = [o for o in outputs if o.provenance["rules"] == ["particle-shift"]]
     assert shift and [m.anchor.text_in(shift[0].text) for m in shift[0].structures] == ["NC St", "Tyler Lewis"]
+
+
+def test_a_split_ends_every_span_with_its_sentence(rewriter):
+    """The copula's ARG2 (a head's subtree, the conjunct included, as UP-English gives it) ends with the
+    first sentence; the second verb's arguments are in its own: the copied subject, and not the "So"
+    left in the first (EWT dev read 2026-11-28; sentences written for the test)."""
+    def split(sentence):
+        [out] = [o for o in rewriter.rewrite_sentence(sentence) if o.provenance["rules"] == ["split-conjoined-vp"]]
+        stop = out.text.index(". ") + 1
+        return out, stop
+
+    out, stop = split(srl("s", "Marta is a baker and has just opened a shop.",
+                          ("be.01", "is", [("ARG1", "Marta"), ("ARG2", "a baker and has just opened a shop.")]),
+                          ("open.01", "opened", [("ARG0", "Marta"), ("ARGM-TMP", "just"), ("ARG1", "a shop")])))
+    be, opened = out.structures
+    assert [(a.label, a.text_in(out.text)) for a in be.args] == [("ARG1", "Marta"), ("ARG2", "a baker")]
+    assert [(a.label, a.text_in(out.text)) for a in opened.args] == [
+        ("ARG0", "Marta"), ("ARGM-TMP", "just"), ("ARG1", "a shop")]
+    assert all(a.start > stop for a in opened.args)
+    out, stop = split(srl("s", "So we booked the room and liked it.",
+                          ("book.01", "booked", [("ARGM-DIS", "So"), ("ARG0", "we"), ("ARG1", "the room")]),
+                          ("like.01", "liked", [("ARGM-DIS", "So"), ("ARG0", "we"), ("ARG1", "it")])))
+    liked = out.structures[1]
+    assert [(a.label, a.text_in(out.text)) for a in liked.args] == [("ARG0", "We"), ("ARG1", "it")]
+    assert all(a.start > stop for a in liked.args)

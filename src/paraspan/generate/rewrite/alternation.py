@@ -79,7 +79,9 @@ _NOT_SHIFTED = frozenset({("take", "on"), ("start", "up"), ("come", "up"), ("go"
                           # "hang on" likewise take a preposition's object as often as a particle's
                           ("keep", "on"), ("hold", "on"), ("hang", "on"),
                           # "give off a loud shriek" (emit) is no "give a loud shriek off" (exemplars-ac)
-                          ("give", "off")})
+                          ("give", "off"),
+                          # "have Birdtalker on" (as a guest) is no "have on Birdtalker" (wear; WNUT17)
+                          ("have", "on"), ("have", "over"), ("have", "in"), ("have", "round"), ("have", "around")})
 #: nouns that are places or ways, not things handed over: "bring me safe home" is no "bring safe home to me"
 _NOT_THEMES = frozenset({"home", "way", "somewhere", "anywhere", "everywhere", "nowhere", "back", "here", "there"})
 #: objects of a light "give"/"show" with no prepositional form ("gave him a call" is no "gave a call to him")
@@ -130,6 +132,20 @@ def _bare_pair(doc: Doc, noun: Token, prep: Token) -> bool:
     return noun.pos_ == "NOUN" and nxt.pos_ == "NOUN" and nxt.dep_ == "pobj" and nxt.head.i == prep.i
 
 
+def _gapped_clause(doc: Doc, cc: Token) -> bool:
+    """Whether ``cc`` opens "and I posted": a conjunction, a pronoun subject, and a verb with no
+    object, complement or phrase of its own, whose object is the noun before ("the video Abbey and I
+    posted"). "and I will cook dinner" has its own."""
+    if cc.dep_ != "cc" or cc.i + 1 >= len(doc):
+        return False
+    subj = doc[cc.i + 1]
+    verb = subj.head
+    if subj.dep_ != "nsubj" or subj.lower_ not in {"i", "we", "he", "she", "they", "you"} or verb.dep_ != "conj":
+        return False
+    return not any(c.dep_ in {"dobj", "ccomp", "xcomp", "attr", "acomp", "dative", "prep", "prt", "oprd", "advcl"}
+                   for c in verb.children)
+
+
 def particle_shift(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
     """"He turned off the light." ↔ "He turned the light off." (a noun object of at most
     :data:`MAX_OBJECT` words)"""
@@ -140,6 +156,8 @@ def particle_shift(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue
         if v.lemma_.lower() in _MOTION or ctx.wordnet is None:
             continue
+        if _child(v, "auxpass", "nsubjpass") is not None:
+            continue  # a passive has no object: "got kicked out LOL" → "got kicked LOL out" (WNUT17)
         wordnet = ctx.wordnet()
         if not wordnet.synsets(f"{v.lemma_.lower()}_{p.lower_}", pos="v"):
             continue  # not a phrasal verb WordNet knows: "trudged up the road" is a preposition's
@@ -160,6 +178,9 @@ def particle_shift(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         nxt = doc[p.i + 1] if p.i + 1 < len(doc) else None
         if p.i == v.i + 1 and ids[0] == p.i + 1:  # V prt NP → V NP prt
             after = doc[ids[-1] + 1] if ids[-1] + 1 < len(doc) else None
+            if after is not None and _gapped_clause(doc, after):
+                continue  # a relative clause without "that" misparsed as a second clause: "Check out the video
+                # Abbey and I posted" → "Check the video Abbey out and I posted" (WNUT17)
             if after is not None and (p.lower_, after.lower_) in _JOINS:
                 continue
             if len(ids) == 1 and after is not None and _bare_pair(doc, obj, after):
@@ -258,7 +279,9 @@ PARTICLE_SHIFT = Rule("particle-shift", "reorder", "hand", particle_shift,
                       # v8: not of an object shared with a verb before ("audit and set up X"; ewt-ds-cascade)
                       # v9: no "particle" moved away from a noun phrase after it ("clearing all the junk out
                       # my flat"; WNUT17)
-                      version="9")
+                      # v10: not of a passive ("got kicked out LOL"), nor before a relative clause misparsed
+                      # as a second one ("Check out the video Abbey and I posted"), not "have X on" (WNUT17)
+                      version="10")
 DATIVE_SHIFT = Rule("dative-shift", "reorder", "hand", dative_shift,
                     description="a verb of giving trades its double object for a 'to' phrase, or back",
                     example="She gave Anna the keys. → She gave the keys to Anna.",

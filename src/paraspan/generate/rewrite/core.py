@@ -42,6 +42,7 @@ class Piece:
     changed: bool = False
     marker: bool = False  # an attached function word ("by" of a new passive agent): joins arguments, not anchors
     absorbs: int | None = None  # a deleted source token (a dropped case marker) it stands for in argument spans
+    copy: int | None = None  # an inserted copy of this source token (a split's copied subject): see MappedToken.copy
 
 
 @dataclass
@@ -187,6 +188,18 @@ def lower_common_capitals(doc: Doc, pieces: list[Piece], common: Callable[[str],
             if name_tag and not in_name and not piece.text.isupper() and common(piece.text):
                 piece.text = piece.text[:1].lower() + piece.text[1:]
         start = _ends_sentence(doc, piece)
+    return pieces
+
+
+def keep_name_capitals(doc: Doc, pieces: list[Piece], names: frozenset[int]) -> list[Piece]:
+    """A token of ``names`` (the gold entity mentions) keeps the capital it was written with,
+    whatever a rule lowered: it-cleft's :func:`lower_first` took "Tiny desk" for a common noun
+    ("It is tiny desk that NEEDS …"; WNUT17)."""
+    for piece in pieces:
+        i = piece.src
+        if i is not None and i in names and piece.text[:1].islower() and doc[i].text[:1].isupper() \
+                and piece.text[1:] == doc[i].text[1:]:
+            piece.text = doc[i].text
     return pieces
 
 

@@ -32,7 +32,14 @@ from paraspan.generate.base import (
     TokenMapping,
 )
 from paraspan.generate.project import doc_heads, doc_tokens, project_mapping, tokens_in
-from paraspan.generate.rewrite.core import Piece, RuleContext, lower_common_capitals, markup_text, render
+from paraspan.generate.rewrite.core import (
+    Piece,
+    RuleContext,
+    keep_name_capitals,
+    lower_common_capitals,
+    markup_text,
+    render,
+)
 from paraspan.generate.rewrite.rules import RuleSet
 
 if TYPE_CHECKING:
@@ -53,7 +60,8 @@ class RawRewrite:
         """The source → output token mapping of this rewrite of ``doc``."""
         return TokenMapping(
             tuple(doc_tokens(doc)), tuple(doc_heads(doc)),
-            tuple(MappedToken(s, e, p.src, p.changed, p.attach, p.marker, p.absorbs)
+            tuple(MappedToken(s, e, p.src, p.changed, p.attach, p.marker, p.absorbs,
+                              stop=p.src is None and p.attach is None and p.text in {".", "!", "?"}, copy=p.copy)
                   for p, (s, e) in zip(self.pieces, self.offsets, strict=True)))
 
 
@@ -133,6 +141,7 @@ class Rewriter:
                 continue
             for pieces in outputs:
                 lower_common_capitals(doc, pieces, self._common_word, frozenset(names))
+                keep_name_capitals(doc, pieces, frozenset(names))
                 if not any(p.text.strip() and any(ch.isalnum() for ch in p.text) for p in pieces):
                     self.counts["skipped_empty"] += 1
                     continue
@@ -262,8 +271,10 @@ def make_rewriter(rules: str | None = None, max_per_sentence: int | None = None,
 #: The version of what every rule's rewrite passes through here (the checks of
 #: :meth:`Rewriter.raw_rewrites` — tweet markup, shouted text, a text's closing dots — and the
 #: projection of labels): bump it when a change there changes what the rewriter writes, as a rule's
-#: own version is bumped when the rule changes. 2: the tweet checks and span-edge projection of 2026-11.
-REWRITER_VERSION = "2"
+#: own version is bumped when the rule changes. 2: the tweet checks and span-edge projection of 2026-11;
+#: 3: a labelled mention keeps its written capitals (keep_name_capitals), and no span runs across a full stop a
+#: rule put in (generate.project).
+REWRITER_VERSION = "3"
 
 
 def _code_versions(options: dict[str, Any]) -> dict[str, str]:

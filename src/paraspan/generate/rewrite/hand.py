@@ -539,9 +539,9 @@ def _copied(doc: Doc, ids: list[int], attach: int | None = None) -> list[Piece]:
     out: list[Piece] = []
     for k, i in enumerate(ids):
         if k and ids[k - 1] == i - 1 and not doc[i - 1].whitespace_:
-            out[-1] = Piece(out[-1].text + doc[i].text, None, attach)
+            out[-1] = Piece(out[-1].text + doc[i].text, None, attach, copy=out[-1].copy)
         else:
-            out.append(Piece(doc[i].text, None, attach))
+            out.append(Piece(doc[i].text, None, attach, copy=i))
     return out
 
 
@@ -717,6 +717,9 @@ def extract_appositive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
                                                                    for t in n.sent):
             continue  # a title or a name in a sentence that speaks to someone is who is spoken to: "Do I detect
             # from your tone, Chief Inspector, that …" → "Your tone is Chief Inspector" (exemplars-o, re-written)
+        if m.pos_ == "PROPN" and not _children(m, "det") and _vocative(doc, n, ids, ctx):
+            continue  # a name closing a sentence that is said to someone: "I love the video, Lena!" → "The video
+            # is Lena" (WNUT17)
         if n.pos_ == "PROPN" and m.pos_ == "PROPN" and not _children(m, "det", "prep"):
             continue  # two bare names: an address ("the Laurels, Upper Bolton": a house and its village,
             # "The Laurels is Upper Bolton"; exemplars-alternation) or a name and its place
@@ -745,6 +748,19 @@ def extract_appositive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         if rewrite:
             out.append(rewrite)
     return out
+
+
+def _vocative(doc: Doc, n: Token, ids: list[int], ctx: RuleContext) -> bool:
+    """Whether the bare name ``ids`` after ``n`` reads as who is spoken to: it closes its sentence
+    (only punctuation or symbols after it), the sentence speaks ("I", "we") or exclaims or asks ("!",
+    "?"), and ``n`` is no word for a person ("my brother, John" names him; WordNet's first sense)."""
+    sent = n.sent
+    after = doc[max(ids) + 1:sent.end]
+    if any(t.is_alpha for t in after):
+        return False
+    speaks = any(t.lower_ in {"i", "me", "my", "we", "us", "our"} for t in sent) or any(
+        "!" in t.text or "?" in t.text for t in after)
+    return speaks and _first_sense(ctx, n.lemma_.lower(), "n") not in {"noun.person", "noun.group"}
 
 
 def _clause_number(v: Token) -> bool | None:
@@ -1265,6 +1281,9 @@ def split_conjoined_vp(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
                 # … , and are fully equipped" → "The accommodation … are fully equipped"; exemplars-ad)
             if _children(v, "aux", "auxpass", "neg") and not _children(c, "aux", "auxpass"):
                 continue  # "I will make changes and give you a review": the second verb shares "will"
+            if doc[c_ids[0]].pos_ == "ADP":
+                continue  # a phrase before the second verb would follow the copied subject: "and with luck have
+                # …" → "I with luck have …" (WNUT17)
             # "agreed to lead … and provide …": a bare verb after a past one belongs under "to"
             # (equivalence-seed2); after a present plural it is one ("They come and go", tagged VB)
             if not _finite(c) and not (c.tag_ == "VB" and v.tag_ == "VBP"):
@@ -1330,6 +1349,12 @@ def pp_to_genitive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             # "` X's policy "" (exemplars-w)
         if len(o_ids) > 4 or any(t.dep_ in {"prep", "relcl", "acl", "appos", "conj", "cc"} for t in o.subtree):
             continue
+        if any(c.dep_ == "det" and c.lower_ in {"all", "every", "each", "any", "no", "some"} for c in o.children):
+            continue  # a quantified possessor owns nothing: "the greatest video of all time" → "all time's
+            # greatest video" (WNUT17)
+        if any(t.text == "/" for t in o.subtree):
+            continue  # a slashed pair is two places, and one genitive makes them one ("Gardena / Compton's
+            # borderlines"; WNUT17)
         if o.pos_ == "NOUN" and _child(o, "det") is None:
             continue
         if not contiguous(n_ids) or n_ids[-1] != o_ids[-1] or n_ids[0] != det.i:
@@ -1681,6 +1706,12 @@ def it_cleft(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue  # a singular name with a plural verb form: a wish or a misparse, no statement ("God bless
             # her" → "It is God that bless her"; "Tom tellin me" → "It is Tom that tellin me"; WNUT17). A
             # common noun may agree by sense: "A large number of these boats carry …"
+        if any("?" in t.text for t in sent[-3:]):
+            continue  # a question asks whether, a cleft whether it was that one: "Mauro started commentating …?"
+            # → "It was Mauro that started …?" (WNUT17)
+        if v.tag_ == "VBP" and doc[final_punct(v)].text == "!":
+            continue  # a call in the present: "black british actors pull up!" is said to them, no statement to
+            # cleft ("It is black british actors that pull up!"; WNUT17)
         if v.lemma_ in {"include", "comprise", "contain", "consist"}:
             continue  # a list's verb: "It is its former editors that include …" (wikiann-cascade-e)
         if any(doc[i].lower_ == "and" and i > s_ids[0] and _verb_form(doc[i - 1].lower_, "VBD", of_another=True)
@@ -1908,7 +1939,9 @@ EXTRACT_APPOSITIVE = Rule("extract-appositive", "extraction", "hand", extract_ap
                           # exemplars-voice; a clause's ", but he …" after it is no list)
                           # v23: no bare noun with its place, an absolute phrase ("pipe in mouth"; exemplars-ac)
                           # v24: any common noun nearer the modifier, whatever its dependency (exemplars-ad)
-                          version="24")
+                          # v25: no bare name closing a sentence said to someone, a vocative ("I love the
+                          # video, Lena!"; WNUT17)
+                          version="25")
 EXTRACT_RELATIVE_CLAUSE = Rule("extract-relative-clause", "extraction", "hand", extract_relative_clause,
                                description="non-restrictive who/which clause → its own sentence",
                                example="The examiner, who was kind, left. → The examiner left. The examiner was kind.",
@@ -1971,7 +2004,8 @@ SPLIT_CONJOINED_VP = Rule("split-conjoined-vp", "split", "hand", split_conjoined
                           # v10: no quotation before the verb (exemplars-alternation)
                           # v11: no "others" or "another" copied: a second set (exemplars-y)
                           # v12: not where the second verb's number is not the subject's (exemplars-ad)
-                          version="12")
+                          # v13: not where a phrase opens the second ("and with luck have"; WNUT17)
+                          version="13")
 MOVE_LEADING_ADVERBIAL = Rule("move-leading-adverbial", "reorder", "hand", move_leading_adverbial,
                               description="sentence-initial PP/adverbial clause → end of the clause",
                               example="In 1998, he sold it. → He sold it in 1998.",
@@ -2028,7 +2062,8 @@ PP_TO_GENITIVE = Rule("pp-to-genitive", "genitive", "hand", pp_to_genitive,
                       # v20: none of a noun whose of-phrase is its topic ("the problem of"; exemplars-q)
                       # v21: nor of "the aspect/feature/element of" (exemplars-t)
                       # v22: no quoted possessor (exemplars-w)
-                      version="22")
+                      # v23: no slashed pair ("Gardena / Compton"), no quantified possessor ("of all time"; WNUT17)
+                      version="23")
 GENITIVE_TO_PP = Rule("genitive-to-pp", "genitive", "hand", genitive_to_pp,
                       description="the M's N → the N of the M",
                       example="The train's arrival was late. → The arrival of the train was late.",
@@ -2117,7 +2152,9 @@ IT_CLEFT = Rule("it-cleft", "insertion", "hand", it_cleft,
                 # core._lowerable, for every rule; wikiann-ds-cascade)
                 # v16: nor of a singular name before a plural verb form ("God bless her"; WNUT17)
                 # v17: nor of a one-letter subject ("V impressed"; WNUT17)
-                version="17")
+                # v18: nor of a call in the present with "!" ("black british actors pull up!"), nor of a
+                # question ("Mauro started …?"; WNUT17)
+                version="18")
 INSERT_THAT = Rule("insert-that", "insertion", "hand", insert_that,
                    description='add the complementizer "that" before a verb\'s complement clause',
                    example="He said the plan failed. → He said that the plan failed.",
