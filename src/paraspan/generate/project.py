@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from paraspan.corpus.schema import Sentence, Span, Structure
-from paraspan.generate.base import Candidate, CharSpan, TokenMapping
+from paraspan.generate.base import Candidate, CharSpan, MappedToken, TokenMapping
 
 #: A span's place in a candidate (None: not placed) and how sure the placement is.
 Placed = tuple[CharSpan | None, float]
@@ -98,8 +98,15 @@ def head_of(heads: Sequence[int], ids: Sequence[int]) -> int | None:
 # ----------------------------------------------------------------------------- mapping
 
 
-def project_mapping(sentence: Sentence, mapping: TokenMapping, which: Sequence[int] | None = None) -> Projection:
-    """``sentence``'s structures (or those at ``which``) carried through ``mapping`` (module policy)."""
+def project_mapping(sentence: Sentence, mapping: TokenMapping, which: Sequence[int] | None = None, *,
+                    label_copies: bool = False) -> Projection:
+    """``sentence``'s structures (or those at ``which``) carried through ``mapping`` (module policy).
+
+    ``label_copies``: an entity mention a rule wrote again (the subject a split repeats,
+    :attr:`MappedToken.copy`) is labelled there too, as another structure from the same source: NER
+    labels every mention, and the copy left unlabelled taught a tagger that the name is none ("Britian
+    went to war … . Britian then helped …", WNUT17 dev). The pipeline leaves it off and refuses such a
+    candidate instead (:func:`carry_entities` counts the copy as a mention not carried)."""
     pieces = mapping.tokens
     out_of: dict[int, int] = {}
     attached: dict[int, list[int]] = {}
@@ -223,7 +230,34 @@ def project_mapping(sentence: Sentence, mapping: TokenMapping, which: Sequence[i
         counts["structure_kept"] += 1
         result.append(Structure(structure.kind, structure.label, anchor, args, dict(structure.extra)))
         sources.append(index)
+        if label_copies and structure.kind == "entity" and structure.anchor is not None and not structure.args:
+            for lo, hi in _copy_runs(pieces, tokens_in(mapping.source_tokens, structure.anchor.start,
+                                                       structure.anchor.end)):
+                result.append(Structure(structure.kind, structure.label, to_span(lo, hi, structure.anchor), [],
+                                        dict(structure.extra)))
+                sources.append(index)
+                counts["mention_copy_labelled"] += 1
     return Projection(result, counts, sources)
+
+
+def _copy_runs(pieces: Sequence[MappedToken], ids: Sequence[int]) -> list[tuple[int, int]]:
+    """Each run of output tokens that copies the tokens ``ids`` in order, whole (first, last)."""
+    if not ids:
+        return []
+    want = list(ids)
+    runs = []
+    j = 0
+    while j < len(pieces):
+        if pieces[j].copy == want[0]:
+            k = 0
+            while k < len(want) and j + k < len(pieces) and pieces[j + k].copy == want[k]:
+                k += 1
+            if k == len(want):
+                runs.append((j, j + k - 1))
+                j += k
+                continue
+        j += 1
+    return runs
 
 
 # ----------------------------------------------------------------------------- one structure, any candidate

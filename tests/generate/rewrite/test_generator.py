@@ -396,3 +396,15 @@ def test_a_split_ends_every_span_with_its_sentence(rewriter):
     liked = out.structures[1]
     assert [(a.label, a.text_in(out.text)) for a in liked.args] == [("ARG0", "We"), ("ARG1", "it")]
     assert all(a.start > stop for a in liked.args)
+
+
+def test_a_mention_a_rule_writes_again_is_labelled_there_too(rewriter):
+    """NER labels every mention: the subject a split repeats, and the noun phrase an extraction
+    copies, are mentions of the same entity (left unlabelled, they taught a tagger they are none)."""
+    outputs = rewriter.rewrite_sentence(entity("t", "Anna Berg sings in Oslo and plays the piano.",
+                                               ("person", "Anna Berg"), ("location", "Oslo")))
+    [split] = [o for o in outputs if o.provenance["rules"] == ["split-conjoined-vp"]]
+    assert split.text == "Anna Berg sings in Oslo. Anna Berg plays the piano."
+    assert sorted((m.anchor.start, m.label, m.anchor.text_in(split.text)) for m in split.structures) == [
+        (0, "person", "Anna Berg"), (19, "location", "Oslo"), (25, "person", "Anna Berg")]
+    assert split.provenance["structures_from"] == [0, 0, 1]

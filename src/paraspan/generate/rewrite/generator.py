@@ -222,7 +222,7 @@ class Rewriter:
         out: list[Sentence] = []
         for raw in self.raw_rewrites(doc, protected, _name_tokens(sentence, tokens)):
             mapping = raw.mapping(doc)
-            projection = project_mapping(sentence, mapping)
+            projection = project_mapping(sentence, mapping, label_copies=True)
             self.counts.update(projection.counts)  # over every candidate, emitted or not
             if sentence.structures and not projection.structures:
                 self.counts["skipped_all_structures_lost"] += 1
