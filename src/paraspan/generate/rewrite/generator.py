@@ -272,8 +272,9 @@ def make_rewriter(rules: str | None = None, max_per_sentence: int | None = None,
 #: :meth:`Rewriter.raw_rewrites` — tweet markup, shouted text, a text's closing dots — and the
 #: projection of labels): bump it when a change there changes what the rewriter writes, as a rule's
 #: own version is bumped when the rule changes. 2: the tweet checks and span-edge projection of 2026-11;
-#: 3: a labelled mention keeps its written capitals (keep_name_capitals), and no span runs across a full stop a
-#: rule put in (generate.project).
+#: 3: a labelled mention keeps its written capitals (keep_name_capitals); no span runs across a full stop a rule
+#: put in, an argument left in the other sentence is its copy there, and a copied mention is labelled
+#: (generate.project).
 REWRITER_VERSION = "3"
 
 
