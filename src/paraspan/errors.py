@@ -614,8 +614,8 @@ CATALOGUE: dict[str, ErrorSpec] = {
     ),
     "E709": ErrorSpec(
         "store_written_by_other_code",
-        "{done} inputs of the run store were done by other versions of the generator's code ({differences}), and"
-        " their outputs would be served as this version's",
+        "the run store holds inputs done by other versions of the generator's code ({differences}; {done} done),"
+        " and their outputs would be served as this version's",
         "start a new --store (this one still exports and reviews), or resume with the paraspan that wrote it",
     ),
     "E710": ErrorSpec("filter_refers_to_itself", "filter {spec!r} refers to itself", "check the preset definitions"),

@@ -416,8 +416,8 @@ def test_a_store_done_by_an_older_rule_is_not_resumed(tmp_path, corpus, monkeypa
     with pytest.raises(StoreError) as caught:
         open_store(tmp_path / "run.db", config, resume=True)
     text = str(caught.value)
-    assert caught.value.code == "E709" and text.startswith(f"{tmp_path / 'run.db'}: 3 inputs")
-    assert "rule:fake 1 → 2" in text and "start a new --store" in text
+    assert caught.value.code == "E709" and text.startswith(f"{tmp_path / 'run.db'}: the run store holds inputs")
+    assert "(rule:fake 1 → 2; 3 done)" in text and "start a new --store" in text
     with RunStore.open(tmp_path / "run.db", readonly=True) as old:
         assert export_outputs(old, tmp_path / "old.jsonl") == 3
 
