@@ -79,6 +79,10 @@ GRID_SOURCES: tuple[str | tuple[str, dict[str, Any]], ...] = (
       ("rewrite", "token_replace", "mention_replace", "synonym_replace")),
     *(f"downstream-grid/srl-{name}.json" for name in
       ("rewrite", "token_replace", "mention_replace", "synonym_replace", "cascade")),
+    # 10% and 25% again with ten seeds, after a split's spans were made to end with its sentence
+    # (2026-11-28, late): these points replace the ones above
+    *(f"downstream-srl-split/srl-{name}.json" for name in
+      ("rewrite", "token_replace", "mention_replace", "synonym_replace", "cascade")),
     # NER on WikiANN dev with the learner of the earlier runs (spaCy, 10 passes over whatever it is
     # given, the last step's weights), as a task of its own; WNUT17 dev likewise.
     *((f"downstream-final/ner-{name}-epochs10.json", {"task": "ner_10passes"}) for name in

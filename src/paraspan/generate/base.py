@@ -97,11 +97,11 @@ class MappedToken:
     ``absorbs``: a deleted source token this one stands for in argument spans (the dropped "to" of
     "gave the keys to Anna" → "gave Anna the keys": the recipient's span "to Anna", headed by the
     "to", becomes "Anna" instead of being lost with its head). ``stop``: an inserted token that ends a
-    sentence (a split's full stop), across which no span runs: the split of "Cécile is a hairdresser and
+    sentence (a split's full stop), across which no span runs: the split of "Marta is a baker and
     has just moved …" had kept the copula's ARG2 (its head's subtree, the conjunct included) over "a
-    hairdresser. Cécile has just moved …" (EWT dev, read 2026-11-28); it ends with the first sentence.
+    baker. Marta has just opened …" (EWT dev, read 2026-11-28; example made up); it ends with the first sentence.
     ``copy``: an inserted copy of source token ``copy`` (the subject a split repeats): an argument of a
-    predicate in the copy's sentence is the copy ("I loved it" has its own ARG0), not the original
+    predicate in the copy's sentence is the copy ("We liked it" has its own ARG0), not the original
     in the sentence before.
     """
 

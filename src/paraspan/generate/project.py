@@ -104,9 +104,10 @@ def project_mapping(sentence: Sentence, mapping: TokenMapping, which: Sequence[i
 
     ``label_copies``: an entity mention a rule wrote again (the subject a split repeats,
     :attr:`MappedToken.copy`) is labelled there too, as another structure from the same source: NER
-    labels every mention, and the copy left unlabelled taught a tagger that the name is none ("Britian
-    went to war … . Britian then helped …", WNUT17 dev). The pipeline leaves it off and refuses such a
-    candidate instead (:func:`carry_entities` counts the copy as a mention not carried)."""
+    labels every mention, and the copy left unlabelled taught a tagger that the name is none ("Anna
+    Berg sings in Oslo. Anna Berg plays …"; WNUT17 and WikiANN dev, example made up). The pipeline
+    leaves it off and refuses such a candidate instead (:func:`carry_entities` counts the copy as a
+    mention not carried)."""
     pieces = mapping.tokens
     out_of: dict[int, int] = {}
     attached: dict[int, list[int]] = {}
@@ -217,8 +218,8 @@ def project_mapping(sentence: Sentence, mapping: TokenMapping, which: Sequence[i
                 counts["arg_shrunk_deleted"] += 1
             if anchor_part is not None and part[lo] != anchor_part:
                 # a split left the argument in the other sentence: its copy there stands for it ("i booked the
-                # lesson and loved it" → "… . I loved it": ARG0 "I"); without one it is dropped, the "So" of
-                # "So i booked the lesson. I loved it." is no longer the second's (EWT dev)
+                # room and liked it" → "… . We liked it": ARG0 "We"); without one it is dropped, the "So" of
+                # "So we booked the room. We liked it." is no longer the second's (EWT dev, made up)
                 copies = [j for j, piece in enumerate(pieces)
                           if piece.copy is not None and piece.copy in inside and part[j] == anchor_part]
                 if not copies or any(foreign(j, inside) for j in range(min(copies), max(copies) + 1)):

@@ -310,17 +310,17 @@ def test_a_shouted_text_is_not_rewritten(rewriter):
     ("Kew faces more fines after the failed test: Per the terms of her lease in the case as laid out last mont... "
      "http://example.com/k", [("location", "Kew")], "laid last mont out"),
     # a name that closes a sentence said to someone is who is spoken to, no apposition
-    ("I love the video, Lena!", [("person", "Lena")], "The video is Lena"),
+    ("I love this song, Maria!", [("person", "Maria")], "This song is Maria"),
     ("We miss the old days, Jake.", [("person", "Jake")], "are Jake"),
     # a passive has no object for its particle to cross
     ("Sara got kicked out LOL", [("person", "Sara")], "kicked LOL out"),
     # a relative clause without "that", parsed as a second clause: the particle stays
-    ("Check out the video Abbey and I posted", [("person", "Abbey")], "Abbey out"),
+    ("Check out the clip Nora and I filmed", [("person", "Nora")], "out Nora"),
+    ("Check out the clip Nora filmed", [("person", "Nora")], "clip out"),
     # a call to people, no statement
     ("young London actors step up!", [("location", "London")], "It is young"),
     # a slashed pair is two places; one genitive makes them one
-    ("We drove along the borderlines of Gardena / Compton last night.", [("location", "Gardena"),
-                                                                         ("location", "Compton")], "Compton's"),
+    ("We loved the beaches of Nice / Cannes.", [("location", "Nice"), ("location", "Cannes")], "Cannes'"),
     # "have X on" is to have X as a guest; "have on X" is to wear X
     ("They need to have Mira on.", [("person", "Mira")], "have on Mira"),
     # a quantified possessor owns nothing

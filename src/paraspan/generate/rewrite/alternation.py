@@ -80,7 +80,7 @@ _NOT_SHIFTED = frozenset({("take", "on"), ("start", "up"), ("come", "up"), ("go"
                           ("keep", "on"), ("hold", "on"), ("hang", "on"),
                           # "give off a loud shriek" (emit) is no "give a loud shriek off" (exemplars-ac)
                           ("give", "off"),
-                          # "have Birdtalker on" (as a guest) is no "have on Birdtalker" (wear; WNUT17)
+                          # "have Mira on" (as a guest) is no "have on Mira" (wear; WNUT17, made up)
                           ("have", "on"), ("have", "over"), ("have", "in"), ("have", "round"), ("have", "around")})
 #: nouns that are places or ways, not things handed over: "bring me safe home" is no "bring safe home to me"
 _NOT_THEMES = frozenset({"home", "way", "somewhere", "anywhere", "everywhere", "nowhere", "back", "here", "there"})
@@ -133,9 +133,9 @@ def _bare_pair(doc: Doc, noun: Token, prep: Token) -> bool:
 
 
 def _gapped_clause(doc: Doc, cc: Token) -> bool:
-    """Whether ``cc`` opens "and I posted": a conjunction, a pronoun subject, and a verb with no
-    object, complement or phrase of its own, whose object is the noun before ("the video Abbey and I
-    posted"). "and I will cook dinner" has its own."""
+    """Whether ``cc`` opens "and I filmed": a conjunction, a pronoun subject, and a verb with no
+    object, complement or phrase of its own, whose object is the noun before ("the clip Nora and I
+    filmed"). "and I will cook dinner" has its own."""
     if cc.dep_ != "cc" or cc.i + 1 >= len(doc):
         return False
     subj = doc[cc.i + 1]
@@ -144,6 +144,20 @@ def _gapped_clause(doc: Doc, cc: Token) -> bool:
         return False
     return not any(c.dep_ in {"dobj", "ccomp", "xcomp", "attr", "acomp", "dative", "prep", "prt", "oprd", "advcl"}
                    for c in verb.children)
+
+
+def _reduced_relative(doc: Doc, first: Token) -> bool:
+    """Whether ``first`` (right after an object) opens a relative clause without "that": a name or
+    a pronoun, then a finite verb within three words, no punctuation between ("the clip Nora
+    filmed")."""
+    if first.pos_ not in {"PROPN", "PRON"}:
+        return False
+    for t in doc[first.i + 1:first.i + 4]:
+        if t.is_punct:
+            return False
+        if t.tag_ in {"VBD", "VBZ", "VBP"} or t.tag_ == "MD":
+            return True
+    return False
 
 
 def particle_shift(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
@@ -157,7 +171,7 @@ def particle_shift(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         if v.lemma_.lower() in _MOTION or ctx.wordnet is None:
             continue
         if _child(v, "auxpass", "nsubjpass") is not None:
-            continue  # a passive has no object: "got kicked out LOL" → "got kicked LOL out" (WNUT17)
+            continue  # a passive has no object: "got kicked out LOL" → "got kicked LOL out" (WNUT17, made up)
         wordnet = ctx.wordnet()
         if not wordnet.synsets(f"{v.lemma_.lower()}_{p.lower_}", pos="v"):
             continue  # not a phrasal verb WordNet knows: "trudged up the road" is a preposition's
@@ -178,9 +192,10 @@ def particle_shift(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         nxt = doc[p.i + 1] if p.i + 1 < len(doc) else None
         if p.i == v.i + 1 and ids[0] == p.i + 1:  # V prt NP → V NP prt
             after = doc[ids[-1] + 1] if ids[-1] + 1 < len(doc) else None
-            if after is not None and _gapped_clause(doc, after):
-                continue  # a relative clause without "that" misparsed as a second clause: "Check out the video
-                # Abbey and I posted" → "Check the video Abbey out and I posted" (WNUT17)
+            if after is not None and (_gapped_clause(doc, after) or _reduced_relative(doc, after)):
+                continue  # a relative clause without "that" after the object, misparsed: "Check out the clip
+                # Nora and I filmed" → "Check the clip Nora out and I filmed", "Check the clip out Nora
+                # filmed" (WNUT17, examples made up)
             if after is not None and (p.lower_, after.lower_) in _JOINS:
                 continue
             if len(ids) == 1 and after is not None and _bare_pair(doc, obj, after):
@@ -279,8 +294,8 @@ PARTICLE_SHIFT = Rule("particle-shift", "reorder", "hand", particle_shift,
                       # v8: not of an object shared with a verb before ("audit and set up X"; ewt-ds-cascade)
                       # v9: no "particle" moved away from a noun phrase after it ("clearing all the junk out
                       # my flat"; WNUT17)
-                      # v10: not of a passive ("got kicked out LOL"), nor before a relative clause misparsed
-                      # as a second one ("Check out the video Abbey and I posted"), not "have X on" (WNUT17)
+                      # v10: not of a passive ("got kicked out"), nor before a relative clause without "that"
+                      # ("Check out the clip Nora filmed"), not "have X on" (WNUT17; examples made up)
                       version="10")
 DATIVE_SHIFT = Rule("dative-shift", "reorder", "hand", dative_shift,
                     description="a verb of giving trades its double object for a 'to' phrase, or back",

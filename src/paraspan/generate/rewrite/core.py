@@ -193,8 +193,8 @@ def lower_common_capitals(doc: Doc, pieces: list[Piece], common: Callable[[str],
 
 def keep_name_capitals(doc: Doc, pieces: list[Piece], names: frozenset[int]) -> list[Piece]:
     """A token of ``names`` (the gold entity mentions) keeps the capital it was written with,
-    whatever a rule lowered: it-cleft's :func:`lower_first` took "Tiny desk" for a common noun
-    ("It is tiny desk that NEEDS …"; WNUT17)."""
+    whatever a rule lowered: it-cleft's :func:`lower_first` took "Small stage" for a common noun
+    ("It is small stage that NEEDS …"; WNUT17, made up)."""
     for piece in pieces:
         i = piece.src
         if i is not None and i in names and piece.text[:1].islower() and doc[i].text[:1].isupper() \

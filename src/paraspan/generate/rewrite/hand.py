@@ -718,8 +718,8 @@ def extract_appositive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue  # a title or a name in a sentence that speaks to someone is who is spoken to: "Do I detect
             # from your tone, Chief Inspector, that …" → "Your tone is Chief Inspector" (exemplars-o, re-written)
         if m.pos_ == "PROPN" and not _children(m, "det") and _vocative(doc, n, ids, ctx):
-            continue  # a name closing a sentence that is said to someone: "I love the video, Lena!" → "The video
-            # is Lena" (WNUT17)
+            continue  # a name closing a sentence that is said to someone: "I love this song, Maria!" → "This song
+            # is Maria" (WNUT17, made up)
         if n.pos_ == "PROPN" and m.pos_ == "PROPN" and not _children(m, "det", "prep"):
             continue  # two bare names: an address ("the Laurels, Upper Bolton": a house and its village,
             # "The Laurels is Upper Bolton"; exemplars-alternation) or a name and its place
@@ -1282,8 +1282,8 @@ def split_conjoined_vp(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             if _children(v, "aux", "auxpass", "neg") and not _children(c, "aux", "auxpass"):
                 continue  # "I will make changes and give you a review": the second verb shares "will"
             if doc[c_ids[0]].pos_ == "ADP":
-                continue  # a phrase before the second verb would follow the copied subject: "and with luck have
-                # …" → "I with luck have …" (WNUT17)
+                continue  # a phrase before the second verb would follow the copied subject: "and with luck gets
+                # …" → "She with luck gets …" (WNUT17, made up)
             # "agreed to lead … and provide …": a bare verb after a past one belongs under "to"
             # (equivalence-seed2); after a present plural it is one ("They come and go", tagged VB)
             if not _finite(c) and not (c.tag_ == "VB" and v.tag_ == "VBP"):
@@ -1353,8 +1353,8 @@ def pp_to_genitive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue  # a quantified possessor owns nothing: "the greatest video of all time" → "all time's
             # greatest video" (WNUT17)
         if any(t.text == "/" for t in o.subtree):
-            continue  # a slashed pair is two places, and one genitive makes them one ("Gardena / Compton's
-            # borderlines"; WNUT17)
+            continue  # a slashed pair is two places, and one genitive makes them one ("Nice / Cannes'
+            # beaches"; WNUT17, made up)
         if o.pos_ == "NOUN" and _child(o, "det") is None:
             continue
         if not contiguous(n_ids) or n_ids[-1] != o_ids[-1] or n_ids[0] != det.i:
@@ -1707,11 +1707,11 @@ def it_cleft(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             # her" → "It is God that bless her"; "Tom tellin me" → "It is Tom that tellin me"; WNUT17). A
             # common noun may agree by sense: "A large number of these boats carry …"
         if any("?" in t.text for t in sent[-3:]):
-            continue  # a question asks whether, a cleft whether it was that one: "Mauro started commentating …?"
-            # → "It was Mauro that started …?" (WNUT17)
+            continue  # a question asks whether, a cleft whether it was that one: "Petra started hosting …?"
+            # → "It was Petra that started …?" (WNUT17, made up)
         if v.tag_ == "VBP" and doc[final_punct(v)].text == "!":
-            continue  # a call in the present: "black british actors pull up!" is said to them, no statement to
-            # cleft ("It is black british actors that pull up!"; WNUT17)
+            continue  # a call in the present: "young London actors step up!" is said to them, no statement to
+            # cleft ("It is young London actors that step up!"; WNUT17, made up)
         if v.lemma_ in {"include", "comprise", "contain", "consist"}:
             continue  # a list's verb: "It is its former editors that include …" (wikiann-cascade-e)
         if any(doc[i].lower_ == "and" and i > s_ids[0] and _verb_form(doc[i - 1].lower_, "VBD", of_another=True)
@@ -1940,7 +1940,7 @@ EXTRACT_APPOSITIVE = Rule("extract-appositive", "extraction", "hand", extract_ap
                           # v23: no bare noun with its place, an absolute phrase ("pipe in mouth"; exemplars-ac)
                           # v24: any common noun nearer the modifier, whatever its dependency (exemplars-ad)
                           # v25: no bare name closing a sentence said to someone, a vocative ("I love the
-                          # video, Lena!"; WNUT17)
+                          # song, Maria!"; WNUT17, made up)
                           version="25")
 EXTRACT_RELATIVE_CLAUSE = Rule("extract-relative-clause", "extraction", "hand", extract_relative_clause,
                                description="non-restrictive who/which clause → its own sentence",
@@ -2004,7 +2004,7 @@ SPLIT_CONJOINED_VP = Rule("split-conjoined-vp", "split", "hand", split_conjoined
                           # v10: no quotation before the verb (exemplars-alternation)
                           # v11: no "others" or "another" copied: a second set (exemplars-y)
                           # v12: not where the second verb's number is not the subject's (exemplars-ad)
-                          # v13: not where a phrase opens the second ("and with luck have"; WNUT17)
+                          # v13: not where a phrase opens the second ("and with luck gets"; WNUT17)
                           version="13")
 MOVE_LEADING_ADVERBIAL = Rule("move-leading-adverbial", "reorder", "hand", move_leading_adverbial,
                               description="sentence-initial PP/adverbial clause → end of the clause",
@@ -2062,7 +2062,7 @@ PP_TO_GENITIVE = Rule("pp-to-genitive", "genitive", "hand", pp_to_genitive,
                       # v20: none of a noun whose of-phrase is its topic ("the problem of"; exemplars-q)
                       # v21: nor of "the aspect/feature/element of" (exemplars-t)
                       # v22: no quoted possessor (exemplars-w)
-                      # v23: no slashed pair ("Gardena / Compton"), no quantified possessor ("of all time"; WNUT17)
+                      # v23: no slashed pair ("Nice / Cannes"), no quantified possessor ("of all time"; WNUT17)
                       version="23")
 GENITIVE_TO_PP = Rule("genitive-to-pp", "genitive", "hand", genitive_to_pp,
                       description="the M's N → the N of the M",
@@ -2152,8 +2152,8 @@ IT_CLEFT = Rule("it-cleft", "insertion", "hand", it_cleft,
                 # core._lowerable, for every rule; wikiann-ds-cascade)
                 # v16: nor of a singular name before a plural verb form ("God bless her"; WNUT17)
                 # v17: nor of a one-letter subject ("V impressed"; WNUT17)
-                # v18: nor of a call in the present with "!" ("black british actors pull up!"), nor of a
-                # question ("Mauro started …?"; WNUT17)
+                # v18: nor of a call in the present with "!" ("young London actors step up!"), nor of a
+                # question ("Petra started …?"; WNUT17; examples made up)
                 version="18")
 INSERT_THAT = Rule("insert-that", "insertion", "hand", insert_that,
                    description='add the complementizer "that" before a verb\'s complement clause',
