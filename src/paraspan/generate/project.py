@@ -217,7 +217,7 @@ def project_mapping(sentence: Sentence, mapping: TokenMapping, which: Sequence[i
             elif any(i not in out_of for i in ids):
                 counts["arg_shrunk_deleted"] += 1
             if anchor_part is not None and part[lo] != anchor_part:
-                # a split left the argument in the other sentence: its copy there stands for it ("i booked the
+                # a split left the argument in the other sentence: its copy there stands for it ("we booked the
                 # room and liked it" → "… . We liked it": ARG0 "We"); without one it is dropped, the "So" of
                 # "So we booked the room. We liked it." is no longer the second's (EWT dev, made up)
                 copies = [j for j, piece in enumerate(pieces)
