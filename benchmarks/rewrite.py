@@ -66,7 +66,7 @@ def measure(rules: Any, test: list[Any], nlp: Any) -> dict[str, Any]:
         per_rule[rule] += 1
         per_family[family[rule]] += 1
         bad_labels += not labels(out) <= labels(source)
-        kept += len(out.structures)
+        kept += len(set(out.provenance["structures_from"]))  # a labelled copy of a mention is no second structure kept
         source_structures += len(source.structures)
         args_kept += sum(len(st.args) for st in out.structures)
         args_source += sum(len(source.structures[k].args) for k in out.provenance["structures_from"])
