@@ -147,6 +147,18 @@ def factory_options(factory: Callable[..., Any]) -> dict[str, Option]:
     return out
 
 
+def with_defaults(factory: Callable[..., Any], values: Mapping[str, Any]) -> dict[str, Any]:
+    """Every option of ``factory``: the ``values`` given, the factory's defaults for the rest (a
+    required option left out stays out)."""
+    out: dict[str, Any] = {}
+    for key, opt in factory_options(factory).items():
+        if key in values:
+            out[key] = values[key]
+        elif not opt.required:
+            out[key] = opt.default
+    return out
+
+
 def validate_options(factory: Callable[..., Any], options: Mapping[str, Any], defaults: Mapping[str, Any],
                      *, where: str) -> dict[str, Any]:
     """See :meth:`Registry.validate`."""

@@ -98,7 +98,7 @@ class MappedToken:
     "gave the keys to Anna" → "gave Anna the keys": the recipient's span "to Anna", headed by the
     "to", becomes "Anna" instead of being lost with its head). ``stop``: an inserted token that ends a
     sentence (a split's full stop), across which no span runs: the split of "Marta is a baker and
-    has just moved …" had kept the copula's ARG2 (its head's subtree, the conjunct included) over "a
+    has just opened a shop" had kept the copula's ARG2 (its head's subtree, the conjunct included) over "a
     baker. Marta has just opened …" (EWT dev, read 2026-11-28; example made up); it ends with the first sentence.
     ``copy``: an inserted copy of source token ``copy`` (the subject a split repeats): an argument of a
     predicate in the copy's sentence is the copy ("We liked it" has its own ARG0), not the original
@@ -198,14 +198,12 @@ def code_versions(factory: Callable[..., Any], options: Mapping[str, Any]) -> di
     (the rewriter's rules). A run store records them, so a store written by older code is not
     resumed or reused as if it were this code's outputs. Without the hook: ``{}``.
     """
-    from paraspan.registry import factory_options
+    from paraspan.registry import with_defaults
 
     hook = getattr(factory, "code_versions", None)
     if not callable(hook):
         return {}
-    full = {key: options.get(key, opt.default) for key, opt in factory_options(factory).items()
-            if key in options or not opt.required}
-    return {str(k): str(v) for k, v in hook(full).items()}
+    return {str(k): str(v) for k, v in hook(with_defaults(factory, options)).items()}
 
 
 #: Generators by name. Values are factories whose keyword parameters are their options.

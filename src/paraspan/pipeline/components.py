@@ -15,7 +15,7 @@ from typing import Any
 
 from paraspan.errors import ParaspanError
 from paraspan.pipeline.config import AugmentConfig
-from paraspan.registry import Registry, factory_options, validate_options
+from paraspan.registry import Registry, factory_options, validate_options, with_defaults
 
 
 def _import(spec: str) -> Any:
@@ -54,13 +54,7 @@ def resolved_options(config: AugmentConfig, which: str) -> dict[str, Any]:
     nested = getattr(factory, "check_options", None)  # blocks inside the block (a cascade's members)
     if callable(nested):
         nested(values)
-    out: dict[str, Any] = {}
-    for key, opt in factory_options(factory).items():
-        if key in values:
-            out[key] = values[key]
-        elif not opt.required:
-            out[key] = opt.default
-    return out
+    return with_defaults(factory, values)
 
 
 def generator_versions(config: AugmentConfig) -> dict[str, str]:

@@ -155,7 +155,7 @@ def _reduced_relative(doc: Doc, first: Token) -> bool:
     for t in doc[first.i + 1:first.i + 4]:
         if t.is_punct:
             return False
-        if t.tag_ in {"VBD", "VBZ", "VBP"} or t.tag_ == "MD":
+        if t.tag_ in {"VBD", "VBZ", "VBP", "MD"}:
             return True
     return False
 

@@ -33,6 +33,7 @@ from paraspan.generate.base import (
 )
 from paraspan.generate.project import doc_heads, doc_tokens, project_mapping, tokens_in
 from paraspan.generate.rewrite.core import (
+    _FINAL,
     Piece,
     RuleContext,
     keep_name_capitals,
@@ -61,7 +62,7 @@ class RawRewrite:
         return TokenMapping(
             tuple(doc_tokens(doc)), tuple(doc_heads(doc)),
             tuple(MappedToken(s, e, p.src, p.changed, p.attach, p.marker, p.absorbs,
-                              stop=p.src is None and p.attach is None and p.text in {".", "!", "?"}, copy=p.copy)
+                              stop=p.src is None and p.attach is None and p.text in _FINAL, copy=p.copy)
                   for p, (s, e) in zip(self.pieces, self.offsets, strict=True)))
 
 
@@ -130,6 +131,7 @@ class Rewriter:
             self.counts["skipped_all_caps"] += 1
             return []
         ctx = self._context(protected)
+        names = frozenset(names)
         seen = {doc.text.strip()}
         found: list[RawRewrite] = []
         for rule in self.rules.rules:
@@ -140,8 +142,8 @@ class Rewriter:
                 self.counts[f"rule_error:{rule.name}:{type(exc).__name__}"] += 1
                 continue
             for pieces in outputs:
-                lower_common_capitals(doc, pieces, self._common_word, frozenset(names))
-                keep_name_capitals(doc, pieces, frozenset(names))
+                lower_common_capitals(doc, pieces, self._common_word)
+                keep_name_capitals(doc, pieces, names)
                 if not any(p.text.strip() and any(ch.isalnum() for ch in p.text) for p in pieces):
                     self.counts["skipped_empty"] += 1
                     continue
