@@ -59,6 +59,22 @@ def test_particle_shift_leaves_alone(nlp, source):
     assert _texts(nlp, "particle-shift", source) == []
 
 
+def test_particle_shift_after_a_verb_that_takes_a_bare_infinitive(nlp):
+    """A bare verb is one after "make", "let", "help" …; after "get" it is a noun misread (v11)."""
+    assert "She made me try out this game." in _texts(nlp, "particle-shift", "She made me try this game out.")
+    assert "Let us set the tent up." in _texts(nlp, "particle-shift", "Let us set up the tent.")
+    assert _texts(nlp, "particle-shift", "so excited, we will get the Lena break up video soon") == []
+
+
+def test_particle_shift_leaves_a_correlative_object_whole(nlp):
+    """"not just X, but Y" is one object, its second half parsed apart: the particle stays before it
+    (v11; FrameNet dev, pattern re-written here). The other particle in the sentence still moves."""
+    texts = _texts(nlp, "particle-shift", "The army is training for the day a rebel sets off not just a bomb , but a "
+                   "chemical weapon that would spread out a deadly gas .")
+    assert not [t for t in texts if "bomb off" in t]
+    assert [t for t in texts if "spread a deadly gas out" in t]
+
+
 def test_particle_shift_leaves_keep_on_alone(nlp):
     """"keep on the line" (stay on it) is no "keep the line on" (fn-cascade-exemplars-t, re-written)."""
     assert _texts(nlp, "particle-shift", "It was a great try from a boy who really finds it hard to keep on the "

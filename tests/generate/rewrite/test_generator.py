@@ -330,6 +330,13 @@ def test_a_shouted_text_is_not_rewritten(rewriter):
      [("group", "Oslo Film Club")], "She with luck"),
     # a question asks whether she did, a cleft whether it was she
     ("Petra started hosting for Boxing and no more wrestling?", [("person", "Petra")], "It was Petra"),
+    # a relative clause without "that" after an object, parsed as a clause with the object for subject: what
+    # is known is the name, not that the name is worn
+    ("does anybody know the colour name of the lipstick sara is wearing at 1: 20", [("person", "sara")],
+     "know that"),
+    ("I know the band name of the shirt Tom is wearing in the video", [("person", "Tom")], "know that"),
+    # a noun compound ("the break up video") misread as a bare verb after "get"
+    ("it is only a matter of time until we get the Marco break up video", [("person", "Marco")], "break video up"),
 ])
 def test_misreadings_of_informal_text_are_declined(rewriter, text, mentions, bad):
     assert not [o.text for o in rewriter.rewrite_sentence(entity("t", text, *mentions)) if bad in o.text]

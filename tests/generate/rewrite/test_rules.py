@@ -544,6 +544,14 @@ def test_the_complementizer_rules_decline_where_that_matters(nlp):
     assert _texts(nlp, "insert-that", 'He said "the plan failed".') == []
     assert _texts(nlp, "insert-that", "He said that was wrong.") == []
     assert _texts(nlp, "insert-that", "He asked whether the plan failed.") == []
+    # a verb that needs an object and has none: the clause is a relative one on the object before (v5)
+    assert _texts(nlp, "insert-that", "I know the band name of the shirt Tom is wearing in the video") == []
+    assert _texts(nlp, "insert-that", "We hope you do!") == ["We hope that you do!"]  # "do" stands alone
+    # a title is a name: no "that" added or dropped in it (v5, v4)
+    assert _texts(nlp, "insert-that", "Album: I Never Knew You Were Waiting for Me") == []
+    assert _texts(nlp, "delete-that", "I Knew That You Were Waiting for Me") == []
+    assert _texts(nlp, "delete-that", "I knew that you were waiting for me") == ["I knew you were waiting for me"]
+    assert _texts(nlp, "insert-that", "I said the kids were sleeping.") == ["I said that the kids were sleeping."]
 
 
 def test_v6_fronting_v8_genitive_from_the_train_m_judgments(nlp):

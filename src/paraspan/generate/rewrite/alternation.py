@@ -71,6 +71,10 @@ _IDIOM_OBJECTS = frozenset({"way", "rear", "heel", "heels", "tail", "time", "hel
 _JOINS = frozenset({("up", "to"), ("out", "of"), ("on", "to"), ("in", "to"), ("off", "of"), ("down", "to")})
 #: phrasal verbs whose particle stays before a noun object: "take on a matronly look" is no "take a
 #: matronly look on"
+#: verbs that take a bare infinitive ("made me try it out", "let us set up the tent"); after any other
+#: verb a bare "V prt" is a noun misread ("get the Marco break up video")
+_BARE_INFINITIVE_HEADS = frozenset({"make", "let", "have", "help", "see", "hear", "watch", "feel", "notice", "bid",
+                                    "observe"})
 _NOT_SHIFTED = frozenset({("take", "on"), ("start", "up"), ("come", "up"), ("go", "over"),
                           # "will make up the next book" (constitute) is no "make the next book up" (invent);
                           # "carry on business" (continue) no "carry business on" (exemplars-alternation-b)
@@ -172,12 +176,19 @@ def particle_shift(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue
         if _child(v, "auxpass", "nsubjpass") is not None:
             continue  # a passive has no object: "got kicked out LOL" → "got kicked LOL out" (WNUT17, made up)
+        if (v.tag_ == "VB" and v.dep_ == "ccomp" and _child(v, "aux", "mark") is None
+                and v.head.lemma_.lower() not in _BARE_INFINITIVE_HEADS):
+            continue  # a bare verb where English wants "to", a noun misread: "get the Marco break up video"
+            # → "get the Marco break video up" (WNUT17, made up)
         wordnet = ctx.wordnet()
         if not wordnet.synsets(f"{v.lemma_.lower()}_{p.lower_}", pos="v"):
             continue  # not a phrasal verb WordNet knows: "trudged up the road" is a preposition's
         obj = _child(v, "dobj")
         if obj is None or not _nominal(obj) or obj.lemma_.lower() in _IDIOM_OBJECTS:
             continue
+        if _child(obj, "preconj") is not None:
+            continue  # "not just X but Y", "both X and Y": the second half, often parsed apart, would be cut
+            # off from the first ("sets not just a bomb off, but a chemical weapon"; FrameNet dev, made up)
         senses = wordnet.synsets(obj.lemma_.lower(), pos="n")
         if senses and senses[0].lexname() in _NOT_PARTICLE_OBJECTS:
             continue
@@ -296,7 +307,10 @@ PARTICLE_SHIFT = Rule("particle-shift", "reorder", "hand", particle_shift,
                       # my flat"; WNUT17)
                       # v10: not of a passive ("got kicked out"), nor before a relative clause without "that"
                       # ("Check out the clip Nora filmed"), not "have X on" (WNUT17; examples made up)
-                      version="10")
+                      # v11: not of a bare verb after one that takes "to", a noun misread ("get the Marco
+                      # break up video"; WNUT17, made up); not of a correlative object ("not just X but Y";
+                      # FrameNet dev)
+                      version="11")
 DATIVE_SHIFT = Rule("dative-shift", "reorder", "hand", dative_shift,
                     description="a verb of giving trades its double object for a 'to' phrase, or back",
                     example="She gave Anna the keys. → She gave the keys to Anna.",
