@@ -252,6 +252,17 @@ def test_v5_no_comma_splice_and_no_prepositional_participle(nlp):
     assert _texts(nlp, "extract-participial", "The man, wearing a red hat, left the party.") == [
         "The man left the party. The man was wearing a red hat."]
 
+def test_extract_participial_tense(nlp):
+    """v6: a passive dated in the past is in the past whatever the main clause's tense (WikiANN dev,
+    re-written), and a main verb the tagger read as a participle is a past tense."""
+    assert _texts(nlp, "extract-participial", "Founded in 2009, the NWBL is a member of the Western Baseball "
+                                              "Union.") == [
+        "The NWBL is a member of the Western Baseball Union. The NWBL was founded in 2009."]
+    assert _texts(nlp, "extract-participial", "Located near the river, the town is a busy port.") == [
+        "The town is a busy port. The town is located near the river."]
+    assert _texts(nlp, "extract-participial", "The man, wearing a hat, left.") == [
+        "The man left. The man was wearing a hat."]
+
 
 def test_v6_from_the_fresh_train_judgments(nlp):
     """From fn-cascade-train-c: a one-letter "A" is no acronym and is lowered in a cleft; an

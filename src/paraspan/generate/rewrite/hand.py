@@ -562,8 +562,11 @@ def _without_brackets(doc: Doc, ids: list[int]) -> list[int]:
 
 
 def _main_past(token: Token) -> bool:
+    """Whether the main clause of ``token``'s sentence is in the past. A main verb tagged as a
+    participle with no auxiliary is a past tense misread ("The man, wearing a hat, left/VBN.")."""
     root = token.sent.root
-    return root.tag_ == "VBD" or any(c.dep_ in {"aux", "auxpass"} and c.tag_ == "VBD" for c in root.children)
+    auxes = [c for c in root.children if c.dep_ in {"aux", "auxpass"}]
+    return root.tag_ == "VBD" or (root.tag_ == "VBN" and not auxes) or any(c.tag_ == "VBD" for c in auxes)
 
 
 def _noun_modifiers(doc: Doc, deps: set[str], test) -> list[tuple[Token, Token, list[int], tuple[int, int | None]]]:
@@ -899,13 +902,22 @@ def _participials(doc: Doc) -> list[tuple[Token, list[int], set[int]]]:
     return found
 
 
+def _dated_event(doc: Doc, ids: list[int]) -> bool:
+    """Whether the participial phrase ``ids`` is a passive dated in the past ("Founded in 2007"):
+    its own sentence takes "was" whatever the main clause's tense ("The league is a member …. The
+    league was founded in 2007.", not "is founded")."""
+    return doc[ids[0]].tag_ == "VBN" and any(
+        doc[i].ent_type_ == "DATE" or doc[i].lower_ in {"ago", "yesterday"}
+        or (doc[i].like_num and len(doc[i].text) == 4 and doc[i].text.isdigit()) for i in ids)
+
+
 def extract_participial(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
     """"The man, wearing a hat, left." → "The man left. The man was wearing a hat." """
     out = []
     for n, ids, drop in _participials(doc):
         if n.sent.root.pos_ not in {"VERB", "AUX"}:
             continue  # a verb tagged as a noun ("<name> strode/NN"): its tense, for the copy's "was", is unknown
-        be = be_form(_main_past(n), is_plural(n))
+        be = be_form(_main_past(n) or _dated_event(doc, ids), is_plural(n))
         copy = _copied(doc, [i for i in subtree(n) if i not in drop and i <= n.i])
         second = lower_first(doc, copy) + [Piece(be)] + lower_first(doc, keep(doc, ids))
         first = _sent_ids(n, drop)
@@ -1973,7 +1985,9 @@ EXTRACT_APPOSITIVE = Rule("extract-appositive", "extraction", "hand", extract_ap
                           # v24: any common noun nearer the modifier, whatever its dependency (exemplars-ad)
                           # v25: no bare name closing a sentence said to someone, a vocative ("I love the
                           # song, Maria!"; WNUT17, made up)
-                          version="25")
+                          # v26: a main verb tagged as a participle with no auxiliary is past: its copy's "was"
+                          # (helper _main_past, as extract-participial v6)
+                          version="26")
 EXTRACT_RELATIVE_CLAUSE = Rule("extract-relative-clause", "extraction", "hand", extract_relative_clause,
                                description="non-restrictive who/which clause → its own sentence",
                                example="The examiner, who was kind, left. → The examiner left. The examiner was kind.",
@@ -2000,7 +2014,10 @@ EXTRACT_PARTICIPIAL = Rule("extract-participial", "extraction", "hand", extract_
                            # v3: none where the main verb was tagged a noun (its tense unknown; exemplars-b);
                            # v4: the copy keeps a hyphenated word whole, as the other extractions' do
                            # v5: not "Having regard to …" (exemplars-z)
-                           version="5")
+                           # v6: a passive dated in the past takes "was" under a present main clause ("Founded
+                           # in 2007, the league is …"; WikiANN dev); a main verb tagged as a participle with no
+                           # auxiliary is past ("The man, wearing a hat, left/VBN." → "… was wearing"; _main_past)
+                           version="6")
 SPLIT_CONJOINED_CLAUSES = Rule("split-conjoined-clauses", "split", "hand", split_conjoined_clauses,
                                description="clauses joined by and/but → two sentences",
                                example="He came home, and she stayed. → He came home. She stayed.",
