@@ -381,6 +381,8 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
     "fn-cascade-exemplars-ad": ("fn-exemplars-ad.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
     # NER with the code of -o (the alternations, the rule fixes since wikiann-cascade-h), the next 400 of WikiANN dev
     "wikiann-cascade-i": ("wikiann-dev-i.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
+    # NER with the code of 2026-11-28 late (the rules read on WNUT17, EWT and FrameNet dev), the next 400
+    "wikiann-cascade-j": ("wikiann-dev-j.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
 }
 
 
@@ -464,6 +466,7 @@ def subset(work: Path, seed: int) -> None:
                             ("wikiann-dev-g.jsonl", wikiann[2400:]),  # the paraphraser on NER
                             ("wikiann-dev-h.jsonl", wikiann[2424:]),  # what wikiann-paraphrase-g left
                             ("wikiann-dev-i.jsonl", wikiann[2824:]),  # after wikiann-cascade-h's 400
+                            ("wikiann-dev-j.jsonl", wikiann[3224:]),  # after wikiann-cascade-i's 400
                             ("fn-dev-c.jsonl", fn[150:]),
                             ("fn-dev-d.jsonl", fn[80:]), ("fn-dev-e.jsonl", fn[92:]),
                             ("fn-dev-f.jsonl", fn[152:]), ("fn-dev-other.jsonl", fn_other),

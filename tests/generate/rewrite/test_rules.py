@@ -252,6 +252,25 @@ def test_v5_no_comma_splice_and_no_prepositional_participle(nlp):
     assert _texts(nlp, "extract-participial", "The man, wearing a red hat, left the party.") == [
         "The man left the party. The man was wearing a red hat."]
 
+def test_a_score_line_is_no_apposition(nlp):
+    """extract-appositive v27, delete-appositive v3: the second set of a score hangs on the first as
+    an apposition in the parse; neither extracted ("The final 6–1 was 6–3") nor deleted (wikiann-cascade-j,
+    re-written). An apposition still is."""
+    text = "Marina Petrova won in the final 6–1, 6–3, against Olga Ivanova."
+    assert _texts(nlp, "extract-appositive", text) == []
+    assert _texts(nlp, "delete-appositive", text) == []
+    assert _texts(nlp, "extract-appositive", "Rome, the capital of Italy, is old.") == [
+        "Rome is old. Rome is the capital of Italy."]
+
+
+def test_a_phrase_an_adverb_restricts_stays_with_it(nlp):
+    """front-trailing-adverbial v20: "played mostly on X" is not "On X, it was played mostly"
+    (wikiann-cascade-j, re-written)."""
+    assert _texts(nlp, "front-trailing-adverbial", "It was shown mostly on music channels such as MTV.") == []
+    assert _texts(nlp, "front-trailing-adverbial", "It was sold mainly in small shops.") == []
+    assert _texts(nlp, "front-trailing-adverbial", "He sold the farm in 1998.") == ["In 1998, he sold the farm."]
+
+
 def test_extract_participial_tense(nlp):
     """v6: a passive dated in the past is in the past whatever the main clause's tense (WikiANN dev,
     re-written), and a main verb the tagger read as a participle is a past tense."""

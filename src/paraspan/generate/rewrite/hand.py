@@ -50,6 +50,11 @@ _MARKS = {"because", "when", "if", "although", "though", "while", "after", "befo
           "whenever", "as"}
 #: focus particles a passive would strand ("was published by even a newspaper")
 _FOCUS = {"even", "only", "just", "also", "too", "alone"}
+#: adverbs that restrict the phrase right after them ("played mostly on specialist channels"): fronted
+#: without them, the phrase leaves them on the verb ("On specialist channels, it was played mostly")
+_RESTRICTING = frozenset({"mostly", "mainly", "largely", "chiefly", "primarily", "principally", "predominantly",
+                          "partly", "partially", "especially", "particularly", "exclusively", "solely", "merely",
+                          "purely", "almost", "nearly", "exactly", "precisely", "directly", "originally"})
 #: quantifiers: a subject they open is no one referent, so it can be neither clefted ("It is many people
 #: that find …") nor copied into a second sentence (exemplars-g)
 _QUANTIFIERS = frozenset({"many", "most", "few", "some", "several", "all", "every", "each", "no", "any", "both",
@@ -734,6 +739,8 @@ def extract_appositive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue  # "another officer, Maria Lopez," → "Another officer was Maria Lopez." (train-c); see the helper
         if m.ent_type_ == "DATE":
             continue  # "…, Inside China Today , 22 October 1997": a citation's date, no apposition (train-j)
+        if _numeric(m) or _numeric(n):
+            continue  # a score line: "won the final 6–1, 6–3, against …" → "The final 6–1 was 6–3" (WikiANN dev)
         if n.pos_ == "NOUN" and not _children(n, "det", "poss", "nummod", "predet"):
             continue  # "are concerts, the sort of …" → "Concerts are the sort of …": all of them (exemplars-e)
         if commas[0] > 0 and doc[commas[0] - 1].is_quote:
@@ -929,10 +936,18 @@ def extract_participial(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
     return out
 
 
+def _numeric(token: Token) -> bool:
+    """Whether ``token`` is a number or a score ("6–3", "1:0", "12.5"), which no apposition renames."""
+    return token.like_num or (any(ch.isdigit() for ch in token.text)
+                              and all(ch.isdigit() or ch in ".,:/–-" for ch in token.text))
+
+
 def delete_appositive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
-    """"Mexico City, the biggest city in the world, has many sites." → "Mexico City has many sites." """
+    """"Mexico City, the biggest city in the world, has many sites." → "Mexico City has many sites."
+    Not of a score line ("the final 6–1, 6–3, against …"), whose second set the parser hangs on
+    the first as an apposition."""
     return [_delete(doc, n, ids, c) for n, m, ids, c in _noun_modifiers(
-        doc, {"appos"}, lambda m: m.pos_ in {"NOUN", "PROPN"})]
+        doc, {"appos"}, lambda m: m.pos_ in {"NOUN", "PROPN"} and not _numeric(m) and not _numeric(m.head))]
 
 
 def delete_relative_clause(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
@@ -1076,6 +1091,9 @@ def front_trailing_adverbial(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             ids = subtree(m)
             if not contiguous(ids) or ids[-1] != stop - 1:
                 continue
+            if doc[ids[0] - 1].lower_ in _FOCUS | _RESTRICTING:
+                continue  # "played mostly on specialist channels" → "On specialist channels, it was played
+                # mostly" (WikiANN dev, wikiann-cascade-j)
             if any(c.dep_ == "conj" for c in m.children):
                 continue  # "leapt through the glass and into the van": a path, the verb's own (exemplars-c)
             if any(doc[i].pos_ in {"VERB", "AUX"} for i in range(v.i + 1, ids[0])):
@@ -1987,7 +2005,8 @@ EXTRACT_APPOSITIVE = Rule("extract-appositive", "extraction", "hand", extract_ap
                           # song, Maria!"; WNUT17, made up)
                           # v26: a main verb tagged as a participle with no auxiliary is past: its copy's "was"
                           # (helper _main_past, as extract-participial v6)
-                          version="26")
+                          # v27: not of a score line ("the final 6–1, 6–3, against …"; WikiANN dev, wikiann-cascade-j)
+                          version="27")
 EXTRACT_RELATIVE_CLAUSE = Rule("extract-relative-clause", "extraction", "hand", extract_relative_clause,
                                description="non-restrictive who/which clause → its own sentence",
                                example="The examiner, who was kind, left. → The examiner left. The examiner was kind.",
@@ -2087,7 +2106,9 @@ FRONT_TRAILING_ADVERBIAL = Rule("front-trailing-adverbial", "reorder", "hand", f
                                 # v17: not after any noun, unless a time (exemplars-p)
                                 # v18: not an inverted clause ("as are X"; exemplars-t)
                                 # v19: not a past time after the object's own phrase with a present verb (exemplars-v)
-                                version="19")
+                                # v20: not a phrase after an adverb that restricts it ("played mostly on …";
+                                # wikiann-cascade-j)
+                                version="20")
 PP_TO_GENITIVE = Rule("pp-to-genitive", "genitive", "hand", pp_to_genitive,
                       description="the N of the M → the M's N",
                       example="The arrival of the train was late. → The train's arrival was late.",
@@ -2139,7 +2160,8 @@ DELETE_APPOSITIVE = Rule("delete-appositive", "compression", "hand", delete_appo
                          example="Rome, the capital, is old. → Rome is old.",
                          # v2: the comma that also closes the clause before "the paper said" stays
                          # (relations-forward-seed2, -seed3)
-                         version="2")
+                         # v3: not of a score line ("the final 6–1, 6–3, against …"; WikiANN dev)
+                         version="3")
 DELETE_RELATIVE_CLAUSE = Rule("delete-relative-clause", "compression", "hand", delete_relative_clause,
                               description="delete a non-restrictive relative clause",
                               example="The examiner, who was kind, left. → The examiner left.",
