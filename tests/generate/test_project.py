@@ -117,9 +117,9 @@ def test_entities_move_with_their_tokens(nlp):
         ("PER", "Anna"), ("PER", "Bob"), ("LOC", "Oslo")]
 
 
-def test_an_extraction_that_copies_a_mention_does_not_carry_its_entities(nlp):
-    """NER labels every mention: a copy of an entity's words written as new words has no label,
-    so the candidate counts as losing a mention (wikiann-cascade-f: "… was the X leader. The X
+def test_an_extraction_that_copies_a_mention_labels_the_copy(nlp):
+    """NER labels every mention: a copy of an entity's words is labelled too (it had been left
+    without, and the candidate refused, since wikiann-cascade-f: "… was the X leader. The X
     leader was …")."""
     from paraspan.generate.base import GenerationRequest
     from paraspan.generate.project import carry_entities
@@ -133,7 +133,31 @@ def test_an_extraction_that_copies_a_mention_does_not_carry_its_entities(nlp):
     [copy] = [c for c in result.candidates if c.meta["rules"] == ["extract-appositive"]]
     assert copy.text.count("Basque") == 2
     carried, lost = carry_entities(sentence, 1, copy)
-    assert lost == 1 and [s.label for s in carried] == ["ORG"]
+    assert lost == 0
+    assert [(s.label, s.anchor.text_in(copy.text), s.anchor.start) for s in carried] == [
+        ("ORG", "Basque", copy.text.index("Basque")), ("ORG", "Basque", copy.text.rindex("Basque"))]
+
+
+def test_a_mention_written_anew_without_being_a_copy_is_not_carried():
+    """Words of a mention that a rewrite writes as new words, not marked a copy, have no label: the
+    candidate counts them as a mention not carried."""
+    from paraspan.generate.base import Candidate
+    from paraspan.generate.project import carry_entities
+
+    text = "Anna met Bob ."
+    sentence = Sentence("e", text, [Structure("entity", "PER", Span(0, 4, "PER"), []),
+                                    Structure("entity", "PER", Span(9, 12, "PER"), [])])
+    source_tokens = ((0, 4), (5, 8), (9, 12), (13, 14))
+    out = "Anna met Bob . Bob smiled ."  # the second "Bob" written as a new word, not as a copy
+
+    def tokens(copy):
+        return (MappedToken(0, 4, 0), MappedToken(5, 8, 1), MappedToken(9, 12, 2), MappedToken(13, 14, 3),
+                MappedToken(15, 18, None, copy=copy), MappedToken(19, 25), MappedToken(26, 27))
+
+    for copy, lost, labelled in ((None, 1, 1), (2, 0, 2)):
+        mapping = TokenMapping(source_tokens, (1, 1, 1, 1), tokens(copy))
+        carried, got = carry_entities(sentence, 0, Candidate(out, {}, mapping=mapping))
+        assert got == lost and len(carried) == labelled
 
 
 def test_a_full_stop_put_in_ends_spans_and_a_copy_stands_in_the_second_sentence(nlp):

@@ -176,3 +176,24 @@ def test_an_entity_output_carries_every_mention_of_the_sentence():
     lost = _augmenter(MentionSwap(drop_other=True), kinds=("entity",)).process(source)
     assert not [o for o in lost.outputs if o.structure == 0]
     assert lost.candidates[0].meta["entities_lost"] == 1 and "required span" in lost.note
+
+
+def test_a_mention_a_split_repeats_is_labelled_in_the_output():
+    """A rule that writes a mention again (the subject a split repeats) labels the copy, for the
+    requested mention and the others: the candidate is placed, and NER sees every mention labelled
+    (it had been refused since an unlabelled copy teaches "no entity")."""
+    from paraspan.generate.rewrite import Rewriter, RuleSet
+    from paraspan.models import load_spacy
+    from tests.generate.rewrite.helpers import entity
+
+    rewriter = Rewriter(RuleSet.default().only("split"), nlp=load_spacy())
+    source = entity("n", "Anna Berg moved to Oslo and studied at the Oslo School of Design.", ("PER", "Anna Berg"),
+                    ("LOC", "Oslo"), ("ORG", "Oslo School of Design"))
+    result = _augmenter(rewriter, kinds=("entity",)).process(source)
+    assert sorted(o.structure for o in result.outputs) == [0, 1, 2]
+    for o in result.outputs:
+        text = o.sentence.text
+        assert text == "Anna Berg moved to Oslo. Anna Berg studied at the Oslo School of Design."
+        assert sorted((s.label, s.anchor.start, s.anchor.text_in(text)) for s in o.sentence.structures) == [
+            ("LOC", 19, "Oslo"), ("ORG", 50, "Oslo School of Design"), ("PER", 0, "Anna Berg"),
+            ("PER", 25, "Anna Berg")]

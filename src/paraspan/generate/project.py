@@ -106,8 +106,7 @@ def project_mapping(sentence: Sentence, mapping: TokenMapping, which: Sequence[i
     :attr:`MappedToken.copy`) is labelled there too, as another structure from the same source: NER
     labels every mention, and the copy left unlabelled taught a tagger that the name is none ("Anna
     Berg sings in Oslo. Anna Berg plays …"; WNUT17 and WikiANN dev, example made up). The pipeline
-    leaves it off and refuses such a candidate instead (:func:`carry_entities` counts the copy as a
-    mention not carried)."""
+    labels them through :func:`carry_entities`."""
     pieces = mapping.tokens
     out_of: dict[int, int] = {}
     attached: dict[int, list[int]] = {}
@@ -345,36 +344,53 @@ def carry_entities(sentence: Sentence, index: int, candidate: Candidate) -> tupl
     others teaches a tagger that the dropped names are no entities. (Frames and predicates are
     learned one structure at a time, so their outputs carry only their own.) A generator's
     placed structures or token mapping carry them; a free-text candidate (aligned, one
-    structure at a time) carries none.
+    structure at a time) carries none. A mention a rule wrote again whole (the subject a split
+    repeats, the noun phrase an extraction copies; :attr:`MappedToken.copy`) is labelled there
+    too, the copy of structure ``index`` included, as :func:`project_mapping` does with
+    ``label_copies``; a mention's words written anew without being its copy count as not carried.
     """
     if sentence.structures[index].kind != "entity":
         return [], 0
-    copied = _copied_mentions(sentence, candidate)
-    others = [i for i, s in enumerate(sentence.structures)
-              if i != index and s.kind == "entity" and s.anchor is not None]
+    entities = [i for i, s in enumerate(sentence.structures) if s.kind == "entity" and s.anchor is not None]
+    others = [i for i in entities if i != index]
+    if candidate.mapping is not None:
+        projection = project_mapping(sentence, candidate.mapping, which=entities, label_copies=True)
+        got: list[Structure] = []
+        copies: list[Structure] = []
+        seen: set[int] = set()
+        for structure, source in zip(projection.structures, projection.sources, strict=True):
+            copy = source in seen  # a source's first structure is the mention, any later one its copy
+            seen.add(source)
+            if copy:
+                copies.append(structure)
+            if copy or source != index:  # the mention ``index`` itself is placed by the caller
+                got.append(structure)
+        carried = len([i for i in others if i in seen])
+        return got, len(others) - carried + _copied_mentions(sentence, candidate, copies)
+    copied = _copied_mentions(sentence, candidate, [])
     if not others:
         return [], copied
+    got = []
     if candidate.structures is not None:
         got = [candidate.structures[i] for i in others
                if i < len(candidate.structures) and candidate.structures[i] is not None]
-    elif candidate.mapping is not None:
-        got = project_mapping(sentence, candidate.mapping, which=others).structures
-    else:
-        got = []
-    return [g for g in got if g is not None], len(others) - len([g for g in got if g is not None]) + copied
+    return got, len(others) - len(got) + copied
 
 
-def _copied_mentions(sentence: Sentence, candidate: Candidate) -> int:
-    """Words of an entity mention that a rewrite wrote again as new words (an extraction copies its
-    noun phrase: "His grandfather was the X leader. The X leader was …"): the copy
-    carries no label, and NER labels every mention, so each counts as a mention not carried
-    (judged wrong on WikiANN, wikiann-cascade-f)."""
+def _copied_mentions(sentence: Sentence, candidate: Candidate, labelled: Sequence[Structure]) -> int:
+    """Words of an entity mention that a rewrite wrote again as new words outside the ``labelled``
+    copies (a copy of part of a mention, or words the rule wrote without marking them a copy): they
+    carry no label, and NER labels every mention, so each counts as a mention not carried (judged
+    wrong on WikiANN, wikiann-cascade-f: "His grandfather was the X leader. The X leader was …"
+    before a copy was labelled)."""
     mapping = candidate.mapping
     if mapping is None:
         return 0
     names = {sentence.text[s:e] for st in sentence.structures if st.kind == "entity" and st.anchor is not None
              for s, e in mapping.source_tokens if st.anchor.start <= s and e <= st.anchor.end}
     names = {n for n in names if n[:1].isupper() and any(ch.isalpha() for ch in n)}
+    spans = [(c.anchor.start, c.anchor.end) for c in labelled if c.anchor is not None]
     return sum(1 for t in mapping.tokens if t.src is None and t.attach is None
-               and candidate.text[t.start:t.end] in names)
+               and candidate.text[t.start:t.end] in names
+               and not any(lo <= t.start and t.end <= hi for lo, hi in spans))
 

@@ -276,8 +276,9 @@ def make_rewriter(rules: str | None = None, max_per_sentence: int | None = None,
 #: own version is bumped when the rule changes. 2: the tweet checks and span-edge projection of 2026-11;
 #: 3: a labelled mention keeps its written capitals (keep_name_capitals); no span runs across a full stop a rule
 #: put in, an argument left in the other sentence is its copy there, and a copied mention is labelled
-#: (generate.project).
-REWRITER_VERSION = "3"
+#: (generate.project); 4: the pipeline labels such a copy too (``carry_entities``), where it had refused the
+#: candidate.
+REWRITER_VERSION = "4"
 
 
 def _code_versions(options: dict[str, Any]) -> dict[str, str]:
