@@ -383,6 +383,8 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
     "wikiann-cascade-i": ("wikiann-dev-i.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
     # NER with the code of 2026-11-28 late (the rules read on WNUT17, EWT and FrameNet dev), the next 400
     "wikiann-cascade-j": ("wikiann-dev-j.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
+    # with -j's fixes and a mention's copy labelled in the pipeline (REWRITER_VERSION 4), the next 400
+    "wikiann-cascade-k": ("wikiann-dev-k.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
 }
 
 
@@ -467,6 +469,7 @@ def subset(work: Path, seed: int) -> None:
                             ("wikiann-dev-h.jsonl", wikiann[2424:]),  # what wikiann-paraphrase-g left
                             ("wikiann-dev-i.jsonl", wikiann[2824:]),  # after wikiann-cascade-h's 400
                             ("wikiann-dev-j.jsonl", wikiann[3224:]),  # after wikiann-cascade-i's 400
+                            ("wikiann-dev-k.jsonl", wikiann[3624:]),  # after wikiann-cascade-j's 400
                             ("fn-dev-c.jsonl", fn[150:]),
                             ("fn-dev-d.jsonl", fn[80:]), ("fn-dev-e.jsonl", fn[92:]),
                             ("fn-dev-f.jsonl", fn[152:]), ("fn-dev-other.jsonl", fn_other),
