@@ -69,12 +69,12 @@ _IDIOM_OBJECTS = frozenset({"way", "rear", "heel", "heels", "tail", "time", "hel
 #: a particle and the preposition after the object that would read as one with it once the particle
 #: follows the object ("lapped every second up to the story-line")
 _JOINS = frozenset({("up", "to"), ("out", "of"), ("on", "to"), ("in", "to"), ("off", "of"), ("down", "to")})
-#: phrasal verbs whose particle stays before a noun object: "take on a matronly look" is no "take a
-#: matronly look on"
 #: verbs that take a bare infinitive ("made me try it out", "let us set up the tent"); after any other
 #: verb a bare "V prt" is a noun misread ("get the Marco break up video")
 _BARE_INFINITIVE_HEADS = frozenset({"make", "let", "have", "help", "see", "hear", "watch", "feel", "notice", "bid",
                                     "observe"})
+#: phrasal verbs whose particle stays before a noun object: "take on a matronly look" is no "take a
+#: matronly look on"
 _NOT_SHIFTED = frozenset({("take", "on"), ("start", "up"), ("come", "up"), ("go", "over"),
                           # "will make up the next book" (constitute) is no "make the next book up" (invent);
                           # "carry on business" (continue) no "carry business on" (exemplars-alternation-b)
