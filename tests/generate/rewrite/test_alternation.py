@@ -69,10 +69,21 @@ def test_particle_shift_after_a_verb_that_takes_a_bare_infinitive(nlp):
 def test_particle_shift_leaves_a_correlative_object_whole(nlp):
     """"not just X, but Y" is one object, its second half parsed apart: the particle stays before it
     (v11; FrameNet dev, pattern re-written here). The other particle in the sentence still moves."""
-    texts = _texts(nlp, "particle-shift", "The army is training for the day a rebel sets off not just a bomb , but a "
-                   "chemical weapon that would spread out a deadly gas .")
-    assert not [t for t in texts if "bomb off" in t]
-    assert [t for t in texts if "spread a deadly gas out" in t]
+    texts = _texts(nlp, "particle-shift", "Fans dread the moment someone sets off not just a flare , but a firework "
+                   "that would scare off the horses .")
+    assert not [t for t in texts if "flare off" in t]
+    assert [t for t in texts if "scare the horses off" in t]
+    assert _texts(nlp, "particle-shift", "The town waits for the night a prankster sets off not just a rocket , but "
+                  "a whole crate of fireworks .") == []
+
+
+def test_dative_shift_keeps_a_possessive_after_its_recipient(nlp):
+    """v7: "offered them their first contract" is no "offered their first contract to them", whose
+    "their" may read as the offerer's (the pattern of a judged WNUT17 output, re-written). A
+    first-person one moves."""
+    assert _texts(nlp, "dative-shift", "I think Omar offered them their first contract.") == []
+    assert _texts(nlp, "dative-shift", "I bet Lena will lend them her own car.") == []
+    assert "She gave my keys to Anna." in _texts(nlp, "dative-shift", "She gave Anna my keys.")
 
 
 def test_particle_shift_leaves_keep_on_alone(nlp):

@@ -186,9 +186,9 @@ def particle_shift(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         obj = _child(v, "dobj")
         if obj is None or not _nominal(obj) or obj.lemma_.lower() in _IDIOM_OBJECTS:
             continue
-        if _child(obj, "preconj") is not None:
+        if _child(obj, "preconj") is not None or doc[min(subtree(obj))].lower_ in {"not", "both", "either", "neither"}:
             continue  # "not just X but Y", "both X and Y": the second half, often parsed apart, would be cut
-            # off from the first ("sets not just a bomb off, but a chemical weapon"; FrameNet dev, made up)
+            # off from the first ("sets not just a flare off, but a firework"; FrameNet dev, made up)
         senses = wordnet.synsets(obj.lemma_.lower(), pos="n")
         if senses and senses[0].lexname() in _NOT_PARTICLE_OBJECTS:
             continue
@@ -287,6 +287,9 @@ def dative_shift(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
                 continue
             if dative.lower_ in {"it", "itself", "this", "that"} or (dative.pos_ != "PRON" and not _nominal(dative)):
                 continue
+            if any(doc[i].tag_ == "PRP$" and doc[i].lower_ in {"his", "her", "its", "their"} for i in theme):
+                continue  # a possessive that pointed back to the recipient would come before it: "lend them
+                # their own car" → "lend their own car to them" (a judged WNUT17 output's pattern, made up)
             pieces = (keep(doc, [*range(0, v.i + 1), *theme]) + [Piece("to", attach=dative.i, marker=True)]
                       + keep(doc, [*whom, *range(theme[-1] + 1, len(doc))]))
             out.append(tidy(doc, pieces))
@@ -319,4 +322,6 @@ DATIVE_SHIFT = Rule("dative-shift", "reorder", "hand", dative_shift,
                     # v4: not where the parse has two objects (an apposition after a dash; exemplars-s)
                     # v5: no "to" phrase with a common noun followed by a phrase that may be its own (exemplars-t)
                     # v6: not "give X leave" (exemplars-aa)
-                    version="6")
+                    # v7: no theme with a third-person possessive moved before the recipient ("lend them their
+                    # own car"; WNUT17)
+                    version="7")

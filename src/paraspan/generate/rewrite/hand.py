@@ -50,8 +50,8 @@ _MARKS = {"because", "when", "if", "although", "though", "while", "after", "befo
           "whenever", "as"}
 #: focus particles a passive would strand ("was published by even a newspaper")
 _FOCUS = {"even", "only", "just", "also", "too", "alone"}
-#: adverbs that restrict the phrase right after them ("played mostly on specialist channels"): fronted
-#: without them, the phrase leaves them on the verb ("On specialist channels, it was played mostly")
+#: adverbs that restrict the phrase right after them ("shown mostly on music channels"): fronted
+#: without them, the phrase leaves them on the verb ("On music channels, it was shown mostly")
 _RESTRICTING = frozenset({"mostly", "mainly", "largely", "chiefly", "primarily", "principally", "predominantly",
                           "partly", "partially", "especially", "particularly", "exclusively", "solely", "merely",
                           "purely", "almost", "nearly", "exactly", "precisely", "directly", "originally"})
@@ -740,7 +740,7 @@ def extract_appositive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         if m.ent_type_ == "DATE":
             continue  # "…, Inside China Today , 22 October 1997": a citation's date, no apposition (train-j)
         if _numeric(m) or _numeric(n):
-            continue  # a score line: "won the final 6–1, 6–3, against …" → "The final 6–1 was 6–3" (WikiANN dev)
+            continue  # a score line: "won the final 6–1, 6–3, against X" → "The final 6–1 was 6–3" (WikiANN dev)
         if n.pos_ == "NOUN" and not _children(n, "det", "poss", "nummod", "predet"):
             continue  # "are concerts, the sort of …" → "Concerts are the sort of …": all of them (exemplars-e)
         if commas[0] > 0 and doc[commas[0] - 1].is_quote:
@@ -1092,7 +1092,7 @@ def front_trailing_adverbial(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             if not contiguous(ids) or ids[-1] != stop - 1:
                 continue
             if doc[ids[0] - 1].lower_ in _FOCUS | _RESTRICTING:
-                continue  # "played mostly on specialist channels" → "On specialist channels, it was played
+                continue  # "shown mostly on music channels" → "On music channels, it was shown
                 # mostly" (WikiANN dev, wikiann-cascade-j)
             if any(c.dep_ == "conj" for c in m.children):
                 continue  # "leapt through the glass and into the van": a path, the verb's own (exemplars-c)
@@ -2106,7 +2106,7 @@ FRONT_TRAILING_ADVERBIAL = Rule("front-trailing-adverbial", "reorder", "hand", f
                                 # v17: not after any noun, unless a time (exemplars-p)
                                 # v18: not an inverted clause ("as are X"; exemplars-t)
                                 # v19: not a past time after the object's own phrase with a present verb (exemplars-v)
-                                # v20: not a phrase after an adverb that restricts it ("played mostly on …";
+                                # v20: not a phrase after an adverb that restricts it ("shown mostly on …";
                                 # wikiann-cascade-j)
                                 version="20")
 PP_TO_GENITIVE = Rule("pp-to-genitive", "genitive", "hand", pp_to_genitive,
