@@ -366,31 +366,26 @@ def carry_entities(sentence: Sentence, index: int, candidate: Candidate) -> tupl
             if copy or source != index:  # the mention ``index`` itself is placed by the caller
                 got.append(structure)
         carried = len([i for i in others if i in seen])
-        return got, len(others) - carried + _copied_mentions(sentence, candidate, copies)
-    copied = _copied_mentions(sentence, candidate, [])
-    if not others:
-        return [], copied
+        return got, len(others) - carried + _copied_mentions(sentence, candidate.text, candidate.mapping, copies)
+    # without a mapping no word is known to be new, so only the placed structures count
     got = []
     if candidate.structures is not None:
         got = [candidate.structures[i] for i in others
                if i < len(candidate.structures) and candidate.structures[i] is not None]
-    return got, len(others) - len(got) + copied
+    return got, len(others) - len(got)
 
 
-def _copied_mentions(sentence: Sentence, candidate: Candidate, labelled: Sequence[Structure]) -> int:
+def _copied_mentions(sentence: Sentence, text: str, mapping: TokenMapping, labelled: Sequence[Structure]) -> int:
     """Words of an entity mention that a rewrite wrote again as new words outside the ``labelled``
     copies (a copy of part of a mention, or words the rule wrote without marking them a copy): they
     carry no label, and NER labels every mention, so each counts as a mention not carried (judged
     wrong on WikiANN, wikiann-cascade-f: "His grandfather was the X leader. The X leader was …"
     before a copy was labelled)."""
-    mapping = candidate.mapping
-    if mapping is None:
-        return 0
     names = {sentence.text[s:e] for st in sentence.structures if st.kind == "entity" and st.anchor is not None
              for s, e in mapping.source_tokens if st.anchor.start <= s and e <= st.anchor.end}
     names = {n for n in names if n[:1].isupper() and any(ch.isalpha() for ch in n)}
     spans = [(c.anchor.start, c.anchor.end) for c in labelled if c.anchor is not None]
     return sum(1 for t in mapping.tokens if t.src is None and t.attach is None
-               and candidate.text[t.start:t.end] in names
+               and text[t.start:t.end] in names
                and not any(lo <= t.start and t.end <= hi for lo, hi in spans))
 

@@ -186,13 +186,13 @@ def particle_shift(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         obj = _child(v, "dobj")
         if obj is None or not _nominal(obj) or obj.lemma_.lower() in _IDIOM_OBJECTS:
             continue
-        if _child(obj, "preconj") is not None or doc[min(subtree(obj))].lower_ in {"not", "both", "either", "neither"}:
+        ids = subtree(obj)
+        if _child(obj, "preconj") is not None or doc[ids[0]].lower_ in {"not", "both", "either", "neither"}:
             continue  # "not just X but Y", "both X and Y": the second half, often parsed apart, would be cut
             # off from the first ("sets not just a flare off, but a firework"; FrameNet dev, made up)
         senses = wordnet.synsets(obj.lemma_.lower(), pos="n")
         if senses and senses[0].lexname() in _NOT_PARTICLE_OBJECTS:
             continue
-        ids = subtree(obj)
         if not _movable(doc, ids) or ids[-1] != obj.i:
             continue  # a word after the noun ("tracking the thugs responsible down") leaves the particle stranded
         if (v.lemma_.lower(), p.lower_) in _NOT_SHIFTED:
