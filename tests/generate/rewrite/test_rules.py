@@ -271,6 +271,21 @@ def test_a_phrase_an_adverb_restricts_stays_with_it(nlp):
     assert _texts(nlp, "front-trailing-adverbial", "He sold the farm in 1998.") == ["In 1998, he sold the farm."]
 
 
+def test_an_ordinal_of_a_group_is_no_possession(nlp):
+    """pp-to-genitive v24: "the second of the Vasa Five" picks one of them; "the Vasa Five's second"
+    is someone else (WikiANN dev, re-written). A possession still turns."""
+    assert _texts(nlp, "pp-to-genitive", "She was the second of the Vasa Five.") == []
+    assert _texts(nlp, "pp-to-genitive", "The arrival of the train was late.") == ["The train's arrival was late."]
+
+
+def test_a_genitive_that_names_a_kind_stays(nlp):
+    """genitive-to-pp v18: a genitive WordNet lists as one noun names a kind ("the advocate of the
+    devil" is not what "the devil's advocate" means)."""
+    assert _texts(nlp, "genitive-to-pp", "The senator played the devil's advocate at the hearing.") == []
+    assert _texts(nlp, "genitive-to-pp", "The bird's nest was empty.") == []
+    assert _texts(nlp, "genitive-to-pp", "The train's arrival was late.") == ["The arrival of the train was late."]
+
+
 def test_extract_participial_tense(nlp):
     """v6: a passive dated in the past is in the past whatever the main clause's tense (WikiANN dev,
     re-written), and a main verb the tagger read as a participle is a past tense."""

@@ -176,7 +176,11 @@ _PART_NOUNS = {"majority", "minority", "rest", "number", "time", "part", "half",
                "interior", "outskirts", "periphery",  # "at the tip of the road" (train-i)
                "north", "south", "east", "west", "northeast", "northwest", "southeast", "southwest",  # (train-m)
                "right", "left",  # "to the right of each place" (exemplars-alternation)
-               "aspect", "facet", "feature", "element", "component"}  # "the X's information aspect" (exemplars-t)
+               "aspect", "facet", "feature", "element", "component",  # "the X's information aspect" (exemplars-t)
+               # ordinals pick one of a group: "the second of the Vasa Five" is no "the Vasa Five's second"
+               # (WikiANN dev, made up)
+               "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
+               "last", "eldest", "youngest", "oldest"}
 #: nouns that a plural possessor classifies ("the dogs' home", "the teachers' union" are a kind of place or body)
 _INSTITUTION_NOUNS = frozenset({"home", "hospital", "school", "college", "club", "union", "association", "league",
                                 "movement", "society", "shelter", "refuge", "ward", "centre", "center", "hostel",
@@ -1463,6 +1467,9 @@ def genitive_to_pp(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue  # "on my mother's side" is a lineage; "on the side of my mother" takes hers (exemplars-ac)
         if n.lemma_.lower() == "day" and n.head.lemma_.lower() == "make":
             continue  # "you made Ann's day" is an idiom; "made the day of Ann" is not (WNUT17)
+        if not pre and ctx.wordnet is not None and ctx.wordnet().synsets(
+                f"{p.lower_}{case.text}_{n.lemma_.lower()}", pos="n"):
+            continue  # a name for a kind, not a possession: "the devil's advocate", "shepherd's pie" (WordNet)
         if p.tag_ in {"NN", "NNP"} and any(c.dep_ == "det" and c.lower_ in {"these", "those"} for c in p.children):
             continue  # a plural determiner on a singular form is a clipped plural: "those org's ad" is no "the
             # ad of those org" (WNUT17)
@@ -2133,7 +2140,8 @@ PP_TO_GENITIVE = Rule("pp-to-genitive", "genitive", "hand", pp_to_genitive,
                       # v21: nor of "the aspect/feature/element of" (exemplars-t)
                       # v22: no quoted possessor (exemplars-w)
                       # v23: no slashed pair ("Nice / Cannes"), no quantified possessor ("of all time"; WNUT17)
-                      version="23")
+                      # v24: no ordinal that picks one of a group ("the second of the X Five"; WikiANN dev)
+                      version="24")
 GENITIVE_TO_PP = Rule("genitive-to-pp", "genitive", "hand", genitive_to_pp,
                       description="the M's N → the N of the M",
                       example="The train's arrival was late. → The arrival of the train was late.",
@@ -2154,7 +2162,9 @@ GENITIVE_TO_PP = Rule("genitive-to-pp", "genitive", "hand", genitive_to_pp,
                       # v16: a new first word after an opening quote is capitalised and joined to it
                       # (core.tidy and render, for every rule; ewt-ds-cascade)
                       # v17: not "made X's day", nor a singular possessor after "these"/"those" (WNUT17)
-                      version="17")
+                      # v18: no genitive that WordNet knows as one name ("devil's advocate", "shepherd's pie"; FrameNet
+                      # dev read 2026-11-29, where "prisoner's dilemma", which WordNet lacks, still turned)
+                      version="18")
 DELETE_APPOSITIVE = Rule("delete-appositive", "compression", "hand", delete_appositive,
                          description="delete an appositive set off by commas",
                          example="Rome, the capital, is old. → Rome is old.",
