@@ -1292,3 +1292,27 @@ def test_v15_genitive_from_the_fn_ds_s3_judgments(nlp):
     assert _texts(nlp, "genitive-to-pp", "7- Guard ACME 's general funds and do not waste these funds .") == []
     assert _texts(nlp, "genitive-to-pp", "7- President Obama 's plan failed .") == [
         "7- the plan of President Obama failed ."]  # a list item's first word that is no verb stays in the name
+
+
+@pytest.mark.parametrize("sentence", [
+    "Local man wins lottery jackpot in Leeds .",  # a bare singular subject with a modifier
+    "Tennis star Kovacs fails drug test .",  # and object
+    "Apple unveils new phone at Cupertino event .",
+    "Kovacs banned for two years after failed test .",  # a passive without "was": Kovacs did not ban
+])
+def test_no_cleft_of_a_headline(nlp, sentence):
+    """it-cleft v19: a headline drops its articles and auxiliaries, and a cleft of it reads as neither
+    ("It is X that fails drug test"; WNUT17, re-written here)."""
+    assert _texts(nlp, "it-cleft", sentence) == []
+
+
+def test_cleft_of_a_sentence_beside_a_headline(nlp):
+    assert _texts(nlp, "it-cleft", "Anna Berg sold her old car to a dealer .") == [
+        "It was Anna Berg that sold her old car to a dealer ."]
+    assert _texts(nlp, "it-cleft", "The committee banned the old car .") == [
+        "It was the committee that banned the old car ."]
+    # with an article in the sentence, a past verb alone and a bare noun are ordinary English
+    assert _texts(nlp, "it-cleft", "The show opened at a small theatre in Leeds .") == [
+        "It was the show that opened at a small theatre in Leeds ."]
+    assert _texts(nlp, "it-cleft", "The farmers had free rein in the valley .") == [
+        "It was the farmers that had free rein in the valley ."]
