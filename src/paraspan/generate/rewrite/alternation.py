@@ -287,13 +287,28 @@ def dative_shift(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
                 continue
             if dative.lower_ in {"it", "itself", "this", "that"} or (dative.pos_ != "PRON" and not _nominal(dative)):
                 continue
-            if any(doc[i].tag_ == "PRP$" and doc[i].lower_ in {"his", "her", "its", "their"} for i in theme):
+            if any(doc[i].tag_ == "PRP$" and _may_point_to(doc[i], dative) for i in theme):
                 continue  # a possessive that pointed back to the recipient would come before it: "lend them
                 # their own car" → "lend their own car to them" (a judged WNUT17 output's pattern, made up)
             pieces = (keep(doc, [*range(0, v.i + 1), *theme]) + [Piece("to", attach=dative.i, marker=True)]
                       + keep(doc, [*whom, *range(theme[-1] + 1, len(doc))]))
             out.append(tidy(doc, pieces))
     return out
+
+
+#: the possessive each object pronoun is referred to by
+_POSSESSIVE_OF = {"him": "his", "her": "her", "it": "its", "them": "their"}
+
+
+def _may_point_to(possessive: Token, recipient: Token) -> bool:
+    """Whether a third-person ``possessive`` may refer to ``recipient``: a pronoun recipient only by its own
+    possessive ("gives her his ticket" may become "gives his ticket to her"), a noun or a name by any
+    (their stands for one person too: "give the customer their receipt")."""
+    if possessive.lower_ not in {"his", "her", "its", "their"}:
+        return False
+    if recipient.pos_ == "PRON":
+        return _POSSESSIVE_OF.get(recipient.lower_) == possessive.lower_
+    return True
 
 
 PARTICLE_SHIFT = Rule("particle-shift", "reorder", "hand", particle_shift,
@@ -324,4 +339,5 @@ DATIVE_SHIFT = Rule("dative-shift", "reorder", "hand", dative_shift,
                     # v6: not "give X leave" (exemplars-aa)
                     # v7: no theme with a third-person possessive moved before the recipient ("lend them their
                     # own car"; WNUT17)
-                    version="7")
+                    # v8: a pronoun recipient only by its own possessive: "gives her his ticket" shifts again
+                    version="8")
