@@ -1316,3 +1316,30 @@ def test_cleft_of_a_sentence_beside_a_headline(nlp):
         "It was the show that opened at a small theatre in Leeds ."]
     assert _texts(nlp, "it-cleft", "The farmers had free rein in the valley .") == [
         "It was the farmers that had free rein in the valley ."]
+
+
+def test_move_leading_adverbial_puts_no_pronoun_before_its_noun(nlp):
+    """move-leading-adverbial v8: "If a child …, his or her parents …" moved behind would put "his or her"
+    before "a child" (a judged WNUT17 output's pattern, re-written). A pronoun the phrase repeats moves."""
+    assert _texts(nlp, "move-leading-adverbial", "If a dog barks during the night in Leeds , its owner may be "
+                  "fined .") == []
+    assert _texts(nlp, "move-leading-adverbial", "Because she did n't know the rules , she died .") == [
+        "She died, because she did n't know the rules."]
+    assert _texts(nlp, "move-leading-adverbial", "Because the storm hit Leeds , we stayed inside .") == [
+        "We stayed inside, because the storm hit Leeds."]
+    # "he" stands for no time: the phrase moves
+    assert _texts(nlp, "move-leading-adverbial", "During part of the war , he commanded a small fleet .") == [
+        "He commanded a small fleet during part of the war."]
+
+
+def test_leading_noun_phrase_must_say_when(nlp):
+    """_leading v8/v6: a leading noun phrase that names no date or time is a fragment the parser hung on the
+    clause (a weather line; WNUT17, made up); "Last week" still moves and goes."""
+    line = "Mostly Cloudy and 64 F at Leeds Airport , UK Winds are Calm ."
+    assert _texts(nlp, "move-leading-adverbial", line) == []
+    assert _texts(nlp, "delete-leading-modifier", line) == []
+    assert _texts(nlp, "move-leading-adverbial", "Last week , the farmer sold the tractor .") == [
+        "The farmer sold the tractor last week."]
+    assert _texts(nlp, "move-leading-adverbial", "Thanks to a hidden tunnel , the town escaped the fire .") == [
+        "The town escaped the fire thanks to a hidden tunnel."]
+    assert _texts(nlp, "move-leading-adverbial", "Anna , you are so kind .") == []  # a vocative

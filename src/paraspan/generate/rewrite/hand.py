@@ -991,6 +991,11 @@ def _leading(doc: Doc) -> list[tuple[Token, Token, list[int], int]]:
             comma = ids[-1] + 1
             if m.dep_ == "npadvmod" and any(doc[i].tag_ in {"VBD", "VBZ", "VBP", "MD"} for i in ids):
                 continue  # a clause read as a noun phrase ("Ruth jerked round, the force … turning her"; exemplars-y)
+            if m.dep_ == "npadvmod" and m.lower_ != "thanks" and not any(
+                    doc[i].ent_type_ in {"DATE", "TIME"} for i in ids):
+                continue  # a noun phrase says when ("Last week, …") or why ("Thanks to X, …"); any other is a
+                # vocative ("Anna, you are …" → "You are … Anna") or a fragment the parser hung on the clause:
+                # "Mostly Cloudy and 64 F at X Airport, MN Winds are Calm" (a weather line; WNUT17)
             if v.tag_ in {"VBG", "VBN"} and not _children(v, "aux", "auxpass"):
                 continue  # no finite verb: the "main clause" is an absolute phrase
             subj = _child(v, *_SUBJ)
@@ -1003,6 +1008,45 @@ def _leading(doc: Doc) -> list[tuple[Token, Token, list[int], int]]:
                     continue
                 found.append((v, m, ids, comma))
     return found
+
+
+#: third-person pronouns by the referent they can stand for (masculine, feminine, thing, plural)
+_PRONOUN_REFERENT = {
+    **dict.fromkeys(("he", "him", "his", "himself"), "m"),
+    **dict.fromkeys(("she", "her", "hers", "herself"), "f"),
+    **dict.fromkeys(("it", "its", "itself"), "n"),
+    **dict.fromkeys(("they", "them", "their", "theirs", "themselves"), "p")}
+
+
+def _may_stand_for(kind: str, t: Token, ctx: RuleContext) -> bool:
+    """Whether a pronoun of ``kind`` (_PRONOUN_REFERENT) may stand for the noun ``t``: "he" and "she" for
+    a person (a name, or a noun whose most frequent WordNet sense is a person's), "it" for anything else,
+    "they" for a plural, a group or a person. Without WordNet, any noun."""
+    if t.pos_ == "PROPN":
+        if not t.ent_type_:
+            return True
+        return kind != "n" if t.ent_type_ == "PERSON" else kind in {"n", "p"}
+    if t.pos_ != "NOUN":
+        return False
+    sense = _first_sense(ctx, t.lemma_.lower(), "n")
+    if sense is None:
+        return True
+    person = sense == "noun.person"
+    if kind in {"m", "f"}:
+        return person
+    if kind == "n":
+        return not person
+    return person or sense == "noun.group" or t.tag_ == "NNS"
+
+
+def _cataphoric(doc: Doc, clause: list[int], phrase: list[int], ctx: RuleContext) -> bool:
+    """Whether moving ``phrase`` behind ``clause`` may put a pronoun before the noun it stands for: the
+    clause has a third-person pronoun of a kind the phrase has none of, and the phrase a noun it may stand
+    for. A pronoun of the same kind in the phrase stands for someone named before ("Because she lost,
+    she left" → "She left, because she lost"); "he" stands for no time ("During that time, he …")."""
+    kinds = {_PRONOUN_REFERENT.get(doc[i].lower_) for i in clause} - {
+        _PRONOUN_REFERENT.get(doc[i].lower_) for i in phrase} - {None}
+    return any(_may_stand_for(kind, doc[i], ctx) for kind in kinds for i in phrase)
 
 
 def move_leading_adverbial(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
@@ -1024,6 +1068,9 @@ def move_leading_adverbial(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         if doc[last].lower_ == doc[ids[0]].lower_ or (doc[last].pos_ == "ADP" and _child(doc[last], "pobj") is None):
             continue  # a doubled word at the join or a stranded preposition, often text lost from the source
             # ("X is in , and in ." in WikiANN): "and in in the California State Legislature" (wikiann-ds-cascade)
+        if _cataphoric(doc, rest, ids, ctx):
+            continue  # "If a child burps in church, his or her parents may be arrested" → "His or her parents
+            # may be arrested, if a child …": the pronoun would come before the noun it stands for (WNUT17)
         mid = [Piece(",")] if m.dep_ == "advcl" else []
         body = keep(doc, rest) + mid + lower_first(doc, keep(doc, ids)) + keep(doc, range(stop, v.sent.end))
         out.append(tidy(doc, rest_of_doc(doc, body, v)))
@@ -2127,7 +2174,10 @@ MOVE_LEADING_ADVERBIAL = Rule("move-leading-adverbial", "reorder", "hand", move_
                               # finite verb (a misparsed absolute phrase; exemplars-y)
                               # v7: not after a stranded preposition nor the phrase's own first word
                               # ("X is in , and in ." → "… in in the …"; wikiann-ds-cascade)
-                              version="7")
+                              # v8: no pronoun moved before the noun it may stand for ("If a child …, his
+                              # parents …"); no leading noun phrase that names no date or time (a weather
+                              # line's "Mostly Cloudy and 64 F at …, MN Winds are Calm"; WNUT17)
+                              version="8")
 FRONT_TRAILING_ADVERBIAL = Rule("front-trailing-adverbial", "reorder", "hand", front_trailing_adverbial,
                                 description="clause-final temporal/locative PP or adverbial clause → front",
                                 example="He sold it in 1998. → In 1998, he sold it.",
@@ -2227,7 +2277,8 @@ DELETE_LEADING_MODIFIER = Rule("delete-leading-modifier", "compression", "hand",
                                # "except for" that excepts from it (relations-forward-seed1b);
                                # v4: not a "since" that a perfect measures from (seed5-train)
                                # v5: the misparses move-leading-adverbial v6 declines (_leading)
-                               version="5")
+                               # v6: no leading noun phrase that names no date or time (_leading; WNUT17)
+                               version="6")
 DELETE_ADVERB = Rule("delete-adverb", "compression", "hand", delete_adverb,
                      description="delete one adverb modifying a verb",
                      example="He also sold it. → He sold it.",
