@@ -1,9 +1,10 @@
 """Judged precision: the share of written outputs a person judged fully correct.
 
-Each run is ``NAME=OUTPUTS.jsonl,JUDGMENTS.jsonl``: the outputs as written (``-o`` of `paraspan
-augment`) and the judgments exported by `paraspan judgments` (score 0–100, ≥ 50 = correct: the
-sentence is English, it means what its source means, and every span and label is right; the
-note says what was wrong first — "meaning: …", "frame: …", "span: …", "grammar: …").
+Each run is ``NAME=OUTPUTS,JUDGMENTS.jsonl``: the outputs as written (``-o`` of `paraspan
+augment`) or the run store (``STORE.db``: every output the review app may draw), and the judgments
+exported by `paraspan judgments` (score 0–100, ≥ 50 = correct: the sentence is English, it
+means what its source means, and every span and label is right; the note says what was wrong
+first — "meaning: …", "frame: …", "span: …", "grammar: …").
 
     python benchmarks/judged.py demo-before=benchmarks/results/judged/demo-before.outputs.jsonl,\
 benchmarks/results/judged/demo-before.judgments.jsonl demo-after=...
@@ -38,11 +39,25 @@ def wilson(k: int, n: int, z: float = 1.96) -> list[float]:
     return [round(centre - half, 4), round(centre + half, 4)]
 
 
-def score_run(outputs: Path, judgments: Path) -> dict:
+def read_outputs(outputs: Path) -> dict[str, dict]:
+    """The outputs by id, from a JSON-lines file or, for a ``.db`` path, a run store: every output it
+    holds. The review app draws outputs, one per structure, while `paraspan export` writes one per
+    sentence, so an entity run's judgments of a sentence's second mention are only in the store."""
+    if outputs.suffix == ".db":
+        from paraspan.pipeline.store import RunStore
+
+        with RunStore.open(outputs, readonly=True) as store:
+            return {r.id: {"id": r.id, "source_id": r.sentence.source_id, "provenance": r.sentence.provenance or {}}
+                    for r in store.iter_outputs()}
     rows = {}
     for line in outputs.read_text(encoding="utf-8").splitlines():
         data = json.loads(line)
         rows[data["id"]] = data
+    return rows
+
+
+def score_run(outputs: Path, judgments: Path) -> dict:
+    rows = read_outputs(outputs)
     scores: dict[str, list[float]] = defaultdict(list)
     notes: dict[str, list[str]] = defaultdict(list)
     for line in judgments.read_text(encoding="utf-8").splitlines():
@@ -51,6 +66,8 @@ def score_run(outputs: Path, judgments: Path) -> dict:
         if j.get("note"):
             notes[j["output_id"]].append(j["note"])
     judged = [oid for oid in rows if oid in scores]
+    # a judgment of an output the file lacks is not counted: say so, so a short count is seen
+    unmatched = sorted(set(scores) - set(rows))
     correct = [oid for oid in judged if sum(scores[oid]) / len(scores[oid]) >= 50]
     per_iteration: dict[int, list[int]] = defaultdict(lambda: [0, 0])
     for oid in judged:
@@ -74,6 +91,7 @@ def score_run(outputs: Path, judgments: Path) -> dict:
         "per_iteration": {str(k): {"correct": v[0], "judged": v[1]} for k, v in sorted(per_iteration.items())},
         "wrong_by_kind": dict(kinds),
         "structures_with_an_output": len(structures), "structures_with_a_correct_output": len(covered),
+        "unmatched_judgments": len(unmatched),
         "outputs_file": str(outputs), "judgments_file": str(judgments),
     }
 
@@ -93,6 +111,9 @@ def main() -> None:
               f"95% CI {r['precision_ci95'][0]:.0%}–{r['precision_ci95'][1]:.0%}); wrong by kind "
               f"{r['wrong_by_kind']}; {r['structures_with_a_correct_output']} of "
               f"{r['structures_with_an_output']} structures with an output have a correct one")
+        if r["unmatched_judgments"]:
+            print(f"  {name}: {r['unmatched_judgments']} judgment(s) of outputs not in {outputs}, not counted — "
+                  "give the run store (STORE.db) to count every output the review app drew")
     results["_meta"] = {"machine": machine(), "command": "python benchmarks/judged.py " + " ".join(args.runs)}
     args.out.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
