@@ -364,7 +364,8 @@ def test_a_labelled_name_keeps_its_capital_when_a_rule_moves_it(rewriter):
 
 def test_a_labelled_name_keeps_its_capital_whatever_a_rule_lowers(rewriter):
     # it-cleft lower-cases a first word it takes for a common noun; the gold mention says it is a name
-    outputs = rewriter.rewrite_sentence(entity("t", "Small stage NEEDS to have Mira Vale on!!!",
+    # (the article keeps it from reading as a headline, which it-cleft v19 leaves alone)
+    outputs = rewriter.rewrite_sentence(entity("t", "Small stage NEEDS to have Mira Vale on the show!!!",
                                                ("creative-work", "Small stage"), ("person", "Mira Vale")))
     clefts = [o for o in outputs if o.provenance["rules"] == ["it-cleft"]]
     assert clefts and clefts[0].text.startswith("It is Small stage that")
