@@ -995,7 +995,7 @@ def _leading(doc: Doc) -> list[tuple[Token, Token, list[int], int]]:
                     doc[i].ent_type_ in {"DATE", "TIME"} for i in ids):
                 continue  # a noun phrase says when ("Last week, …") or why ("Thanks to X, …"); any other is a
                 # vocative ("Anna, you are …" → "You are … Anna") or a fragment the parser hung on the clause:
-                # "Mostly Cloudy and 64 F at X Airport, MN Winds are Calm" (a weather line; WNUT17)
+                # "Mostly Cloudy and 55 F at X Airport, UK Winds are Calm" (a weather line; WNUT17, made up)
             if v.tag_ in {"VBG", "VBN"} and not _children(v, "aux", "auxpass"):
                 continue  # no finite verb: the "main clause" is an absolute phrase
             subj = _child(v, *_SUBJ)
@@ -1069,8 +1069,8 @@ def move_leading_adverbial(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue  # a doubled word at the join or a stranded preposition, often text lost from the source
             # ("X is in , and in ." in WikiANN): "and in in the California State Legislature" (wikiann-ds-cascade)
         if _cataphoric(doc, rest, ids, ctx):
-            continue  # "If a child burps in church, his or her parents may be arrested" → "His or her parents
-            # may be arrested, if a child …": the pronoun would come before the noun it stands for (WNUT17)
+            continue  # "If a dog barks at night, its owner may be fined" → "Its owner may be fined, if a dog
+            # …": the pronoun would come before the noun it stands for (a WNUT17 pattern, made up)
         mid = [Piece(",")] if m.dep_ == "advcl" else []
         body = keep(doc, rest) + mid + lower_first(doc, keep(doc, ids)) + keep(doc, range(stop, v.sent.end))
         out.append(tidy(doc, rest_of_doc(doc, body, v)))
@@ -2174,9 +2174,9 @@ MOVE_LEADING_ADVERBIAL = Rule("move-leading-adverbial", "reorder", "hand", move_
                               # finite verb (a misparsed absolute phrase; exemplars-y)
                               # v7: not after a stranded preposition nor the phrase's own first word
                               # ("X is in , and in ." → "… in in the …"; wikiann-ds-cascade)
-                              # v8: no pronoun moved before the noun it may stand for ("If a child …, his
-                              # parents …"); no leading noun phrase that names no date or time (a weather
-                              # line's "Mostly Cloudy and 64 F at …, MN Winds are Calm"; WNUT17)
+                              # v8: no pronoun moved before the noun it may stand for ("If a dog …, its
+                              # owner …"); no leading noun phrase that names no date or time (a weather
+                              # line's "Mostly Cloudy and 55 F at …, UK Winds are Calm"; WNUT17, made up)
                               version="8")
 FRONT_TRAILING_ADVERBIAL = Rule("front-trailing-adverbial", "reorder", "hand", front_trailing_adverbial,
                                 description="clause-final temporal/locative PP or adverbial clause → front",
