@@ -1761,9 +1761,8 @@ def _headline_noun(n: Token) -> bool:
     """Whether ``n`` is a singular common noun with a modifier but no article, possessive or number
     ("drug test", "local man"): how a headline names a thing, not how a sentence does. Mass nouns
     read this way too ("black coffee"); the rules that decline on it give them up."""
-    return (n.tag_ == "NN" and n.pos_ == "NOUN"
-            and not any(c.dep_ in {"det", "poss", "nummod", "predet", "quantmod"} for c in n.children)
-            and any(c.dep_ in {"compound", "amod"} for c in n.children))
+    return (n.tag_ == "NN" and n.pos_ == "NOUN" and not _children(n, "det", "poss", "nummod", "predet", "quantmod")
+            and bool(_children(n, "compound", "amod")))
 
 
 def _headline(sent: Span, v: Token, subj: Token, ctx: RuleContext) -> bool:
