@@ -1343,3 +1343,22 @@ def test_leading_noun_phrase_must_say_when(nlp):
     assert _texts(nlp, "move-leading-adverbial", "Thanks to a hidden tunnel , the town escaped the fire .") == [
         "The town escaped the fire thanks to a hidden tunnel."]
     assert _texts(nlp, "move-leading-adverbial", "Anna , you are so kind .") == []  # a vocative
+
+
+def test_a_locator_a_dangling_participle_and_a_full_stop_inside_a_name(nlp):
+    """Read in the verified cascade's WikiANN train store (patterns re-written here):
+    extract-appositive v28 makes no second name of a place in a work ("Ann Lee was chapter 4");
+    extract-participial v7 does not copy a leading participle onto a subject with a possessive,
+    which it may be about ("Its museum was founded in 1950"); swap-conjuncts v3 does not move a
+    name whose token holds the sentence's full stop ("… Tom Jones Jr. and Mary Smith" without one)."""
+    assert _texts(nlp, "extract-appositive", "Written by Ann Lee, chapter 4.") == []
+    assert _texts(nlp, "extract-appositive", "The book was written by Ann Lee, a teacher from Leeds.") == [
+        "The book was written by Ann Lee. Ann Lee was a teacher from Leeds."]
+    assert _texts(nlp, "extract-participial", "Founded in 1950, its museum is located in the old town of Kastel.") == []
+    assert _texts(nlp, "extract-participial", "Born in Ohio, his father worked as a miner.") == []
+    assert _texts(nlp, "extract-participial", "Founded in 1950, the museum is located in the old town of Kastel.") == [
+        "The museum is located in the old town of Kastel. The museum was founded in 1950."]
+    assert _texts(nlp, "swap-conjuncts", "The song was written by Mary Smith and Tom Jones Jr.") == []
+    assert _texts(nlp, "swap-conjuncts", "He met Ann Lee and John F.") == []
+    assert _texts(nlp, "swap-conjuncts", "She bore him two sons: Karl V and Otto II.") == [
+        "She bore him two sons: Otto II and Karl V."]

@@ -296,6 +296,9 @@ def swap_conjuncts(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue  # a heading or list item ("Albany and West Stockbridge Railroad") may be one name
         if a_ids[0] > a.sent.start and doc[a_ids[0] - 1].is_quote and a_ids[0] - 1 == a.sent.start:
             continue  # after an opening quotation mark the new first word would stay in lower case
+        if doc[b_ids[-1]].text.endswith(".") and b_ids[-1] == a.sent.end - 1:
+            continue  # the tokenizer kept the full stop on the last name ("… Ann Lee and Tom Jones Jr."): swapped, it
+            # would stand mid-sentence and the sentence end without one (WikiANN train, made up)
         pieces = (keep(doc, range(0, a_ids[0])) + keep(doc, b_ids) + [Piece(cc.text, cc.i)] + keep(doc, a_ids)
                   + keep(doc, range(b_ids[-1] + 1, len(doc))))
         out.append(tidy(doc, pieces))
@@ -306,4 +309,5 @@ SWAP_CONJUNCTS = Rule("swap-conjuncts", "reorder", "hand", swap_conjuncts,
                       description="two coordinated names change places",
                       example="Iran and Iraq signed the treaty. → Iraq and Iran signed the treaty.",
                       # v2: no shared surname or article, no route (fn-cascade-exemplars-swap)
-                      version="2")
+                      # v3: not when the sentence's full stop is part of the last name's token (WikiANN train)
+                      version="3")

@@ -745,6 +745,9 @@ def extract_appositive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue  # "…, Inside China Today , 22 October 1997": a citation's date, no apposition (train-j)
         if _numeric(m) or _numeric(n):
             continue  # a score line: "won the final 6–1, 6–3, against X" → "The final 6–1 was 6–3" (WikiANN dev)
+        if m.lemma_.lower() in _LOCATORS and any(doc[i].like_num or _numeric(doc[i]) for i in ids):
+            continue  # a place in a work, no second name: "… by Ann Lee, pages 12–19." → "Ann Lee was pages
+            # 12–19." (a credit line; WikiANN train, made up)
         if n.pos_ == "NOUN" and not _children(n, "det", "poss", "nummod", "predet"):
             continue  # "are concerts, the sort of …" → "Concerts are the sort of …": all of them (exemplars-e)
         if commas[0] > 0 and doc[commas[0] - 1].is_quote:
@@ -928,6 +931,9 @@ def extract_participial(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
     for n, ids, drop in _participials(doc):
         if n.sent.root.pos_ not in {"VERB", "AUX"}:
             continue  # a verb tagged as a noun ("<name> strode/NN"): its tense, for the copy's "was", is unknown
+        if ids[0] == n.sent.start and _child(n, "poss") is not None:
+            continue  # a leading participle may be about the possessor: "Founded in 1950, its museum is …"
+            # says when "it" was founded, not the museum (a dangling modifier; WikiANN train, made up)
         be = be_form(_main_past(n) or _dated_event(doc, ids), is_plural(n))
         copy = _copied(doc, [i for i in subtree(n) if i not in drop and i <= n.i])
         second = lower_first(doc, copy) + [Piece(be)] + lower_first(doc, keep(doc, ids))
@@ -938,6 +944,12 @@ def extract_participial(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         body = keep(doc, [i for i in first if i != stop]) + [Piece(doc[stop].text, stop)] + second + [Piece(".")]
         out.append(tidy(doc, rest_of_doc(doc, body, n)))
     return out
+
+
+#: nouns that point into a work ("pages 12–19", "vol. 3"): with a number after a name they cite where
+#: it is found, and rename nothing
+_LOCATORS = frozenset({"page", "pages", "p.", "pp.", "p", "pp", "vol", "vol.", "volume", "chapter", "ch.", "section",
+                       "verse", "line", "lines", "issue", "no.", "folio", "plate", "figure", "fig."})
 
 
 def _numeric(token: Token) -> bool:
@@ -2094,7 +2106,8 @@ EXTRACT_APPOSITIVE = Rule("extract-appositive", "extraction", "hand", extract_ap
                           # v26: a main verb tagged as a participle with no auxiliary is past: its copy's "was"
                           # (helper _main_past, as extract-participial v6)
                           # v27: not of a score line ("the final 6–1, 6–3, against …"; WikiANN dev, wikiann-cascade-j)
-                          version="27")
+                          # v28: not of a locator with a number ("…, pages 12–19"; WikiANN train, the cascade's store)
+                          version="28")
 EXTRACT_RELATIVE_CLAUSE = Rule("extract-relative-clause", "extraction", "hand", extract_relative_clause,
                                description="non-restrictive who/which clause → its own sentence",
                                example="The examiner, who was kind, left. → The examiner left. The examiner was kind.",
@@ -2124,7 +2137,9 @@ EXTRACT_PARTICIPIAL = Rule("extract-participial", "extraction", "hand", extract_
                            # v6: a passive dated in the past takes "was" under a present main clause ("Founded
                            # in 2007, the league is …"; WikiANN dev); a main verb tagged as a participle with no
                            # auxiliary is past ("The man, wearing a hat, left/VBN." → "… was wearing"; _main_past)
-                           version="6")
+                           # v7: a leading one is not copied onto a subject with a possessive, which it may be about
+                           # (WikiANN train, the cascade's store)
+                           version="7")
 SPLIT_CONJOINED_CLAUSES = Rule("split-conjoined-clauses", "split", "hand", split_conjoined_clauses,
                                description="clauses joined by and/but → two sentences",
                                example="He came home, and she stayed. → He came home. She stayed.",
