@@ -1362,3 +1362,16 @@ def test_a_locator_a_dangling_participle_and_a_full_stop_inside_a_name(nlp):
     assert _texts(nlp, "swap-conjuncts", "He met Ann Lee and John F.") == []
     assert _texts(nlp, "swap-conjuncts", "She bore him two sons: Karl V and Otto II.") == [
         "She bore him two sons: Otto II and Karl V."]
+
+
+def test_a_shared_object_and_a_possessor_holding_the_full_stop(nlp):
+    """Read in the verified cascade's WikiANN train store (patterns re-written here):
+    split-conjoined-vp v14 does not split verbs that share the object after the second ("The
+    committee discussed. The committee approved the budget."); pp-to-genitive v25 makes no genitive of a
+    possessor whose token holds the sentence's full stop ("Tom Jones Jr.'s daughter" without one)."""
+    assert _texts(nlp, "split-conjoined-vp", "The committee discussed and approved the budget.") == []
+    assert _texts(nlp, "split-conjoined-vp", "The council reviewed and rejected the plan in May.") == []
+    assert _texts(nlp, "split-conjoined-vp", "He graduated in 1893 and set up his own firm in Riga.") == [
+        "He graduated in 1893. He set up his own firm in Riga."]
+    assert _texts(nlp, "pp-to-genitive", "She was the daughter of Tom Jones Jr.") == []
+    assert _texts(nlp, "pp-to-genitive", "She was the daughter of Tom Jones.") == ["She was Tom Jones's daughter."]

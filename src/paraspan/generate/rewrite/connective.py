@@ -30,6 +30,7 @@ from paraspan.generate.rewrite.core import (
     RuleContext,
     contiguous,
     final_punct,
+    holds_full_stop,
     keep,
     rest_of_doc,
     subtree,
@@ -296,7 +297,7 @@ def swap_conjuncts(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue  # a heading or list item ("Albany and West Stockbridge Railroad") may be one name
         if a_ids[0] > a.sent.start and doc[a_ids[0] - 1].is_quote and a_ids[0] - 1 == a.sent.start:
             continue  # after an opening quotation mark the new first word would stay in lower case
-        if doc[b_ids[-1]].text.endswith(".") and b_ids[-1] == a.sent.end - 1:
+        if holds_full_stop(doc[b_ids[-1]]):
             continue  # the tokenizer kept the full stop on the last name ("… Ann Lee and Tom Jones Jr."): swapped, it
             # would stand mid-sentence and the sentence end without one (WikiANN train, made up)
         pieces = (keep(doc, range(0, a_ids[0])) + keep(doc, b_ids) + [Piece(cc.text, cc.i)] + keep(doc, a_ids)

@@ -109,6 +109,13 @@ def final_punct(token: Token) -> int | None:
     return last if token.doc[last].text in _FINAL else None
 
 
+def holds_full_stop(token: Token) -> bool:
+    """Whether ``token`` ends its sentence with the full stop in its own text: the tokenizer keeps it
+    on an initial or an abbreviation ("… and John F.", "… of Tom Jones Jr."). Moved elsewhere, the
+    token takes the stop with it and the sentence ends without one."""
+    return token.i == token.sent.end - 1 and len(token.text) > 1 and token.text.endswith(".")
+
+
 def keep(doc: Doc, ids: Iterable[int]) -> list[Piece]:
     return [Piece(doc[i].text, i) for i in ids]
 

@@ -25,6 +25,7 @@ from paraspan.generate.rewrite.core import (
     be_form,
     contiguous,
     final_punct,
+    holds_full_stop,
     is_plural,
     keep,
     lower_first,
@@ -1374,6 +1375,10 @@ def split_conjoined_vp(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
                 # … , and are fully equipped" → "The accommodation … are fully equipped"; exemplars-ad)
             if _children(v, "aux", "auxpass", "neg") and not _children(c, "aux", "auxpass"):
                 continue  # "I will make changes and give you a review": the second verb shares "will"
+            if _lacks_object(v, ctx) and not any(t.i > v.i and t.dep_ not in {"cc", "conj", "punct"}
+                                                 for t in v.children):
+                continue  # the object after the second verb is both verbs': "reviewed and rejected the plan" →
+                # "X reviewed. X rejected the plan." (WikiANN train, made up)
             if doc[c_ids[0]].pos_ == "ADP":
                 continue  # a phrase before the second verb would follow the copied subject: "and with luck gets
                 # …" → "She with luck gets …" (WNUT17, made up)
@@ -1450,6 +1455,8 @@ def pp_to_genitive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             # beaches"; WNUT17, made up)
         if o.pos_ == "NOUN" and _child(o, "det") is None:
             continue
+        if holds_full_stop(doc[o_ids[-1]]):
+            continue  # "the son of Tom Jones Jr." → "Tom Jones Jr.'s son" without a full stop (WikiANN train)
         if not contiguous(n_ids) or n_ids[-1] != o_ids[-1] or n_ids[0] != det.i:
             continue
         pre = [i for i in range(det.i + 1, n.i)]
@@ -2176,7 +2183,9 @@ SPLIT_CONJOINED_VP = Rule("split-conjoined-vp", "split", "hand", split_conjoined
                           # v11: no "others" or "another" copied: a second set (exemplars-y)
                           # v12: not where the second verb's number is not the subject's (exemplars-ad)
                           # v13: not where a phrase opens the second ("and with luck gets"; WNUT17)
-                          version="13")
+                          # v14: not where the first verb's object is the second's ("reviewed and rejected
+                          # the plan"; WikiANN train, the cascade's store)
+                          version="14")
 MOVE_LEADING_ADVERBIAL = Rule("move-leading-adverbial", "reorder", "hand", move_leading_adverbial,
                               description="sentence-initial PP/adverbial clause → end of the clause",
                               example="In 1998, he sold it. → He sold it in 1998.",
@@ -2240,7 +2249,8 @@ PP_TO_GENITIVE = Rule("pp-to-genitive", "genitive", "hand", pp_to_genitive,
                       # v22: no quoted possessor (exemplars-w)
                       # v23: no slashed pair ("Nice / Cannes"), no quantified possessor ("of all time"; WNUT17)
                       # v24: no ordinal that picks one of a group ("the second of the X Five"; WikiANN dev)
-                      version="24")
+                      # v25: no possessor whose last token holds the full stop ("Tom Jones Jr."; WikiANN train)
+                      version="25")
 GENITIVE_TO_PP = Rule("genitive-to-pp", "genitive", "hand", genitive_to_pp,
                       description="the M's N → the N of the M",
                       example="The train's arrival was late. → The arrival of the train was late.",
