@@ -1375,3 +1375,13 @@ def test_a_shared_object_and_a_possessor_holding_the_full_stop(nlp):
         "He graduated in 1893. He set up his own firm in Riga."]
     assert _texts(nlp, "pp-to-genitive", "She was the daughter of Tom Jones Jr.") == []
     assert _texts(nlp, "pp-to-genitive", "She was the daughter of Tom Jones.") == ["She was Tom Jones's daughter."]
+
+
+def test_an_inverted_as_clause_read_as_a_possession_stays(nlp):
+    """front-trailing-adverbial v21: "…, as have many famous singers" is an inverted clause whose verb
+    stands for the clause before it, though the parser reads "have" as owning the singers; fronted,
+    it comes before what it stands for (WikiANN dev, read; re-written). An ordinary "as" clause moves."""
+    assert _texts(nlp, "front-trailing-adverbial",
+                  "The city orchestra often performs there, as have many famous singers.") == []
+    assert _texts(nlp, "front-trailing-adverbial", "He left the party early, as he had planned.") == [
+        "As he had planned, he left the party early."]

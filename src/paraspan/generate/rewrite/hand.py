@@ -1181,6 +1181,10 @@ def front_trailing_adverbial(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
                 continue
             if m.dep_ == "advcl" and any(c.dep_ in {"nsubj", "nsubjpass"} and c.i > m.i for c in m.children):
                 continue  # an inverted clause ("…, as are X and Y") follows what it compares with (exemplars-t)
+            if m.dep_ == "advcl" and (m.lemma_ in {"have", "do", "be"} or m.tag_ == "MD") and any(
+                    c.dep_ == "mark" and c.lower_ == "as" and c.i == m.i - 1 for c in m.children):
+                continue  # "as have many others" is inverted too, whatever the parse (it may read "have" as
+                # owning "others"): its verb stands for the clause before it (WikiANN dev, made up)
             if (v.tag_ in {"VBZ", "VBP"} and obj is not None and ids[0] - 1 in subtree(obj) and ids[0] - 1 != obj.i
                     and any(doc[i].ent_type_ == "DATE" or doc[i].lemma_ in _PERIOD_NOUNS for i in ids)):
                 continue  # a present verb and a past time after its object's own phrase: the time is the noun's
@@ -2223,7 +2227,9 @@ FRONT_TRAILING_ADVERBIAL = Rule("front-trailing-adverbial", "reorder", "hand", f
                                 # v19: not a past time after the object's own phrase with a present verb (exemplars-v)
                                 # v20: not a phrase after an adverb that restricts it ("shown mostly on …";
                                 # wikiann-cascade-j)
-                                version="20")
+                                # v21: not "as have/do/would X", an inverted clause the parser took for a
+                                # possession (WikiANN dev, read)
+                                version="21")
 PP_TO_GENITIVE = Rule("pp-to-genitive", "genitive", "hand", pp_to_genitive,
                       description="the N of the M → the M's N",
                       example="The arrival of the train was late. → The train's arrival was late.",
