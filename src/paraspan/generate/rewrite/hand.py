@@ -746,7 +746,7 @@ def extract_appositive(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             continue  # "…, Inside China Today , 22 October 1997": a citation's date, no apposition (train-j)
         if _numeric(m) or _numeric(n):
             continue  # a score line: "won the final 6–1, 6–3, against X" → "The final 6–1 was 6–3" (WikiANN dev)
-        if m.lemma_.lower() in _LOCATORS and any(doc[i].like_num or _numeric(doc[i]) for i in ids):
+        if m.lemma_.lower() in _LOCATORS and any(_numeric(doc[i]) for i in ids):
             continue  # a place in a work, no second name: "… by Ann Lee, pages 12–19." → "Ann Lee was pages
             # 12–19." (a credit line; WikiANN train, made up)
         if n.pos_ == "NOUN" and not _children(n, "det", "poss", "nummod", "predet"):
