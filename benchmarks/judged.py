@@ -36,7 +36,8 @@ def wilson(k: int, n: int, z: float = 1.96) -> list[float]:
     p = k / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return [round(centre - half, 4), round(centre + half, 4)]
+    # clamped, and + 0.0 so that 0 of n reads "0%", not "-0%" (rounding leaves a negative zero)
+    return [round(max(0.0, centre - half), 4) + 0.0, round(min(1.0, centre + half), 4) + 0.0]
 
 
 def read_outputs(outputs: Path) -> dict[str, dict]:
