@@ -1179,10 +1179,11 @@ def front_trailing_adverbial(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
                 # exemplars-p); a time is neither (exemplars-m)
             if m.dep_ == "advcl" and not any(c.dep_ == "mark" and c.lower_ in _MARKS for c in m.children):
                 continue
+            # a clause's "as" marks, found once for the "as" checks below
+            as_marks = [c for c in m.children if c.dep_ == "mark" and c.lower_ == "as"] if m.dep_ == "advcl" else []
             if m.dep_ == "advcl" and any(c.dep_ in {"nsubj", "nsubjpass"} and c.i > m.i for c in m.children):
                 continue  # an inverted clause ("…, as are X and Y") follows what it compares with (exemplars-t)
-            if m.dep_ == "advcl" and (m.lemma_ in {"have", "do", "be"} or m.tag_ == "MD") and any(
-                    c.dep_ == "mark" and c.lower_ == "as" and c.i == m.i - 1 for c in m.children):
+            if (m.lemma_ in {"have", "do", "be"} or m.tag_ == "MD") and any(c.i == m.i - 1 for c in as_marks):
                 continue  # "as have many others" is inverted too, whatever the parse (it may read "have" as
                 # owning "others"): its verb stands for the clause before it (WikiANN dev, made up)
             if (v.tag_ in {"VBZ", "VBP"} and obj is not None and ids[0] - 1 in subtree(obj) and ids[0] - 1 != obj.i
@@ -1192,11 +1193,9 @@ def front_trailing_adverbial(doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
             if v.lemma_ in _WHEN_VERBS and obj is None:
                 continue  # "The split came after they had a row": when it came is what the verb says; fronted,
                 # "After …, the split came" (exemplars-n)
-            if m.dep_ == "advcl" and any(c.dep_ == "mark" and c.lower_ == "as" for c in m.children) and any(
-                    t.lower_ == "as" for t in sent if t.i < min(subtree(m))):
+            if as_marks and any(t.lower_ == "as" for t in sent if t.i < min(subtree(m))):
                 continue  # the second half of "as much X, as Y" (fn-cascade-exemplars-b)
-            if m.dep_ == "advcl" and m.lemma_.lower() in _RESTRICTING_AS and any(
-                    c.dep_ == "mark" and c.lower_ == "as" for c in m.children):
+            if as_marks and m.lemma_.lower() in _RESTRICTING_AS:
                 continue  # "the law as it relates to …" limits the noun before it, not the clause (exemplars-k)
             # the phrase must modify the root itself, not a verb inside its complement: spaCy
             # attaches "in asset purchase" to "was" in "it was CES acquired by ENA in asset purchase"
