@@ -1036,6 +1036,13 @@ CATALOGUE: dict[str, ErrorSpec] = {
         " corpus and settings, grown with each subset)",
     ),
     "E893": ErrorSpec("bad_augmenter_spec", "{problem}", "{fix}"),
+    "E894": ErrorSpec(
+        "run_store_shared_by_a_corpus_reading_generator",
+        "{outside} of the store's {inputs} inputs are outside this training subset, and {generator!r} draws"
+        " its donors from the sentences of its run: their outputs would bring in words from outside the subset",
+        "give a store run on this subset only, or --store-dir DIR (one store per subset for this generator),"
+        " or set generator.donors to a fixed donor corpus",
+    ),
     "E901": ErrorSpec("no_such_augmented_file", "no such file", "give a JSONL of augmented sentences (jsonl:PATH)"),
     "E902": ErrorSpec(
         "augmented_without_source_id",

@@ -206,6 +206,21 @@ def code_versions(factory: Callable[..., Any], options: Mapping[str, Any]) -> di
     return {str(k): str(v) for k, v in hook(with_defaults(factory, options)).items()}
 
 
+def reads_corpus(factory: Callable[..., Any], options: Mapping[str, Any]) -> bool:
+    """Whether the generator ``factory`` builds with ``options`` draws on the other sentences of
+    its run (a donor pool filled from the sentences it is given), so that a sentence's outputs
+    depend on which corpus or subset it was augmented with.
+
+    A factory says so with a ``reads_corpus(options)`` hook (``options`` complete). A store of
+    such a generator's outputs serves only the sentences it was run on: reused for another
+    subset, it would hand that subset outputs made from sentences outside it.
+    """
+    from paraspan.registry import with_defaults
+
+    hook = getattr(factory, "reads_corpus", None)
+    return bool(hook(with_defaults(factory, options))) if callable(hook) else False
+
+
 #: Generators by name. Values are factories whose keyword parameters are their options.
 generators: Registry[Any] = Registry("generators")
 generators.register("paraphrase", "paraspan.generate.paraphrase:make_paraphraser",

@@ -753,6 +753,15 @@ def make_mention_replacer(p: float = 0.3, donors: str | None = None, donors_form
     return MentionReplacer(p, n, seed, donors, donors_format)
 
 
+def _reads_corpus(options: dict[str, Any]) -> bool:
+    """Without ``donors`` the pool is the sentences the run has seen (:func:`paraspan.generate.base.reads_corpus`)."""
+    return options.get("donors") is None
+
+
+make_token_replacer.reads_corpus = _reads_corpus  # type: ignore[attr-defined]
+make_mention_replacer.reads_corpus = _reads_corpus  # type: ignore[attr-defined]
+
+
 def make_synonym_replacer(p: float = 0.3, senses: int = 1, attested: bool = True, n: int = 5,
                           seed: int = 0) -> SynonymReplacer:
     """The registered ``synonym_replace`` generator: each content word outside the labelled spans

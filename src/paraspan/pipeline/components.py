@@ -67,6 +67,16 @@ def generator_versions(config: AugmentConfig) -> dict[str, str]:
     return code_versions(factory, validate_options(factory, options, defaults, where=f"generator {name!r}"))
 
 
+def generator_reads_corpus(config: AugmentConfig) -> bool:
+    """Whether the config's generator draws on the other sentences of its run, without building
+    it: :func:`paraspan.generate.base.reads_corpus`."""
+    from paraspan.generate.base import reads_corpus
+
+    name, options, defaults = config.component("generator")
+    factory = _factory("generator", name)
+    return reads_corpus(factory, validate_options(factory, options, defaults, where=f"generator {name!r}"))
+
+
 def resolve(config: AugmentConfig) -> AugmentConfig:
     """``config`` with every component block validated and completed with its factory's defaults."""
     data = config.to_dict()

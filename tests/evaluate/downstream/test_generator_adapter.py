@@ -4,6 +4,8 @@ tests' rule-based fake generator and aligner (no model): "bought" and "sold" hav
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from paraspan.errors import ParaspanError
@@ -153,3 +155,53 @@ def test_a_fixed_rule_gets_a_new_store_in_the_store_folder(tmp_path, monkeypatch
     after = (get_augmenter("generator:cascade", filter="all", store_dir=tmp_path).store_path(),
              get_augmenter("generator:mention_replace", filter="all", store_dir=tmp_path).store_path())
     assert after[0] != before[0] and after[1] == before[1]
+
+
+def _ner_corpus(names: list[str], offset: int = 0) -> list:
+    from paraspan.corpus.schema import Sentence, Span, Structure
+
+    return [Sentence(f"n{offset + i}", f"{name} spoke today .", [Structure("entity", "PER", Span(0, len(name)))])
+            for i, name in enumerate(names)]
+
+
+def _inserted(outputs) -> set[str]:
+    return {st.anchor.text_in(o.text) for o in outputs for st in o.structures if st is not None}
+
+
+def test_a_generator_that_reads_its_corpus_draws_donors_from_the_subset_only(tmp_path):
+    """Mention replacement's pool is the sentences its run has seen: with a store per subset, the
+    second subset's outputs carry its own names only, never the first subset's (a store shared
+    across subsets had served them, since a sentence is augmented once)."""
+    first = _ner_corpus(["Anna", "Boris", "Chen", "Dana"])
+    second = first[:2] + _ner_corpus(["Emil", "Fatima"], offset=4)  # shares two sentences with first
+    options = {"filter": "all", "store_dir": tmp_path, "prefix": "toy",
+               "settings": {"kinds": ["entity"], "generator": {"p": 1.0, "n": 3}}}
+    augment = get_augmenter("generator:mention_replace", **options)
+    assert isinstance(augment, GeneratorAugmenter) and augment.reads_corpus
+    out_first = augment(first, 0)
+    out_second = augment(second, 1)
+    assert _inserted(out_first) <= {"Anna", "Boris", "Chen", "Dana"} and out_first
+    assert out_second and _inserted(out_second) <= {"Anna", "Boris", "Emil", "Fatima"}
+    assert augment.report()["generated_now"] == 4  # the shared two were generated again, from this pool
+    assert len(list(tmp_path.glob("toy-mention_replace-all-*-subset-*.db"))) == 2
+    # the same subset again: its store is reused, nothing generated
+    assert [o.text for o in augment(second, 2)] == [o.text for o in out_second]
+    assert augment.report()["generated_now"] == 0
+    # with a fixed donor corpus the outputs do not depend on the subset: one store serves all
+    donors = tmp_path / "donors.jsonl"
+    donors.write_text("".join(json.dumps(s.to_dict()) + "\n" for s in first))
+    fixed = get_augmenter("generator:mention_replace", **{**options, "settings": {
+        "kinds": ["entity"], "generator": {"p": 1.0, "n": 3, "donors": str(donors)}}})
+    assert not fixed.reads_corpus and "-subset-" not in fixed.store_path(second).name
+
+
+def test_a_given_store_with_other_sentences_is_refused_to_a_generator_that_reads_its_corpus(tmp_path):
+    gold = _ner_corpus(["Anna", "Boris", "Chen", "Dana"])
+    store = tmp_path / "run.db"
+    options = {"filter": "all", "store": store, "settings": {"kinds": ["entity"], "generator": {"p": 1.0}}}
+    get_augmenter("generator:mention_replace", **options)(gold, 0)
+    with pytest.raises(ParaspanError) as err:
+        get_augmenter("generator:mention_replace", **options)(gold[:3], 0)  # E892 would let this pass
+    assert err.value.code == "E894" and "1 of the store's 4 inputs" in err.value.problem.message
+    # the rewriter does not read its corpus: a store of more sentences serves a subset
+    assert not get_augmenter("generator:rewrite", filter="all", store=store).reads_corpus
