@@ -57,14 +57,19 @@ def resolved_options(config: AugmentConfig, which: str) -> dict[str, Any]:
     return with_defaults(factory, values)
 
 
+def _generator_factory(config: AugmentConfig) -> tuple[Any, dict[str, Any]]:
+    """The config's generator factory and its validated options, for the hooks read without building it."""
+    name, options, defaults = config.component("generator")
+    factory = _factory("generator", name)
+    return factory, validate_options(factory, options, defaults, where=f"generator {name!r}")
+
+
 def generator_versions(config: AugmentConfig) -> dict[str, str]:
     """The versions of the code the config's generator runs (its rules), without building it:
     :func:`paraspan.generate.base.code_versions`."""
     from paraspan.generate.base import code_versions
 
-    name, options, defaults = config.component("generator")
-    factory = _factory("generator", name)
-    return code_versions(factory, validate_options(factory, options, defaults, where=f"generator {name!r}"))
+    return code_versions(*_generator_factory(config))
 
 
 def generator_reads_corpus(config: AugmentConfig) -> bool:
@@ -72,9 +77,7 @@ def generator_reads_corpus(config: AugmentConfig) -> bool:
     it: :func:`paraspan.generate.base.reads_corpus`."""
     from paraspan.generate.base import reads_corpus
 
-    name, options, defaults = config.component("generator")
-    factory = _factory("generator", name)
-    return reads_corpus(factory, validate_options(factory, options, defaults, where=f"generator {name!r}"))
+    return reads_corpus(*_generator_factory(config))
 
 
 def resolve(config: AugmentConfig) -> AugmentConfig:

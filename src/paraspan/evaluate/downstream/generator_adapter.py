@@ -163,13 +163,13 @@ class GeneratorAugmenter:
             processed = 0
             if pending:
                 run_id = store.start_run(["paraspan.evaluate.downstream", f"generator:{self.generator}"])
-                runner = self._runner
-                if self.workers <= 1 and (runner is None or self.reads_corpus):
+                runner, fresh = self._runner, self.reads_corpus
+                if self.workers <= 1 and (runner is None or fresh):
                     from paraspan.pipeline import Augmenter
 
                     # a generator that reads its corpus starts each subset with an empty pool
                     runner = Augmenter.build(config, worker="downstream")
-                    if not self.reads_corpus:
+                    if not fresh:
                         self._runner = runner
                 summary = run_augment([], store, config, workers=self.workers, augmenter=runner, only=ids)
                 store.finish_run(run_id)
@@ -188,11 +188,12 @@ class GeneratorAugmenter:
         """Put the subset's sentences the store lacks into it (after its last input); a given
         store that lacks most of the subset is refused."""
         have = {row[0] for row in store.conn.execute("SELECT id FROM inputs")}
-        if self.store is not None and self.reads_corpus and have - {s.id for s in sentences}:
+        outside = have - {s.id for s in sentences}
+        if self.store is not None and outside and self.reads_corpus:
             from paraspan.pipeline.store import StoreError
 
             raise StoreError.from_code("E894", file=str(store.path), generator=self.generator,
-                                       outside=len(have - {s.id for s in sentences}), inputs=len(have))
+                                       outside=len(outside), inputs=len(have))
         missing = [s for s in sentences if s.id not in have]
         if not missing:
             return 0
@@ -200,12 +201,10 @@ class GeneratorAugmenter:
             eligible = [s for s in sentences if self._eligible(s)]
             lacking = [s for s in eligible if s.id not in have]
             if lacking and len(lacking) > MAX_MISSING * len(eligible):
-                ids = {s.id for s in sentences}
                 from paraspan.pipeline.store import StoreError
 
                 raise StoreError.from_code("E892", file=str(store.path), missing=len(lacking),
-                                           eligible=len(eligible), inputs=len(have),
-                                           outside=len(have - ids))
+                                           eligible=len(eligible), inputs=len(have), outside=len(outside))
         last = store.conn.execute("SELECT MAX(position) FROM inputs").fetchone()[0]
         start = -1 if last is None else int(last)
         return store.add_inputs((s, start + 1 + i) for i, s in enumerate(missing))
