@@ -49,7 +49,7 @@ def _spans(structure) -> list[tuple[str, object]]:
         return [(structure.label, structure.anchor)] if structure.anchor is not None else []
     anchor = structure.anchor
     return [(arg.label, arg) for arg in structure.args
-            if arg.label and (anchor is None or arg.end <= anchor.start or arg.start >= anchor.end)]
+            if arg.label and (anchor is None or not arg.overlaps(anchor))]
 
 
 def units(sentence, mode: str) -> set[tuple[str, str, str]]:
