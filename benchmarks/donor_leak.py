@@ -131,13 +131,14 @@ def measure(store: str, train: list, percent: int, seeds: list[int], mode: str, 
         if path not in cache:
             cache[path] = outputs_by_input(Path(path))
         by_input = cache[path]
-        held = {key(u) for s in subset for u in units(s, mode)}
+        own = {s.id: units(s, mode) for s in subset}
+        held = {key(u) for found in own.values() for u in found}
         outputs = inserted = outside = carrying = 0
         for source in subset:
             # what the learner got: each labelled sentence once per source, as the harness reads it
             for output in distinct_outputs(by_input.get(source.id, [])):
                 outputs += 1
-                added = units(output, mode) - units(source, mode)
+                added = units(output, mode) - own[source.id]
                 foreign = [u for u in added if key(u) not in held]
                 inserted += len(added)
                 outside += len(foreign)
