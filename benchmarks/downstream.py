@@ -3,6 +3,9 @@
 Runs ``paraspan.evaluate.downstream`` on the corpora of ``../shared`` and merges the results into one
 file per task and augmenter (``--output``; default ``benchmarks/results/downstream-runs/TASK-AUGMENTER.json``;
 one task and a set of percents per call, so a curve can be run in pieces), then redraws its plot.
+Pieces are merged seed by seed: a seed run again replaces its own record and no other. An
+``--output`` that holds the curve of another learner, data or augmenter is refused before any
+training (E931), so one point never mixes them.
 ``--grid`` combines the runs listed in ``GRID_SOURCES`` into ``benchmarks/results/downstream.json``:
 every augmenter against gold only, its copies and the best simple baseline, paired by seed, a plot per
 task and evaluation set, and the verdict per task against the goals of issue 19.
@@ -142,14 +145,17 @@ def _title(task: str, meta: dict[str, Any], points: dict[str, Any]) -> str:
 
 
 def merge_files(target: Path, others: list[Path]) -> str:
-    """Points of ``others`` folded into ``target`` (disjoint seeds are combined, the same seeds replaced)."""
+    """Points of ``others`` folded into ``target`` seed by seed (a seed in both is replaced by the
+    other's run); a file of another learner, data or augmenter is refused (E931)."""
     from paraspan.corpus.jsonl import atomic_write
     from paraspan.evaluate.downstream.curves import combine_points
+    from paraspan.evaluate.downstream.runner import refuse_other_setting
 
     data = json.loads(target.read_text()) if target.is_file() else {}
     for other in others:
         extra = json.loads(other.read_text())
         for task, meta in extra.get("meta", {}).items():
+            refuse_other_setting(f"{target} (merging {other})", task, meta, data)
             points = data.setdefault(task, {})
             for percent, point in extra.get(task, {}).items():
                 points[percent] = combine_points(points[percent], point) if percent in points else point
@@ -168,7 +174,7 @@ def recorded_base_runs(files: list[Path], key: str, meta: dict[str, Any], train_
                        parser: argparse.ArgumentParser) -> dict[tuple[int, int], Any]:
     """``--base-from``: the gold-only runs of earlier results files, by (percent, seed). A file of another
     learner setting, dataset or evaluation set is refused: its gold-only F1s are not this run's."""
-    from paraspan.evaluate.downstream.curves import recorded_bases
+    from paraspan.evaluate.downstream.curves import LEARNER_SETTING, recorded_bases, setting_differences
 
     # what a results file's meta records of its learner and data, as this run's would
     mine = {"dataset": meta["dataset"], "train_sentences": train_sentences, "eval_sentences": eval_sentences,
@@ -182,7 +188,7 @@ def recorded_base_runs(files: list[Path], key: str, meta: dict[str, Any], train_
         old = data.get("meta", {}).get(key)
         if old is None or key not in data:
             parser.error(f"--base-from {path}: no {key} curve in it (it has {sorted(data.get('meta', {}))})")
-        differ = [f"{k}: {old.get(k)!r} there, {v!r} here" for k, v in mine.items() if old.get(k) != v]
+        differ = setting_differences(old, mine, LEARNER_SETTING)
         if differ:
             parser.error(f"--base-from {path}: another learner or data — " + "; ".join(differ))
         for percent, point in data[key].items():
@@ -191,13 +197,18 @@ def recorded_base_runs(files: list[Path], key: str, meta: dict[str, Any], train_
     return runs
 
 
-def portable(path: Path, args: argparse.Namespace) -> dict[str, Any]:
-    """Rewrite the results file at ``path`` without this machine's paths (the data folder becomes
-    ``../shared``, a store folder ``STORE_DIR``); returns its data."""
-    text = path.read_text(encoding="utf-8")
+def portable_text(text: str, args: argparse.Namespace) -> str:
+    """``text`` without this machine's paths: the data folder becomes ``../shared``, a store folder
+    ``STORE_DIR``."""
     for where, name in ((args.shared, "../shared"), (args.store_dir, "STORE_DIR")):
         if where is not None:
             text = text.replace(str(Path(where).resolve()), name).replace(str(where), name)
+    return text
+
+
+def portable(path: Path, args: argparse.Namespace) -> dict[str, Any]:
+    """Rewrite the results file at ``path`` without this machine's paths; returns its data."""
+    text = portable_text(path.read_text(encoding="utf-8"), args)
     path.write_text(text, encoding="utf-8")
     return json.loads(text)
 
@@ -401,7 +412,9 @@ def main() -> None:
     parser.add_argument("--table", action="store_true", help="print the markdown table of --output and exit")
     parser.add_argument("--merge", type=Path, action="append", default=[],
                         help="fold the points of another results JSON (a job run with its own --output, e.g. on "
-                             "another machine or core) into --output, then exit; repeatable")
+                             "another machine or core) into --output, then exit; repeatable. Seed by seed: a seed "
+                             "in both files takes the merged file's run. A file of another learner, data or "
+                             "augmenter is refused")
     args = parser.parse_args()
     if args.grid:
         print(write_grid(args.output or GRID_OUTPUT))
@@ -411,7 +424,12 @@ def main() -> None:
     if args.table and not args.output.is_file():
         parser.error(f"{args.output}: no such results file — give the --output of a run")
     if args.merge:
-        print(merge_files(args.output, args.merge))
+        from paraspan.errors import ParaspanError
+
+        try:
+            print(merge_files(args.output, args.merge))
+        except ParaspanError as exc:
+            parser.exit(2, f"{exc}\n")
         return
     if args.compare:
         print(compare(sorted(p for d in args.compare for p in (sorted(d.glob("*.json")) if d.is_dir() else [d])),
@@ -449,10 +467,17 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(1)
+    from paraspan.errors import ParaspanError
     from paraspan.evaluate.downstream.augment import get_augmenter, spacy_pos
     from paraspan.evaluate.downstream.curves import CurveConfig, run_curve
     from paraspan.evaluate.downstream.plot import plot_curve
-    from paraspan.evaluate.downstream.runner import check_task_data, make_learner, merge_results
+    from paraspan.evaluate.downstream.runner import (
+        check_task_data,
+        learner_setting,
+        make_learner,
+        merge_results,
+        refuse_other_setting,
+    )
 
     started = time.perf_counter()
     train, evals, report = load_task(args.task, args.shared, args.ner_set, args.exemplars, args.fn_test)
@@ -496,17 +521,17 @@ def main() -> None:
                     "ner": args.ner_set, "srl": "UP EWT dev, 70/30 by document"}[args.task],
         "machine": machine(), "date": datetime.date.today().isoformat(),
         "command": "python benchmarks/downstream.py " + " ".join(sys.argv[1:]), **checks}
-    if hasattr(learner, "config"):
-        meta["head"] = vars(learner.config)
-    elif hasattr(learner, "epochs"):
-        meta["spacy"] = {"epochs": learner.epochs, "max_steps": learner.max_steps,
-                         # recorded only when not the default, so the runs before the option stay comparable
-                         **({"budget": learner.budget} if learner.budget != "all" else {}),
-                         **({"averages": True} if learner.averages else {})}
+    meta.update(learner_setting(learner))
     if args.base_from:
         config.base_runs = recorded_base_runs(args.base_from, key, meta, len(train),
                                               {k: len(v) for k, v in evals.items()}, report, parser)
         meta["base_from"] = [str(path) for path in args.base_from]
+    try:  # refused now rather than after the runs (the file holds portable paths; so must the comparison)
+        refuse_other_setting(args.output, key, json.loads(portable_text(json.dumps(
+            {**meta, "train_sentences": len(train), "eval_sentences": {k: len(v) for k, v in evals.items()},
+             "report": report}, ensure_ascii=False), args)))
+    except ParaspanError as exc:
+        parser.exit(2, f"{exc}\n")
 
     def save(curve) -> None:
         run = {"wall_seconds": round(time.perf_counter() - started), "cpu_seconds": round(cpu_seconds()),
@@ -515,7 +540,9 @@ def main() -> None:
         if rewriter is not None:  # what the rule-based generator did (rules in use, skips)
             run["rewrite"] = {"rules": len(rewriter.rules.rules), "counts": dict(sorted(rewriter.counts.items()))}
         curve.task = key  # WikiANN stays "ner"; WNUT17 gets its own curve
-        merged = merge_results(args.output, curve, {**meta, **run})
+        # the file holds portable paths already; so must what is compared with it
+        merged = merge_results(args.output, curve,
+                               json.loads(portable_text(json.dumps({**meta, **run}, ensure_ascii=False), args)))
         merged = portable(args.output, args)
         plot_curve(args.task, merged[key], args.output.parent / f"downstream_{key}.png",
                    title=_title(key, merged["meta"][key], merged[key]))

@@ -1067,6 +1067,11 @@ CATALOGUE: dict[str, ErrorSpec] = {
     ),
     "E922": ErrorSpec("evaluation_set_empty", "the evaluation set {name!r} is empty", "check the file"),
     "E930": ErrorSpec("results_file_not_json", "not JSON ({msg})", "delete it or choose another --output"),
+    "E931": ErrorSpec(
+        "results_file_other_setting",
+        "it holds a {task} curve of another setting ({differ})",
+        "choose another --output (one file per learner, data and augmenter), or delete the file to start over",
+    ),
     "E940": ErrorSpec("bad_percents", "{problem}", "{fix}"),
     "E941": ErrorSpec("unknown_task", "unknown task {task!r}", "choose one of: {choices}"),
     "E942": ErrorSpec("bad_eval_option", "--eval {item!r} is not NAME=FILE", "e.g. --eval dev=dev.jsonl"),

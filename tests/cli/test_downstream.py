@@ -92,3 +92,19 @@ def test_downstream_generator_options_are_checked_before_any_training(tmp_path, 
     err = capsys.readouterr().err
     assert "no_such_key" in err and "Traceback" not in err
     assert not (tmp_path / "res.json").exists()
+
+
+def test_downstream_refuses_a_results_file_of_another_setting_before_training(tmp_path, capsys):
+    train = _write(tmp_path / "train.jsonl", frame_corpus(12))
+    dev = _write(tmp_path / "dev.jsonl", frame_corpus(4, offset=50))
+    out = tmp_path / "res.json"
+    # a curve of the same task, run with another augmenter into this file earlier
+    out.write_text(json.dumps({"frame_id": {"100": {"seeds": [0], "base": [50.0]}},
+                               "meta": {"frame_id": {"augmenter": "rewrite", "train_sentences": 12}}}))
+    before = out.read_text()
+    assert main(["evaluate", "downstream", "--task", "frame_id", "--train", str(train), "--eval", f"dev={dev}",
+                 "--augment", "none", "--percents", "100", "--seeds", "1", "-o", str(out),
+                 "--cache-dir", str(tmp_path / "cache")]) == 1
+    err = " ".join(capsys.readouterr().err.split())
+    assert "E931" in err and "augmenter: 'rewrite' there, 'none' here" in err and "Traceback" not in err
+    assert out.read_text() == before

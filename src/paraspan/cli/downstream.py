@@ -86,7 +86,14 @@ def downstream_cmd(
     from paraspan.evaluate.downstream.curves import CurveConfig, run_curve
     from paraspan.evaluate.downstream.data import split_by_document as split_docs
     from paraspan.evaluate.downstream.ner import BUDGETS
-    from paraspan.evaluate.downstream.runner import TASK_KINDS, check_task_data, make_learner, merge_results
+    from paraspan.evaluate.downstream.runner import (
+        TASK_KINDS,
+        check_task_data,
+        learner_setting,
+        make_learner,
+        merge_results,
+        refuse_other_setting,
+    )
 
     err = console()
     if task not in TASK_KINDS:
@@ -127,9 +134,12 @@ def downstream_cmd(
                            averages=ner_averages if task == "ner" else None)
     config = CurveConfig(percents=_percents(percents), seeds=list(range(seeds)), report=report_name,
                          lexsub=lexsub, augment=augmenter is not None, copy_control=copy_control)
-    meta = {"augmenter": augment, **checks}
+    meta = {"augmenter": augment, **checks, **learner_setting(learner)}
     if augment.startswith("generator:"):
         meta.update({"filter": filter_name, "settings": list(overrides or ())})
+    # a results file of another learner, data or augmenter is refused now, not after the runs
+    refuse_other_setting(output, learner.name, {**meta, "train_sentences": len(gold), "report": report_name,
+                                                "eval_sentences": {k: len(v) for k, v in evals.items()}})
     curve = run_curve(learner, gold, evals, config, augmenter, pos,
                       on_point=lambda c: merge_results(output, c, meta), progress=err.print)
     merge_results(output, curve, meta)

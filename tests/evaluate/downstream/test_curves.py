@@ -58,7 +58,8 @@ def test_empty_augmentation_and_divergence_are_reported_not_hidden():
     assert curve.points["50"]["augmented"] == [None]
     assert "empty augmentation set" in curve.points["50"]["notes"][0]
     assert curve.points["100"]["augmented"] == [None]
-    assert curve.points["100"]["diverged"] == [{"condition": "augmented", "reason": "non-finite loss at step 3"}]
+    assert curve.points["100"]["diverged"] == [{"seed": 0, "condition": "augmented",
+                                                "reason": "non-finite loss at step 3"}]
     assert curve.points["100"]["gain"]["augmented"]["n"] == 0
 
 
@@ -196,9 +197,70 @@ def test_runs_over_disjoint_seeds_combine_into_one_point(tmp_path):
     assert point["other"]["test"]["augmented"] == [30.0] * 3 and len(point["seconds"]["copy"]) == 3
     assert point["gain"]["augmented"]["n"] == 3 and point["gain"]["augmented_over_copy"]["gain_mean"] == 0.0
     assert data["meta"]["count"]["commands"] == ["seeds (1,)", "seeds (0, 2)"]
+    # seed 0 run again (with an augmenter that doubles its outputs): its record is replaced, the
+    # records of seeds 1 and 2 are kept
     again = run_curve(CountingLearner(), train, {"dev": train[:2], "test": train[:2]},
-                      CurveConfig(percents=(50,), seeds=(0,), lexsub=False), copy_augmenter)
-    assert merge_results(out, again, {})["count"]["50"]["seeds"] == [0]  # same seed again: replaced
+                      CurveConfig(percents=(50,), seeds=(0,), lexsub=False),
+                      lambda s, seed: copy_augmenter(s, seed) * 2)
+    point = merge_results(out, again, {})["count"]["50"]
+    assert point["seeds"] == [0, 1, 2] and point["n_augmented"] == [20, 10, 10]
+    assert point["augmented"] == [50.0, 30.0, 30.0] and point["other"]["test"]["augmented"] == [50.0, 30.0, 30.0]
+    assert point["copy"] == [None, 30.0, 30.0] and point["gain"]["augmented_over_copy"]["n"] == 2
+    assert [len(v) for v in point["seconds"].values()] == [3, 3, 3]
+
+
+def test_a_seed_run_again_drops_its_old_notes_and_divergences_only():
+    train = frame_corpus(20)
+
+    def point(seeds, diverge_over):
+        return run_curve(CountingLearner(diverge_over=diverge_over), train, {"dev": train[:2]},
+                         CurveConfig(percents=(50,), seeds=seeds, lexsub=False),
+                         lambda s, seed: [] if seed == 1 else copy_augmenter(s, seed)).points["50"]
+
+    old = point((0, 1, 2), diverge_over=25)  # seeds 0 and 2 diverge when augmented; seed 1 gets nothing
+    assert [d["seed"] for d in old["diverged"]] == [0, 2] and old["notes"] == ["seed 1: empty augmentation set"]
+    both = combine_points(old, point((2,), diverge_over=10**9))
+    assert both["seeds"] == [0, 1, 2] and both["augmented"] == [None, None, 30.0]
+    assert [d["seed"] for d in both["diverged"]] == [0] and both["notes"] == ["seed 1: empty augmentation set"]
+    # records of older runs that did not name their seed are kept, not guessed at
+    legacy = {**old, "diverged": [{"condition": "augmented", "reason": "nan"}], "dropped_not_from_subset": [3]}
+    kept = combine_points(legacy, point((0,), diverge_over=10**9))
+    assert kept["diverged"] == [{"condition": "augmented", "reason": "nan"}] and kept["dropped_not_from_subset"] == [3]
+
+
+def test_a_seed_without_outputs_keeps_its_place_in_the_copy_control():
+    train = frame_corpus(20)
+    curve = run_curve(CountingLearner(), train, {"dev": train[:2], "test": train[:2]},
+                      CurveConfig(percents=(50,), seeds=(0, 1, 2), lexsub=False, copy_control=True),
+                      lambda s, seed: [] if seed == 1 else copy_augmenter(s, seed))
+    point = curve.points["50"]
+    assert point["copy"] == [30.0, None, 30.0] and point["augmented"] == [30.0, None, 30.0]
+    assert point["other"]["test"]["copy"] == [30.0, None, 30.0] and point["seconds"]["augmented"][1] is None
+    assert point["gain"]["augmented_over_copy"]["n"] == 2
+
+
+def test_results_of_another_setting_are_refused_not_mixed_into_a_point(tmp_path):
+    from paraspan.errors import ParaspanError
+    from paraspan.evaluate.downstream.runner import merge_results
+
+    train = frame_corpus(20)
+    out = tmp_path / "r.json"
+
+    def curve():
+        return run_curve(CountingLearner(), train, {"dev": train[:2]},
+                         CurveConfig(percents=(50,), seeds=(0,), lexsub=False), copy_augmenter)
+
+    merge_results(out, curve(), {"augmenter": "rewrite", "head": {"positive_weight": 8.0, "hidden": (64,)}})
+    # the same setting again (a tuple comes back from JSON as a list): accepted
+    merge_results(out, curve(), {"augmenter": "rewrite", "head": {"positive_weight": 8.0, "hidden": (64,)}})
+    before = out.read_text()
+    with pytest.raises(ParaspanError) as info:
+        merge_results(out, curve(), {"augmenter": "rewrite", "head": {"positive_weight": 1.0, "hidden": (64,)}})
+    assert info.value.code == "E931" and "head:" in str(info.value) and str(out) in str(info.value)
+    with pytest.raises(ParaspanError, match="augmenter: 'rewrite' there, 'generator:token_replace' here"):
+        merge_results(out, curve(), {"augmenter": "generator:token_replace",
+                                     "head": {"positive_weight": 8.0, "hidden": (64,)}})
+    assert out.read_text() == before
 
 
 @dataclass

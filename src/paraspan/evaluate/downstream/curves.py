@@ -7,6 +7,7 @@ the model seed, so their differences are paired.
 
 from __future__ import annotations
 
+import json
 import math
 import statistics
 import time
@@ -61,12 +62,64 @@ def finalize(point: dict[str, Any]) -> dict[str, Any]:
     return point
 
 
-def combine_points(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
-    """One point from two runs of the same percent over disjoint seeds (jobs split by seed).
+# Per-seed lists of a point (one entry per seed, in the order of ``seeds``).
+PER_SEED = ("seeds", "n_train", *CONDITIONS, "n_augmented", "augment_seconds", "n_lexsub", "total_seconds",
+            "n_no_output", "augment_report", "unseen_labels", "base_from")
+# What a results file records of a curve's learner, data and augmenter: two runs may share a point
+# only where these are the same (``setting_differences``).
+LEARNER_SETTING = ("dataset", "train_sentences", "eval_sentences", "report", "spacy", "head")
+RUN_SETTING = (*LEARNER_SETTING, "augmenter", "filter")
 
-    Per-seed lists are concatenated in seed order; a run over seeds already present replaces ``old``.
+
+def setting_differences(old: Mapping[str, Any], new: Mapping[str, Any],
+                        keys: Sequence[str] = RUN_SETTING) -> list[str]:
+    """What differs between two curves' metas among ``keys``, as ``"key: old there, new here"``.
+    ``new`` goes through JSON first, as ``old`` did when it was written (a tuple is a list there)."""
+    fresh = json.loads(json.dumps({k: new.get(k) for k in keys}))
+    return [f"{k}: {old.get(k)!r} there, {fresh[k]!r} here" for k in keys if old.get(k) != fresh[k]]
+
+
+def _seed_of(entry: Any) -> int | None:
+    """The seed a point-level record names: ``{"seed": N, …}`` or a note ``"seed N: …"``; None for
+    records of older runs that did not say."""
+    if isinstance(entry, dict) and isinstance(entry.get("seed"), int):
+        return entry["seed"]
+    if isinstance(entry, str) and entry.startswith("seed "):
+        head = entry[5:].split(":", 1)[0]
+        return int(head) if head.isdigit() else None
+    return None
+
+
+def _without_seeds(point: dict[str, Any], seeds: set[int]) -> dict[str, Any]:
+    """``point`` without the records of ``seeds`` (per-seed lists sliced; point-level records that
+    name one of them dropped)."""
+    keep = [i for i, s in enumerate(point["seeds"]) if s not in seeds]
+    out = {k: v for k, v in point.items() if k not in ("summary", "gain")}
+    for key in PER_SEED:
+        if key in point:
+            out[key] = [point[key][i] for i in keep]
+    for key in ("notes", "diverged", "dropped_not_from_subset"):
+        if key in point:
+            out[key] = [e for e in point[key] if _seed_of(e) not in seeds]
+    if "seconds" in point:
+        out["seconds"] = {c: [v[i] for i in keep] for c, v in point["seconds"].items()}
+    if "other" in point:
+        out["other"] = {name: {c: [v[i] for i in keep] for c, v in conds.items()}
+                        for name, conds in point["other"].items()}
+    return out
+
+
+def combine_points(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """One point from two runs of the same percent (jobs split by seed, or a seed run again).
+
+    The seeds of ``new`` replace the same seeds of ``old``; the other seeds of ``old`` are kept, and
+    per-seed lists are put in seed order. Callers check first that both runs had the same learner,
+    data and augmenter (``setting_differences``), so that one point never mixes them.
     """
-    if not old.get("seeds") or not new.get("seeds") or set(old["seeds"]) & set(new["seeds"]):
+    if not old.get("seeds") or not new.get("seeds"):
+        return new
+    old = _without_seeds(old, set(new["seeds"]))
+    if not old["seeds"]:
         return new
     out: dict[str, Any] = {}
     order = sorted(range(len(old["seeds"]) + len(new["seeds"])), key=lambda i: (old["seeds"] + new["seeds"])[i])
@@ -76,9 +129,7 @@ def combine_points(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
         return [both[i] for i in order]
 
     n_old, n_new = len(old["seeds"]), len(new["seeds"])
-    per_seed = ("seeds", "n_train", *CONDITIONS, "n_augmented", "augment_seconds", "n_lexsub", "total_seconds",
-                "n_no_output", "augment_report", "unseen_labels", "base_from")
-    for key in per_seed:
+    for key in PER_SEED:
         if key in old or key in new:
             out[key] = concat(old.get(key), new.get(key), n_old, n_new)
     for key in ("notes", "diverged", "dropped_not_from_subset"):
@@ -193,14 +244,19 @@ class Curve:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
-def _record(point: dict[str, Any], condition: str, result: RunResult, report: str, evals: Sequence[str]) -> None:
-    point.setdefault(condition, []).append(result.f1(report))
+def _record(point: dict[str, Any], condition: str, result: RunResult | None, report: str, evals: Sequence[str],
+            seed: int) -> None:
+    """One seed's run of ``condition``; None where it was not run (every per-seed list keeps one
+    entry per seed, so that runs stay paired by seed)."""
+    point.setdefault(condition, []).append(result.f1(report) if result is not None else None)
     for name in evals:
         if name != report:
-            point.setdefault("other", {}).setdefault(name, {}).setdefault(condition, []).append(result.f1(name))
-    point.setdefault("seconds", {}).setdefault(condition, []).append(round(result.seconds, 1))
-    if result.diverged is not None:
-        point.setdefault("diverged", []).append({"condition": condition, "reason": result.diverged})
+            point.setdefault("other", {}).setdefault(name, {}).setdefault(condition, []).append(
+                result.f1(name) if result is not None else None)
+    point.setdefault("seconds", {}).setdefault(condition, []).append(
+        round(result.seconds, 1) if result is not None else None)
+    if result is not None and result.diverged is not None:
+        point.setdefault("diverged", []).append({"seed": seed, "condition": condition, "reason": result.diverged})
 
 
 def run_curve(
@@ -230,11 +286,11 @@ def run_curve(
         """Train on ``subset`` + ``extra`` as ``condition``; with nothing to add the run would repeat
         the base run, so it is noted instead."""
         if not extra:
-            point.setdefault(condition, []).append(None)
+            _record(point, condition, None, config.report, list(evals), seed)
             point.setdefault("notes", []).append(f"seed {seed}: empty {empty} set")
             return
         result = learner.run(list(subset) + extra, evals, seed)
-        _record(point, condition, result, config.report, list(evals))
+        _record(point, condition, result, config.report, list(evals), seed)
         say(f"{learner.name} {what} F1 {result.f1(config.report)} (+{len(extra)} sentences)")
 
     for percent in config.percents:
@@ -250,7 +306,7 @@ def run_curve(
             else:
                 recorded = None
                 base = learner.run(subset, evals, seed)
-            _record(point, "base", base, config.report, list(evals))
+            _record(point, "base", base, config.report, list(evals), seed)
             if config.base_runs:
                 point.setdefault("base_from", []).append(recorded.source if recorded is not None else None)
             unseen = unseen_labels(base, evals)
@@ -277,13 +333,15 @@ def run_curve(
             if callable(report):
                 point.setdefault("augment_report", []).append(report())
             if dropped:
-                point.setdefault("dropped_not_from_subset", []).append(dropped)
+                point.setdefault("dropped_not_from_subset", []).append({"seed": seed, "dropped": dropped})
             run_with(point, subset, seed, "augmented", outputs, "augmentation", f"{percent}% seed {seed}: augmented")
-            if config.copy_control and outputs:
+            if config.copy_control and not outputs:  # nothing to copy: no run, but the seed keeps its place
+                _record(point, "copy", None, config.report, list(evals), seed)
+            elif config.copy_control:
                 sources = {s.id: s for s in subset}
                 copies = [copy_of(o, sources[o.source_id or ""]) for o in outputs]
                 result = learner.run(list(subset) + copies, evals, seed)
-                _record(point, "copy", result, config.report, list(evals))
+                _record(point, "copy", result, config.report, list(evals), seed)
                 say(f"{learner.name} {percent}% seed {seed}: copy-control F1 {result.f1(config.report)}")
             if config.lexsub and pos is not None:
                 lex = lexical_substitution(subset, outputs, pos) if outputs else []

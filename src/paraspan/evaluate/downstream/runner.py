@@ -11,7 +11,7 @@ from typing import Any
 
 from paraspan.corpus.schema import Sentence
 from paraspan.errors import CorpusError, ParaspanError
-from paraspan.evaluate.downstream.curves import Curve, combine_points
+from paraspan.evaluate.downstream.curves import Curve, combine_points, setting_differences
 from paraspan.evaluate.downstream.learners import HeadConfig, Learner, learners
 
 #: The structure kinds each task trains on.
@@ -77,19 +77,50 @@ def check_task_data(task: str, train: Sequence[Sentence], evals: dict[str, Seque
             "eval_labels_unseen_examples": {k: v[:10] for k, v in unseen.items()}}
 
 
+def learner_setting(learner: Learner) -> dict[str, Any]:
+    """What a results file records of ``learner``'s settings (``head`` or ``spacy``), so that runs
+    of another setting are told apart (``setting_differences``)."""
+    if hasattr(learner, "config"):
+        return {"head": vars(learner.config)}
+    if hasattr(learner, "epochs"):
+        return {"spacy": {"epochs": learner.epochs, "max_steps": learner.max_steps,
+                          # recorded only when not the default, so the runs before the option stay comparable
+                          **({"budget": learner.budget} if learner.budget != "all" else {}),
+                          **({"averages": True} if learner.averages else {})}}
+    return {}
+
+
+def _read_results(target: Path) -> dict[str, Any]:
+    if not target.is_file():
+        return {}
+    try:
+        return json.loads(target.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ParaspanError.from_code("E930", file=str(target), line=exc.lineno, msg=exc.msg) from None
+
+
+def refuse_other_setting(path: str | Path, task: str, meta: dict[str, Any], data: dict[str, Any] | None = None
+                         ) -> None:
+    """E931 when the results file at ``path`` holds a ``task`` curve whose learner, data or augmenter
+    differ from ``meta``'s: one point must never mix them. Call it before training as well, since
+    ``merge_results`` would refuse the curve only after the runs it cost."""
+    data = _read_results(Path(path)) if data is None else data
+    stored = data.get("meta", {}).get(task)
+    if stored is not None and data.get(task):
+        differ = setting_differences(stored, meta)
+        if differ:
+            raise ParaspanError.from_code("E931", file=str(path), task=task, differ="; ".join(differ))
+
+
 def merge_results(path: str | Path, curve: Curve, meta: dict[str, Any]) -> dict[str, Any]:
     """Write ``curve`` under its task in the JSON at ``path`` (other tasks are kept), atomically."""
     from paraspan.corpus.jsonl import atomic_write
 
     target = Path(path)
-    data: dict[str, Any] = {}
-    if target.is_file():
-        try:
-            data = json.loads(target.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise ParaspanError.from_code("E930", file=str(target), line=exc.lineno, msg=exc.msg) from None
-    # Points of other percents (run by another job) are kept; a percent run again over new seeds is
-    # combined with the stored one, over the same seeds it is replaced.
+    data = _read_results(target)
+    # Points of other percents (run by another job) are kept; a percent run again is combined with the
+    # stored one, seed by seed (a seed run again replaces its record).
+    refuse_other_setting(target, curve.task, {**curve.meta, **meta}, data)
     points = data.setdefault(curve.task, {})
     for percent, point in curve.points.items():
         points[percent] = combine_points(points[percent], point) if percent in points else point
