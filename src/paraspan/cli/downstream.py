@@ -66,8 +66,10 @@ def downstream_cmd(
     seeds: Annotated[int, typer.Option(min=1, help="Seeds (resampled subsets) per point.")] = 3,
     report: Annotated[str | None, typer.Option(
         help="Evaluation set whose F1 fills the curves (default: first).")] = None,
-    output: Annotated[Path, typer.Option("--output", "-o", help="Results JSON (merged by task).")] = Path(
-        "downstream.json"),
+    output: Annotated[Path, typer.Option(
+        "--output", "-o",
+        help="Results JSON (merged by task, seed by seed; one of another learner, data or augmenter is refused).")
+    ] = Path("downstream.json"),
     plot: Annotated[Path | None, typer.Option(help="Write the curve as a PNG here.")] = None,
     cache_dir: Annotated[Path | None, typer.Option(
         help="Frozen-feature cache folder (default: in the temp dir).")] = None,
