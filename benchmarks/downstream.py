@@ -149,9 +149,9 @@ def merge_files(target: Path, others: list[Path]) -> str:
     other's run); a file of another learner, data or augmenter is refused (E931)."""
     from paraspan.corpus.jsonl import atomic_write
     from paraspan.evaluate.downstream.curves import combine_points
-    from paraspan.evaluate.downstream.runner import refuse_other_setting
+    from paraspan.evaluate.downstream.runner import read_results, refuse_other_setting
 
-    data = json.loads(target.read_text()) if target.is_file() else {}
+    data = read_results(target)
     for other in others:
         extra = json.loads(other.read_text())
         for task, meta in extra.get("meta", {}).items():
@@ -204,6 +204,11 @@ def portable_text(text: str, args: argparse.Namespace) -> str:
         if where is not None:
             text = text.replace(str(Path(where).resolve()), name).replace(str(where), name)
     return text
+
+
+def portable_meta(meta: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
+    """``meta`` as a results file holds it once ``portable`` rewrote the file."""
+    return json.loads(portable_text(json.dumps(meta, ensure_ascii=False), args))
 
 
 def portable(path: Path, args: argparse.Namespace) -> dict[str, Any]:
@@ -469,7 +474,7 @@ def main() -> None:
     torch.set_num_threads(1)
     from paraspan.errors import ParaspanError
     from paraspan.evaluate.downstream.augment import get_augmenter, spacy_pos
-    from paraspan.evaluate.downstream.curves import CurveConfig, run_curve
+    from paraspan.evaluate.downstream.curves import CurveConfig, curve_meta, run_curve
     from paraspan.evaluate.downstream.plot import plot_curve
     from paraspan.evaluate.downstream.runner import (
         check_task_data,
@@ -527,9 +532,7 @@ def main() -> None:
                                               {k: len(v) for k, v in evals.items()}, report, parser)
         meta["base_from"] = [str(path) for path in args.base_from]
     try:  # refused now rather than after the runs (the file holds portable paths; so must the comparison)
-        refuse_other_setting(args.output, key, json.loads(portable_text(json.dumps(
-            {**meta, "train_sentences": len(train), "eval_sentences": {k: len(v) for k, v in evals.items()},
-             "report": report}, ensure_ascii=False), args)))
+        refuse_other_setting(args.output, key, portable_meta({**meta, **curve_meta(train, evals, config)}, args))
     except ParaspanError as exc:
         parser.exit(2, f"{exc}\n")
 
@@ -541,8 +544,7 @@ def main() -> None:
             run["rewrite"] = {"rules": len(rewriter.rules.rules), "counts": dict(sorted(rewriter.counts.items()))}
         curve.task = key  # WikiANN stays "ner"; WNUT17 gets its own curve
         # the file holds portable paths already; so must what is compared with it
-        merged = merge_results(args.output, curve,
-                               json.loads(portable_text(json.dumps({**meta, **run}, ensure_ascii=False), args)))
+        merged = merge_results(args.output, curve, portable_meta({**meta, **run}, args))
         merged = portable(args.output, args)
         plot_curve(args.task, merged[key], args.output.parent / f"downstream_{key}.png",
                    title=_title(key, merged["meta"][key], merged[key]))

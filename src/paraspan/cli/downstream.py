@@ -85,7 +85,7 @@ def downstream_cmd(
 ) -> None:
     """Learning curves: train on slices of the gold data with and without augmented sentences."""
     from paraspan.evaluate.downstream.augment import get_augmenter, spacy_pos
-    from paraspan.evaluate.downstream.curves import CurveConfig, run_curve
+    from paraspan.evaluate.downstream.curves import CurveConfig, curve_meta, run_curve
     from paraspan.evaluate.downstream.data import split_by_document as split_docs
     from paraspan.evaluate.downstream.ner import BUDGETS
     from paraspan.evaluate.downstream.runner import (
@@ -140,8 +140,7 @@ def downstream_cmd(
     if augment.startswith("generator:"):
         meta.update({"filter": filter_name, "settings": list(overrides or ())})
     # a results file of another learner, data or augmenter is refused now, not after the runs
-    refuse_other_setting(output, learner.name, {**meta, "train_sentences": len(gold), "report": report_name,
-                                                "eval_sentences": {k: len(v) for k, v in evals.items()}})
+    refuse_other_setting(output, learner.name, {**meta, **curve_meta(gold, evals, config)})
     curve = run_curve(learner, gold, evals, config, augmenter, pos,
                       on_point=lambda c: merge_results(output, c, meta), progress=err.print)
     merge_results(output, curve, meta)

@@ -65,6 +65,8 @@ def finalize(point: dict[str, Any]) -> dict[str, Any]:
 # Per-seed lists of a point (one entry per seed, in the order of ``seeds``).
 PER_SEED = ("seeds", "n_train", *CONDITIONS, "n_augmented", "augment_seconds", "n_lexsub", "total_seconds",
             "n_no_output", "augment_report", "unseen_labels", "base_from")
+# Point-level lists of records, each naming its seed where the run said it (``_seed_of``).
+PER_RECORD = ("notes", "diverged", "dropped_not_from_subset")
 # What a results file records of a curve's learner, data and augmenter: two runs may share a point
 # only where these are the same (``setting_differences``).
 LEARNER_SETTING = ("dataset", "train_sentences", "eval_sentences", "report", "spacy", "head")
@@ -98,7 +100,7 @@ def _without_seeds(point: dict[str, Any], seeds: set[int]) -> dict[str, Any]:
     for key in PER_SEED:
         if key in point:
             out[key] = [point[key][i] for i in keep]
-    for key in ("notes", "diverged", "dropped_not_from_subset"):
+    for key in PER_RECORD:
         if key in point:
             out[key] = [e for e in point[key] if _seed_of(e) not in seeds]
     if "seconds" in point:
@@ -132,7 +134,7 @@ def combine_points(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     for key in PER_SEED:
         if key in old or key in new:
             out[key] = concat(old.get(key), new.get(key), n_old, n_new)
-    for key in ("notes", "diverged", "dropped_not_from_subset"):
+    for key in PER_RECORD:
         if key in old or key in new:
             out[key] = old.get(key, []) + new.get(key, [])
     if "seconds" in old or "seconds" in new:
@@ -244,6 +246,14 @@ class Curve:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
+def curve_meta(train: Sequence[Sentence], evals: Mapping[str, Sequence[Sentence]], config: CurveConfig
+               ) -> dict[str, Any]:
+    """What a curve records of its data and grid (part of what ``setting_differences`` compares), known
+    before any run: so a results file of another setting can be refused before training."""
+    return {"train_sentences": len(train), "eval_sentences": {k: len(v) for k, v in evals.items()},
+            "report": config.report, "seeds": list(config.seeds), "percents": list(config.percents)}
+
+
 def _record(point: dict[str, Any], condition: str, result: RunResult | None, report: str, evals: Sequence[str],
             seed: int) -> None:
     """One seed's run of ``condition``; None where it was not run (every per-seed list keeps one
@@ -272,10 +282,7 @@ def run_curve(
     """Run the grid; ``on_point`` is called after each percent (to save partial results)."""
     if config.report not in evals:
         raise ValueError(f"report set {config.report!r} is not among the evaluation sets {sorted(evals)}")
-    curve = Curve(learner.name, meta={"train_sentences": len(train),
-                                      "eval_sentences": {k: len(v) for k, v in evals.items()},
-                                      "report": config.report, "seeds": list(config.seeds),
-                                      "percents": list(config.percents)})
+    curve = Curve(learner.name, meta=curve_meta(train, evals, config))
     say = progress or (lambda message: None)
     prepare = getattr(augmenter, "prepare", None) if config.augment else None
     if callable(prepare):  # e.g. a pre-made file's sources must be training sentences

@@ -90,7 +90,8 @@ def learner_setting(learner: Learner) -> dict[str, Any]:
     return {}
 
 
-def _read_results(target: Path) -> dict[str, Any]:
+def read_results(target: Path) -> dict[str, Any]:
+    """The results JSON at ``target`` ({} when there is none); E930 when it is not JSON."""
     if not target.is_file():
         return {}
     try:
@@ -104,7 +105,7 @@ def refuse_other_setting(path: str | Path, task: str, meta: dict[str, Any], data
     """E931 when the results file at ``path`` holds a ``task`` curve whose learner, data or augmenter
     differ from ``meta``'s: one point must never mix them. Call it before training as well, since
     ``merge_results`` would refuse the curve only after the runs it cost."""
-    data = _read_results(Path(path)) if data is None else data
+    data = read_results(Path(path)) if data is None else data
     stored = data.get("meta", {}).get(task)
     if stored is not None and data.get(task):
         differ = setting_differences(stored, meta)
@@ -117,7 +118,7 @@ def merge_results(path: str | Path, curve: Curve, meta: dict[str, Any]) -> dict[
     from paraspan.corpus.jsonl import atomic_write
 
     target = Path(path)
-    data = _read_results(target)
+    data = read_results(target)
     # Points of other percents (run by another job) are kept; a percent run again is combined with the
     # stored one, seed by seed (a seed run again replaces its record).
     refuse_other_setting(target, curve.task, {**curve.meta, **meta}, data)
