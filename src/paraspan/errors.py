@@ -1100,4 +1100,59 @@ CATALOGUE: dict[str, ErrorSpec] = {
         "(moving, splitting, re-ordering), forward (deleting modifiers) and reverse (a relative clause the LLM "
         "writes after a noun phrase)",
     ),
+    "E980": ErrorSpec("api_not_a_corpus", "paraspan.{function} got {what}: expected {expected}", "{fix}"),
+    "E981": ErrorSpec(
+        "api_item_not_a_sentence",
+        "paraspan.{function}: item {index} is not a sentence of the corpus schema: {problem}",
+        "give paraspan Sentence objects or dicts with id, text and structures (README.md, The schema), e.g. from"
+        " paraspan.read(path, format)",
+    ),
+    "E982": ErrorSpec("api_bad_option", "paraspan.augment: {option}={value!r} {problem}", "{fix}"),
+    "E983": ErrorSpec(
+        "write_over_input",
+        "the output is the file the sentences are read from",
+        "write to another path (the input would be gone before it was read)",
+    ),
+    "E984": ErrorSpec(
+        "hf_unknown_features",
+        "the dataset has features paraspan does not read: {features}",
+        "keep or rename the columns paraspan reads ({known}), e.g. dataset.remove_columns([...]) or"
+        " dataset.rename_column(...), then save_to_disk again",
+    ),
+    "E985": ErrorSpec(
+        "hf_datasets_not_installed",
+        "the Hugging Face `datasets` library is not installed",
+        'pip install "paraspan[hf]"',
+    ),
+    "E986": ErrorSpec(
+        "not_a_datasets_folder",
+        "not a Hugging Face datasets folder ({problem})",
+        "give a folder written by Dataset.save_to_disk or `paraspan convert ... --to hf -o DIR`",
+    ),
+    "E987": ErrorSpec(
+        "store_of_another_corpus",
+        "the run store was made from another corpus ({corpus}): none of the first {checked} training"
+        " examples is one of its {inputs} inputs",
+        "point the augmenter at the store of a run on this training corpus (paraspan augment TRAIN ... --store"
+        " RUN.db)",
+    ),
+    "E988": ErrorSpec("bad_augmenter_store", "{problem}", "{fix}"),
+    "E989": ErrorSpec("hf_dataset_mixed_tasks", "{problem}", "{fix}"),
+    "E970": ErrorSpec(
+        "structure_without_anchor",
+        "{where} was asked to rewrite a {kind} structure {label!r} that has no anchor",
+        "only structures with an anchor (a trigger, predicate or mention) are rewritten: give the structure "
+        "its anchor, or leave it out of the request",
+    ),
+    "E971": ErrorSpec("no_training_epoch", "training ran no epoch (epochs: {epochs})", "give at least one epoch"),
+    "E972": ErrorSpec(
+        "alignment_record_without_source_span",
+        "an alignment record has no source span (source {source!r})",
+        "each record needs source_span [start, end]: score predictions written by `paraspan align`",
+    ),
+    "E973": ErrorSpec(
+        "internal_inconsistency",
+        "{what} disagree: {first!r} / {second!r}",
+        "this is a bug in paraspan: please report it with the input sentence",
+    ),
 }

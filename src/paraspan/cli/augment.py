@@ -13,101 +13,28 @@ from typing import Annotated, Any
 
 import typer
 
-from paraspan.cli.common import Progress, ProgressBar, console
+from paraspan.cli.common import (
+    FromFormat,
+    Progress,
+    ProgressBar,
+    Scheme,
+    Split,
+    Splits,
+    TrimPunct,
+    console,
+    input_format,
+    reader_options,
+)
+# the command is built on paraspan.api; its config and worker plan helpers stay importable from here
+from paraspan.api import DEMO, demo_corpus, directional_check, run_config, uses_gpu, worker_plan  # noqa: F401
 from paraspan.errors import CorpusError, ParaspanError, Problem, ProblemList
 
 _Opt = typer.Option
 
-#: `--demo` settings: the bundled corpus through the default model in a few minutes on 2 idle cores
-#: (with 2 worker processes there: `--workers auto`).
-DEMO = {"iterations": 2, "samples": 3, "constraint_sets": 2, "candidates": 4, "rescore_top": 1}
-
-
-def demo_corpus() -> Path:
-    """The bundled FrameNet-style corpus (sentences written for the project)."""
-    from importlib.resources import files
-
-    return Path(str(files("paraspan") / "data" / "demo" / "framenet_demo.jsonl"))
-
-
-def run_config(*, config_file: Path | None = None, overrides: list[str] | None = None,
-               generator: str | None = None, aligner: str | None = None, settings: dict[str, Any] | None = None,
-               generator_options: dict[str, Any] | None = None, soft_options: dict[str, Any] | None = None,
-               filters: tuple[Any, ...] = (), output_filter: str | None = None) -> Any:
-    """The run's config: defaults < ``--config`` file < the command's flags < ``--set`` overrides.
-
-    ``settings`` are run-level flags the user gave; ``generator_options`` generator flags they
-    gave (``--model``, ``--samples`` …: an error if the generator has no such option);
-    ``soft_options`` generator settings used only where the generator has the option and
-    nothing else set it (the demo's). ``output_filter``: what -o gets, recorded too when no
-    filter of the config has its name.
-    """
-    from paraspan.pipeline import AugmentConfig, apply_overrides, check
-    from paraspan.pipeline.components import generator_options as options_of
-
-    data: dict[str, Any] = {}
-    if config_file is not None:
-        try:
-            data = json.loads(config_file.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise ParaspanError.from_code("E753", file=str(config_file), problem=f"cannot read the run config: {exc}",
-                                          fix="pass a JSON object (see `paraspan augment --help`), e.g. the `config`"
-                                          " of a summary file") from None
-        if not isinstance(data, dict):
-            raise ParaspanError.from_code("E753", file=str(config_file), problem="the run config is not a JSON object",
-                                          fix='write {"iterations": 3, "generator": {"name": "paraphrase"}, ...}')
-    data.update({k: v for k, v in (settings or {}).items() if v is not None})
-    for which, name in (("generator", generator), ("aligner", aligner)):
-        block = data.get(which)
-        block = dict(block) if isinstance(block, dict) else ({"name": block} if isinstance(block, str) else {})
-        if name is not None and block.get("name") != name:
-            block = {"name": name}  # another component: the file's options were for the old one
-        block.setdefault("name", AugmentConfig.model_fields[which].default.name)
-        data[which] = block
-    data["generator"].update({k: v for k, v in (generator_options or {}).items() if v is not None})
-    merged: list[Any] = []  # each spec once, in order (a dict spec is unhashable: compare, not hash)
-    for spec in [*(data.get("filters") or []), *filters]:
-        if spec not in merged:
-            merged.append(spec)
-    data["filters"] = merged
-    data = apply_overrides(data, overrides or [])
-    if output_filter == "verified":
-        directional_check(data)
-    if output_filter not in (None, "all"):
-        from paraspan.filter import RECORDED, build_filters
-
-        if output_filter not in {f.name for f in build_filters([*RECORDED, *(data.get("filters") or [])])}:
-            data["filters"] = [*(data.get("filters") or []), output_filter]
-    if soft_options:
-        block = data["generator"] if isinstance(data["generator"], dict) else {"name": data["generator"]}
-        known = options_of(block["name"])
-        data["generator"] = {**{k: v for k, v in soft_options.items() if k in known}, **block}
-    return check(AugmentConfig.from_dict(data, where=str(config_file) if config_file else "the run config"))
-
-
-def directional_check(data: dict[str, Any]) -> None:
-    """With a directional generator (``generator.relation`` forward or reverse, or ``elaborate``), the default
-    ``verified`` check asks for that direction: the NLI judges for the forward (reverse) entailment
-    class (by the ``llm`` judge), the content check for words dropped (added) only outside the labelled spans. A
-    ``verified`` filter with options of the user's own is left as it is; ``data`` changes in place."""
-    block = data.get("generator")
-    relation = block.get("relation") if isinstance(block, dict) else None
-    if (block.get("name") if isinstance(block, dict) else block) == "elaborate":
-        relation = "reverse"  # its outputs are more specific than their sources by construction
-    if relation not in ("forward", "reverse"):  # equivalence, or a bad value the generator's check reports
-        return
-    filters = list(data.get("filters") or [])
-    if any(isinstance(f, dict) and f.get("name") == "verified" for f in filters):
-        return
-    # recorded under the same name, so -o, --choose-by and export find it as "verified"; judged by the
-    # LLM: minilm-nli calls most dropped or added details equivalence (it agreed with the hand judgment
-    # on 10% of the judged reverse insertions and 32-34% of the forward outputs, benchmarks/README.md)
-    data["filters"] = [f for f in filters if f != "verified"] + [{"name": "verified", "relation": relation,
-                                                                  "judges": ["llm"]}]
-
 
 def augment_cmd(
-    corpus: Annotated[Path | None, typer.Argument(help="Input corpus (JSONL, corpus schema). Not with --demo.")] = None,
+    corpus: Annotated[Path | None, typer.Argument(help="Input corpus (any reader's format: --from; JSONL by "
+                                                       "default). Not with --demo.")] = None,
     out: Annotated[Path | None, _Opt("--output", "-o", help="Output JSONL (written atomically at the end).")] = None,
     iterations: Annotated[int | None, _Opt("--iterations", "-k", min=1, help="Iterations K per structure [3].")] = None,
     retries: Annotated[int | None, _Opt("--retries", min=0, help="Retries, with new samples, of an iteration "
@@ -178,6 +105,14 @@ def augment_cmd(
     include_inputs: Annotated[bool, _Opt("--include-inputs", help="Write the input sentences before the "
                                                                   "outputs (those without structures too).")] = False,
     summary_path: Annotated[Path | None, _Opt("--summary", help="Summary JSON (default: OUT.summary.json).")] = None,
+    per_structure: Annotated[bool, _Opt("--per-structure", help="Write a sentence per structure's output, as "
+                                                                "the store holds them (default: each output text "
+                                                                "once, with every structure verified on it).")] = False,
+    from_fmt: FromFormat = None,
+    split: Split = None,
+    splits: Splits = None,
+    scheme: Scheme = None,
+    trim_punct: TrimPunct = False,
     progress: Progress = True,
 ) -> None:
     """Iterative augmentation (Culkin et al. 2021): rewrite each structure's sentence with its anchor
@@ -190,18 +125,13 @@ def augment_cmd(
     sentences, as `paraspan paraphrase --relation` makes them (rule deletions of modifiers; relative
     clauses inserted after a noun phrase; generator.rewrites=off: the LLM's free rewrites), and the
     default verified check for that direction, judged by the llm judge."""
-    from paraspan.pipeline import export_outputs, open_store, run_augment
+    from paraspan.api import augment, read
+    from paraspan.pipeline import export_outputs
 
-    settings: dict[str, Any] = {}
-    soft: dict[str, Any] = {}
-    generator_options: dict[str, Any] = {"model": model, "samples": samples, "constraint_sets": constraint_sets,
-                                         "rescore_top": rescore_top, "device": device}
     if demo:
         if corpus is not None:
             raise ParaspanError.from_code("E740")
         corpus = demo_corpus()
-        settings.update({k: DEMO[k] for k in ("iterations", "candidates")})
-        soft = {k: v for k, v in DEMO.items() if k not in ("iterations", "candidates")}
         out = out or Path("out/demo-augment/demo.augmented.jsonl")
         if store_path is None:
             store_path = out.parent / "demo.run.db"
@@ -214,120 +144,58 @@ def augment_cmd(
         raise ParaspanError.from_code("E742")
     if backend not in ("local", "ray"):
         raise ParaspanError.from_code("E732", option="--backend", value=backend, fix="use local or ray")
-    if not corpus.is_file():
+    if not corpus.exists():
         raise CorpusError.from_code("E010", file=str(corpus), what="file", fix="check the path")
-    plan = worker_plan(workers, threads, backend=backend, ray_address=ray_address, model=model,
-                       tasks=_count_lines(corpus, limit), gpu=uses_gpu(model, device),
-                       warn=lambda m: console().print(f"note: {m}", markup=False))
-    settings["threads"] = plan["threads"]
-    for key, value in (("iterations", iterations), ("retries", retries), ("candidates", candidates),
-                       ("seed", seed)):
-        if value is not None:
-            settings[key] = value
-    if kinds is not None:
-        settings["kinds"] = [k.strip() for k in kinds.split(",") if k.strip()]
-    if keep_args:
-        settings["keep_args"] = True
-    if partial_args:
-        settings["require_args"] = False
-    if choose_by is None and filter_name != "all":
-        choose_by = filter_name  # the output of an iteration is one that -o would get
-    if choose_by is not None and choose_by != "none":
-        settings["choose_by"] = choose_by
-    # the filter -o gets and the learned filters are recorded for every output (a bad one fails now)
-    extra = tuple(f"learned:{p}" for p in (filter_model or []))
-    config = run_config(config_file=config_file, overrides=overrides, generator=generator, aligner=aligner,
-                        settings=settings, generator_options=generator_options, soft_options=soft, filters=extra,
-                        output_filter=filter_name)
+    sentences = read(corpus, input_format(corpus, from_fmt),
+                     **reader_options(split=split, splits=splits, scheme=scheme, trim_punct=trim_punct))
     con = console()
     tmp: tempfile.TemporaryDirectory[str] | None = None
     if store_path is None:  # a throw-away store: the run cannot be resumed
         tmp = tempfile.TemporaryDirectory(prefix="paraspan-run-")
         store_path = Path(tmp.name) / "run.db"
     try:
-        store = open_store(store_path, config, resume=resume)
-        run_id = store.start_run(sys.argv)
-        try:
-            with ProgressBar("augment", enabled=progress, unit="sentences") as bar:
-                summary = run_augment(corpus, store, config, limit=limit, workers=plan["workers"],
-                                      backend=backend, ray_address=ray_address, progress=bar)
-        except KeyboardInterrupt:
-            store.finish_run(run_id, "interrupted")
-            if tmp is None:
-                con.print(f"interrupted: resume with --resume --store {store_path}")
-            raise
-        store.finish_run(run_id)
-        written = export_outputs(store, out, "jsonl", filter_name, include_inputs=include_inputs)
+        with ProgressBar("augment", enabled=progress, unit="sentences") as bar:
+            # the filter -o gets and the learned filters are recorded for every output (a bad one fails now)
+            run = augment(sentences, generator=generator or "cascade", filters=filter_name, iterations=iterations,
+                          store=store_path, workers=workers, on_progress=bar, aligner=aligner, retries=retries,
+                          candidates=candidates, seed=seed, kinds=kinds.split(",") if kinds is not None else None,
+                          keep_args=keep_args, partial_args=partial_args, choose_by=choose_by,
+                          filter_models=filter_model or (), model=model, device=device, samples=samples,
+                          constraint_sets=constraint_sets, rescore_top=rescore_top, config=config_file,
+                          overrides=overrides or (), limit=limit, threads=threads, backend=backend,
+                          ray_address=ray_address, resume=resume, per_structure=per_structure, demo_settings=demo,
+                          command=sys.argv, on_note=lambda m: con.print(f"note: {m}", markup=False))
+            plan, config = run.plan, run.config
+            try:
+                for _ in run:  # -o is written from the store at the end (atomically, in input order)
+                    pass
+            except KeyboardInterrupt:
+                if tmp is None:
+                    con.print(f"interrupted: resume with --resume --store {store_path}")
+                raise
+        summary = run.summary
+        assert summary is not None
+        from paraspan.pipeline.store import RunStore
+
+        with RunStore.open(store_path) as store:
+            written = export_outputs(store, out, "jsonl", filter_name, include_inputs=include_inputs,
+                                     per_structure=per_structure)
         data = summary.to_dict()
         data.update({"output": str(out), "written": written, "filter": filter_name,
-                     "store": str(store_path) if tmp is None else None, "workers": plan,
-                     "config": config.to_dict()})
+                     "per_structure": per_structure, "store": str(store_path) if tmp is None else None,
+                     "workers": plan, "config": config.to_dict()})
         spath = summary_path or out.with_name(out.name.removesuffix(".jsonl") + ".summary.json")
         from paraspan.corpus.jsonl import atomic_write
 
         with atomic_write(spath) as handle:
             json.dump(data, handle, indent=2, ensure_ascii=False)
             handle.write("\n")
-        store.close()
     finally:
         if tmp is not None:
             tmp.cleanup()
     render_summary(summary, con)
     con.print(f"wrote {written} outputs ({filter_name}) to {out}; summary {spath}"
               + (f"; store {store_path}" if tmp is None else "") + f"; {plan['reason']}", markup=False)
-
-
-def _count_lines(path: Path, limit: int | None = None) -> int | None:
-    """Lines of ``path`` (at most ``limit``): no more workers than inputs. None when unreadable."""
-    count, last = 0, b"\n"
-    try:
-        with path.open("rb") as handle:
-            while chunk := handle.read(1 << 20):
-                count += chunk.count(b"\n")
-                last = chunk[-1:]
-                if limit is not None and count >= limit:
-                    return limit
-    except OSError:
-        return None
-    count += last != b"\n"
-    return count if limit is None else min(count, limit)
-
-
-def uses_gpu(model: str | None, device: str | None, llm_backend: str = "auto") -> bool:
-    """Whether the LLM will run on a GPU (``--device cuda``, or ``auto`` with transformers and a GPU)."""
-    wanted = (device or "auto").strip().lower()
-    if wanted != "auto":
-        return wanted.startswith("cuda")
-    from paraspan.llm.hf_backend import pick_backend
-
-    try:
-        if pick_backend(model or "default", llm_backend, wanted) != "transformers":
-            return False
-    except ParaspanError:
-        return False  # reported when the model loads
-    import torch
-
-    return bool(torch.cuda.is_available())
-
-
-def worker_plan(workers: str, threads: str, *, backend: str = "local", ray_address: str | None = None,
-                model: str | None = None, tasks: int | None = None, base_memory: int | None = None,
-                gpu: bool = False, warn: Any = None) -> dict[str, Any]:
-    """``--workers`` and ``--threads`` resolved (:func:`paraspan.pipeline.resources.plan_workers`), as
-    the summary records them: workers, threads per worker, and why (``reason``)."""
-    from paraspan.pipeline.resources import AUTO, WORKER_MEMORY, parse_amount, plan_workers, worker_memory
-
-    want_workers, want_threads = parse_amount(workers, "--workers"), parse_amount(threads, "--threads")
-    if backend == "ray" and ray_address:  # the actors run on the cluster: this machine's resources do not count
-        if want_workers == AUTO:
-            raise ParaspanError.from_code("E876", address=ray_address)
-        n_threads = 1 if want_threads == AUTO else want_threads
-        return {"workers": want_workers, "threads": n_threads, "requested_workers": want_workers,
-                "requested_threads": want_threads,
-                "reason": f"{want_workers} Ray actors × {n_threads} thread{'s' * (n_threads != 1)} at {ray_address}"}
-    memory = worker_memory(model or "default", base=base_memory or WORKER_MEMORY)
-    return plan_workers(want_workers, want_threads, per_worker_memory=memory, tasks=tasks, warn=warn,
-                        gpu=gpu).to_dict()
 
 
 def render_summary(summary: Any, con: Any) -> None:
@@ -372,6 +240,9 @@ def export_cmd(
     filter_model: Annotated[Path | None, _Opt("--filter-model", help="Decide with a `train-filter` model "
                                                                      "(recorded in the store).")] = None,
     include_inputs: Annotated[bool, _Opt("--include-inputs", help="Input sentences first.")] = False,
+    per_structure: Annotated[bool, _Opt("--per-structure", help="A sentence per structure's output (default: "
+                                                                "each output text once, with all its "
+                                                                "structures).")] = False,
 ) -> None:
     """Write the outputs of a run store (those a filter keeps) in any writer's format."""
     from paraspan.pipeline import decide_in_store, export_outputs
@@ -381,7 +252,8 @@ def export_cmd(
         if filter_model is not None:
             name = decide_in_store(store, f"learned:{filter_model}")
             filter_name = filter_name or name
-        written = export_outputs(store, out, to_fmt, filter_name, include_inputs=include_inputs)
+        written = export_outputs(store, out, to_fmt, filter_name, include_inputs=include_inputs,
+                                 per_structure=per_structure)
     console().print(f"wrote {written} sentences to {out} ({to_fmt})")
 
 
@@ -453,10 +325,9 @@ def train_filter_cmd(
                 for j in store.judgments():
                     grouped.setdefault(j.output_id, []).append(j.score)
                 scores = {k: sum(v) / len(v) for k, v in grouped.items()}
-    else:
+    elif outputs is not None:  # exactly one of the two (E747 above)
         from paraspan.corpus.jsonl import read_jsonl
 
-        assert outputs is not None
         for sentence in read_jsonl(outputs):
             provenance[sentence.id] = sentence.provenance
             source_of[sentence.id] = sentence.source_id or sentence.id

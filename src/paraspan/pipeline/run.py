@@ -164,7 +164,7 @@ def _auto_workers(requested: str, config: AugmentConfig, backend: str, ray_addre
 
 
 def export_outputs(store: RunStore, out: str | Path, fmt: str = "jsonl", filter: Any = None,
-                   *, include_inputs: bool = False) -> int:
+                   *, include_inputs: bool = False, per_structure: bool = False) -> int:
     """Write the store's outputs (those ``filter`` keeps) to ``out`` in ``fmt``, atomically.
 
     ``filter``: None or ``"all"`` for every output; a filter whose decisions the store records
@@ -172,7 +172,9 @@ def export_outputs(store: RunStore, out: str | Path, fmt: str = "jsonl", filter:
     rule, ``learned:PATH``, a registered filter name or ``{"name": …, options}``), which then
     decides on every output now, its decisions recorded in the store first.
     ``include_inputs``: the input sentences come first (those without structures too).
-    Each labelled sentence is written once per source (:func:`distinct_outputs`).
+    Each output text is written once per source, with every structure kept on it
+    (:func:`merge_outputs`); ``per_structure``: a sentence per structure's output, as the store
+    holds them (each labelled sentence once per source, :func:`distinct_outputs`).
     """
     from paraspan.corpus.formats import write_corpus
 
@@ -187,7 +189,8 @@ def export_outputs(store: RunStore, out: str | Path, fmt: str = "jsonl", filter:
     def sentences() -> Iterator[Sentence]:
         if include_inputs:
             yield from store.iter_inputs()
-        yield from distinct_outputs(record.sentence for record in store.iter_outputs(name))
+        kept = (record.sentence for record in store.iter_outputs(name))
+        yield from distinct_outputs(kept) if per_structure else merge_outputs(kept)
 
     return write_corpus(sentences(), out, fmt)
 
@@ -206,6 +209,50 @@ def distinct_outputs(sentences: Iterable[Sentence]) -> Iterator[Sentence]:
         if key not in seen:
             seen.add(key)
             yield sentence
+
+
+def merge_outputs(sentences: Iterable[Sentence]) -> Iterator[Sentence]:
+    """One sentence per distinct output text of a source, carrying every structure verified on it.
+
+    The store keeps a row per structure's output: a rewrite that every structure of its source
+    reached (a cleft, a mention's rewrite carrying the other mentions) was written once per
+    structure, each copy with part of the annotation. Here the outputs of one source that share
+    a text become one sentence: the first output's id, meta and provenance, the structures of all
+    of them (each once, in order), and ``provenance["merged"]`` listing the ids of the outputs it
+    joins (only when it joins more than one). ``sentences`` must come grouped by source (the
+    store's order, or one input's :class:`~paraspan.pipeline.store.WorkResult`); the merged
+    sentences keep the order of their first output.
+    """
+    import json
+
+    group: dict[str, tuple[Sentence, list[str], set[str]]] = {}
+    source: object = object()  # no source yet
+
+    def flush() -> Iterator[Sentence]:
+        for first, ids, _ in group.values():
+            if len(ids) > 1:
+                first.provenance = {**(first.provenance or {}), "merged": ids}
+            yield first
+        group.clear()
+
+    for sentence in sentences:
+        if sentence.source_id != source:
+            yield from flush()
+            source = sentence.source_id
+        keys = [json.dumps(t.to_dict(), sort_keys=True) for t in sentence.structures]
+        held = group.get(sentence.text)
+        if held is None:
+            merged = Sentence(sentence.id, sentence.text, [], dict(sentence.meta), sentence.source_id,
+                              dict(sentence.provenance) if sentence.provenance is not None else None,
+                              dict(sentence.extra), sentence.key_order)
+            held = group[sentence.text] = (merged, [], set())
+        merged, ids, seen = held
+        ids.append(sentence.id)
+        for key, structure in zip(keys, sentence.structures, strict=True):
+            if key not in seen:
+                seen.add(key)
+                merged.structures.append(structure)
+    yield from flush()
 
 
 def decide_in_store(store: RunStore, spec: Any, *, batch: int = 64) -> str:
