@@ -26,7 +26,7 @@ REPO = Path(__file__).resolve().parents[1]
 PACKAGE = REPO / "src" / "paraspan"
 
 # Extras for an optional feature may satisfy an import of that feature; `dev` (test tools) may not.
-FEATURE_EXTRAS = ("models", "ray", "review")
+FEATURE_EXTRAS = ("models", "ray", "review", "hf")
 
 # Modules that import an optional extra at module level on purpose: each is imported only by the
 # command that needs the extra (review/app.py: FastAPI resolves annotations in the module's namespace).

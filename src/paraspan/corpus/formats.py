@@ -32,6 +32,8 @@ READERS.register("conllu-srl", "paraspan.corpus.conllu_srl:read_conllu_srl",
 READERS.register("conll2009", "paraspan.corpus.conll2009:read_conll2009", "CoNLL-2009 SRL")
 READERS.register("bio", "paraspan.corpus.bio:read_bio", "CoNLL NER (IOB/IOB2/IOBES), tab or space separated")
 READERS.register("docbin", "paraspan.corpus.docbin:read_docbin", "spaCy DocBin written by paraspan (lossless)")
+READERS.register("hf", "paraspan.corpus.hf:read_hf",
+                 "Hugging Face datasets folder (save_to_disk): tokens, ner_tags, role rows; needs paraspan[hf]")
 
 
 def readers() -> Registry[Reader]:
@@ -46,6 +48,8 @@ WRITERS.register("opensesame", "paraspan.corpus.opensesame:write_opensesame",
                  "open-sesame CoNLL, one block per frame/srl structure")
 WRITERS.register("docbin", "paraspan.corpus.docbin:write_docbin",
                  "spaCy DocBin (entities in doc.ents, all spans in doc.spans)")
+WRITERS.register("hf", "paraspan.corpus.hf:write_hf",
+                 "Hugging Face datasets folder: a row per sentence (NER) or per frame/predicate; needs paraspan[hf]")
 
 
 def writers() -> Registry[Writer]:
