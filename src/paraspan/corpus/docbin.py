@@ -146,6 +146,16 @@ def _set_spans(doc: Doc, structures: Sequence[Structure], stats: _Stats) -> None
         doc.spans[key] = spans
 
 
+def sentence_doc(nlp: Any, sentence: Sentence) -> Doc:
+    """``sentence`` as a spaCy ``Doc`` of ``nlp``'s vocab, labelled as :func:`write_docbin` labels it
+    (entities in ``doc.ents``, every structure's spans in ``doc.spans``); spans covering no token are left out."""
+    doc = _doc(nlp, nlp.vocab, sentence)
+    stats = _Stats()
+    _set_ents(doc, sentence.structures, stats)
+    _set_spans(doc, sentence.structures, stats)
+    return doc
+
+
 def write_docbin(sentences: Iterable[Sentence], path: str | Path) -> int:
     """Write a ``.spacy`` DocBin; return the number of sentences (docs) written."""
     import spacy

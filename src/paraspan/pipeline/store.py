@@ -450,6 +450,10 @@ class RunStore:
                     decisions={k: v[0] for k, v in d.items()}, reasons={k: v[1] for k, v in d.items()},
                     frame=frame, anchor_text=atext, anchor_lemma=alemma)
 
+    def commands(self) -> list[list[str]]:
+        """The command line of each run (invocation) that wrote this store, oldest first."""
+        return [json.loads(argv) if argv else [] for (argv,) in self.conn.execute("SELECT argv FROM runs ORDER BY id")]
+
     def iter_candidates(self, input_id: str) -> Iterator[CandidateRow]:
         for (_, structure, iteration, cand, text, fwd, bwd, score, a_s, a_e, a_score, placed, chosen,
              meta) in self.conn.execute("SELECT * FROM candidates WHERE input_id = ? "
