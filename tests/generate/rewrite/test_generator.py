@@ -15,7 +15,7 @@ from .helpers import CORPUS, entity, find, srl
 
 @pytest.fixture(scope="module")
 def rewriter():
-    return Rewriter(RuleSet.default(), nlp=load_spacy())
+    return Rewriter(RuleSet.default(), nlp=load_spacy(), strict=True)
 
 
 def _labels(sentence: Sentence) -> set[tuple[str, str, str | None]]:

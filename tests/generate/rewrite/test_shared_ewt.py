@@ -16,7 +16,7 @@ from tests.conftest import need_shared
 def test_ewt_rewrites_keep_only_source_labels():
     path = need_shared("data", "srl", "up-english-ewt", "en_ewt-up-dev.conllu")
     sentences = list(islice(read_corpus(path, "conllu-srl"), 80))
-    rewriter = Rewriter(nlp=load_spacy())
+    rewriter = Rewriter(nlp=load_spacy(), strict=True)
     out = list(rewriter.rewrite_corpus(sentences))
     by_id = {s.id: s for s in sentences}
     assert len(out) >= 0.5 * len(sentences)

@@ -11,14 +11,17 @@ Two entry points:
 
 Bad input never raises: sentences spaCy cannot parse into two or more words, rules that would
 produce an empty sentence or the same text, and rewrites that lose every structure are skipped
-and counted in :attr:`Rewriter.counts`.
+and counted in :attr:`Rewriter.counts`. A rule that raises is a bug: it is logged with the rule's
+name and the sentence's id and counted, and with ``strict=True`` (the tests) raised as
+:class:`RuleFailure`.
 """
 
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +31,7 @@ from paraspan.generate.base import (
     Capabilities,
     GenerationRequest,
     GenerationResult,
+    GeneratorFactory,
     MappedToken,
     TokenMapping,
 )
@@ -46,6 +50,17 @@ from paraspan.generate.rewrite.rules import RuleSet
 if TYPE_CHECKING:
     from spacy.language import Language
     from spacy.tokens import Doc, Token
+
+log = logging.getLogger(__name__)
+
+
+class RuleFailure(RuntimeError):
+    """A rewrite rule raised on a sentence (a bug in the rule, raised in strict mode)."""
+
+    def __init__(self, rule: str, sentence_id: str | None, exc: Exception) -> None:
+        super().__init__(f"rewrite rule {rule!r} failed on sentence {sentence_id or '(no id)'}: "
+                         f"{type(exc).__name__}: {exc}")
+        self.rule, self.sentence_id = rule, sentence_id
 
 
 @dataclass
@@ -72,14 +87,15 @@ class Rewriter:
     As the registered ``rewrite`` generator its options are ``rules`` (a rules file written by
     ``paraspan refine-rules``; default: every rule), ``max_per_sentence`` and ``max_lexical``
     (WordNet substitutions per sentence). Rules keep the words they move, so ``ban`` does not
-    apply: the pipeline runs one iteration per structure.
+    apply: the pipeline runs one iteration per structure. ``strict``: a rule that raises stops the
+    run (:class:`RuleFailure`) instead of being logged and counted.
     """
 
     capabilities = Capabilities(honours_ban=False, deterministic=True)
 
     def __init__(self, rules: RuleSet | str | None = None, *, max_per_sentence: int | None = None,
                  nlp: Language | None = None, max_lexical: int = 3, n: int | None = None,
-                 families: str | Sequence[str] | None = None) -> None:
+                 families: str | Sequence[str] | None = None, strict: bool = False) -> None:
         if isinstance(rules, str):
             rules = RuleSet.from_file(rules)
         self.rules = rules if rules is not None else RuleSet.default()
@@ -87,6 +103,7 @@ class Rewriter:
             self.rules = self.rules.only(families)
         self.max_per_sentence = max_per_sentence if max_per_sentence is not None else n
         self.max_lexical = max_lexical
+        self.strict = strict
         self._nlp = nlp
         self._wordnet: Any = None
         self.counts: Counter = Counter()
@@ -118,9 +135,11 @@ class Rewriter:
         return RuleContext(frozenset(protected), self.wordnet, inflect, self.max_lexical)
 
     # -- core
-    def raw_rewrites(self, doc: Doc, protected: Iterable[int] = (), names: Iterable[int] = ()) -> list[RawRewrite]:
+    def raw_rewrites(self, doc: Doc, protected: Iterable[int] = (), names: Iterable[int] = (),
+                     sentence_id: str | None = None) -> list[RawRewrite]:
         """Every rule's rewrites of ``doc``: distinct, non-empty, different from the source. ``names``: the
-        tokens of labelled entity mentions, whose capitals no rule lowers."""
+        tokens of labelled entity mentions, whose capitals no rule lowers; ``sentence_id`` names the
+        sentence when a rule fails on it."""
         if sum(1 for t in doc if not t.is_punct and not t.is_space) < 2:
             self.counts["skipped_too_short"] += 1
             return []
@@ -137,9 +156,12 @@ class Rewriter:
         for rule in self.rules.rules:
             try:
                 outputs = rule.apply(doc, ctx)
-            except Exception as exc:  # noqa: BLE001 — one rule failing on an odd parse must not stop a corpus run;
-                # it is counted (tests assert the count stays 0 on their sentences)
+            except Exception as exc:  # noqa: BLE001 — one rule failing on an odd parse must not stop a corpus run
                 self.counts[f"rule_error:{rule.name}:{type(exc).__name__}"] += 1
+                if self.strict:
+                    raise RuleFailure(rule.name, sentence_id, exc) from exc
+                log.warning("rewrite rule %s failed on sentence %s: %s: %s", rule.name, sentence_id or "(no id)",
+                            type(exc).__name__, exc, exc_info=log.isEnabledFor(logging.DEBUG))
                 continue
             for pieces in outputs:
                 lower_common_capitals(doc, pieces, self._common_word)
@@ -186,7 +208,7 @@ class Rewriter:
         if request.sentence is not None and request.structure is not None and \
                 request.sentence.structures[request.structure].extra.get("anchor_rest"):
             # a discontinuous target ("rang a vague bell"): the output's anchor would be its first piece
-            # alone (the further pieces' offsets do not carry over; fn-cascade-exemplars-k)
+            # alone (the further pieces' offsets do not carry over)
             self.counts["skipped_discontinuous_anchor"] += 1
             return GenerationResult(request, [], note="a discontinuous anchor")
         doc = self.nlp(request.text)
@@ -198,7 +220,7 @@ class Rewriter:
                 spans.append((anchor.start, anchor.end))
         protected = {i for s, e in spans for i in tokens_in(tokens, s, e)}
         found = []
-        for raw in self.raw_rewrites(doc, protected, _name_tokens(request.sentence, tokens)):
+        for raw in self.raw_rewrites(doc, protected, _name_tokens(request.sentence, tokens), request.id):
             if any(request.span_text(k) not in raw.text for k in request.keep):
                 self.counts["skipped_keep"] += 1
                 continue
@@ -222,7 +244,7 @@ class Rewriter:
                      for i in tokens_in(tokens, sp.start, sp.end)}
         self.counts["structures_in"] += len(sentence.structures)
         out: list[Sentence] = []
-        for raw in self.raw_rewrites(doc, protected, _name_tokens(sentence, tokens)):
+        for raw in self.raw_rewrites(doc, protected, _name_tokens(sentence, tokens), sentence.id):
             mapping = raw.mapping(doc)
             projection = project_mapping(sentence, mapping, label_copies=True)
             self.counts.update(projection.counts)  # over every candidate, emitted or not
@@ -259,6 +281,14 @@ class Rewriter:
             yield from self.rewrite_sentence(sentence, doc)
 
 
+class RewriterFactory(GeneratorFactory):
+    """The rewriter's factory: the versions of the code and rules it applies (:func:`_code_versions`)."""
+
+    def code_versions(self, options: Mapping[str, Any]) -> dict[str, str]:
+        return _code_versions(dict(options))
+
+
+@RewriterFactory
 def make_rewriter(rules: str | None = None, max_per_sentence: int | None = None, max_lexical: int = 3,
                   families: str = "reliable") -> Rewriter:
     """The registered ``rewrite`` generator: ``rules`` a rules file (``paraspan refine-rules``;
@@ -292,8 +322,6 @@ def _code_versions(options: dict[str, Any]) -> dict[str, str]:
     return {"rewriter": REWRITER_VERSION, **{f"rule:{rule.name}": rule.version for rule in ruleset.rules}}
 
 
-make_rewriter.code_versions = _code_versions  # type: ignore[attr-defined]
-
 
 def rewrite_sentence(sentence: Sentence, rules: RuleSet | None = None, **options: Any) -> list[Sentence]:
     """Convenience: projected rewrites of one sentence with a fresh :class:`Rewriter`."""
@@ -309,12 +337,12 @@ _TITLES = {"dr", "mr", "mrs", "ms", "prof", "gen", "col", "lt", "sgt", "capt", "
 def false_sentence_break(doc: Doc) -> bool:
     """Whether the parser started a sentence right after a title's full stop ("Project Officer Dr .
     Wouter Basson also set up …") or inside brackets: every rule works within the parser's
-    sentences, and a cleft of the second half gave "Dr . It was Wouter Basson that …"
-    (fn-cascade-train-g); such a sentence is not rewritten."""
+    sentences, and a cleft of the second half gave "Dr . It was Wouter Basson that …"; such a
+    sentence is not rewritten."""
     depth, broken = 0, False
     for t in doc:
         if t.is_sent_start and t.i > 0 and depth > 0:
-            broken = True  # inside brackets: "( … Agence France-Presse/Yahoo! News … )" (fn-cascade-train-k)
+            broken = True  # inside brackets: "( … Agence France-Presse/Yahoo! News … )"
         depth += t.text.count("(") - t.text.count(")")
     return broken or any(t.is_sent_start and t.i >= 2 and doc[t.i - 1].text == "." and doc[t.i - 2].lower_ in _TITLES
                          for t in doc)
