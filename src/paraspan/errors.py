@@ -506,6 +506,32 @@ CATALOGUE: dict[str, ErrorSpec] = {
         "a paraphrase is neither a string nor an object with \"text\"",
         "give the output of `paraspan paraphrase`",
     ),
+    "E470": ErrorSpec(
+        "bad_rewrite_rules_file",
+        "the rewrite rules file {problem}",
+        "give a JSON file like paraspan/generate/rewrite/data/rules.json",
+    ),
+    "E471": ErrorSpec(
+        "bad_rewrite_rule_spec",
+        "rewrite rule {rule!r}: {problem}",
+        "{fix_hint}",
+    ),
+    "E472": ErrorSpec(
+        "unknown_rewrite_rule_part",
+        "rewrite rule {rule!r} names an unknown {kind} {value!r}",
+        "use one of: {known} (or register a new one in a rules module)",
+    ),
+    "E473": ErrorSpec(
+        "bad_word_list_file",
+        "the word-list file {problem}",
+        "give a JSON file like paraspan/generate/rewrite/data/wordlists.json: each list"
+        " {{\"about\": ..., \"entries\": [{{\"reason\": ..., \"words\": [...]}}]}}",
+    ),
+    "E474": ErrorSpec(
+        "unknown_word_list",
+        "no word list {name!r}",
+        "add it to the word-list file, or use one of: {known}",
+    ),
     "E600": ErrorSpec(
         "malformed_task_json",
         "malformed JSON: {msg} (column {column})",

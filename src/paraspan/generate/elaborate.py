@@ -133,7 +133,8 @@ def sites(doc: Doc, keep: Sequence[CharSpan] = ()) -> list[Site]:
     noun after "the", "this", a possessive …) that ends its own phrase, is the subject of a verb after
     it or the last word of the sentence, and is not in a quotation, a question, a coordination, a
     compound or a date or amount; no site falls inside a ``keep`` span."""
-    from paraspan.generate.rewrite.hand import _embedded, _quoted
+    from paraspan.generate.rewrite.parse import quoted as _quoted
+    from paraspan.generate.rewrite.rules_extraction import embedded as _embedded
 
     found: list[tuple[int, Site]] = []
     for n in doc:
@@ -317,12 +318,14 @@ class Elaborator:
         """Why the output ``doc`` is not the source plus one non-restrictive relative clause ("" if it is):
         the rewriter's ``delete-relative-clause`` must give the source back, and the clause agree
         in number with its noun."""
-        from paraspan.generate.rewrite.core import render
-        from paraspan.generate.rewrite.hand import _agrees, _nonrestrictive_relcl, delete_relative_clause
+        from paraspan.generate.rewrite.core import RuleContext, render
+        from paraspan.generate.rewrite.rules import rewrite_rules
+        from paraspan.generate.rewrite.rules_extraction import agrees as _agrees
+        from paraspan.generate.rewrite.rules_extraction import nonrestrictive_relcl as _nonrestrictive_relcl
 
         # spacing aside: a tokenized corpus writes "June ." where the rewriter renders "June."
         target = "".join(source.split())
-        for pieces in delete_relative_clause(doc, None):
+        for pieces in rewrite_rules.get("delete-relative-clause").apply(doc, RuleContext()):
             text, _ = render(doc, pieces)
             if "".join(text.split()) == target:
                 break
