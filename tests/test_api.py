@@ -190,3 +190,22 @@ def test_leaving_the_loop_early_stops_the_run(tmp_path) -> None:
     resumed = list(paraspan.augment(rows, filters="all", iterations=1, workers=1, store=tmp_path / "run.db",
                                     resume=True, overrides=["sentences_per_batch=1"], **FAKE))
     assert first.source_id not in {s.source_id for s in resumed} and len(resumed) >= 1
+
+
+def readme_quickstart() -> str:
+    """The first Python block of README.md's "Python API" section, as written there."""
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = text.split("\n## Python API\n", 1)[1].split("\n## ", 1)[0]
+    return section.split("```python\n", 1)[1].split("```", 1)[0]
+
+
+@pytest.mark.slow
+def test_readme_quickstart_runs_as_written(tmp_path, monkeypatch, capsys) -> None:
+    code = readme_quickstart()
+    assert "paraspan.augment(" in code and len(code.splitlines()) <= 10
+    monkeypatch.chdir(tmp_path)
+    exec(compile(code, "README.md (Python API)", "exec"), {"__name__": "__quickstart__"})
+    written = _lines(tmp_path / "augmented.jsonl")
+    assert written and all(r["source_id"] and r["provenance"]["filters"]["verified"] for r in written)
+    assert len({(r["source_id"], r["text"]) for r in written}) == len(written)  # each text once
+    assert f"{written[0]['source_id']} → {written[0]['text']}" in capsys.readouterr().out

@@ -16,7 +16,8 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-__all__ = ["Augmentation", "Corpus", "Sentence", "Span", "Structure", "__version__", "augment", "read", "write"]
+__all__ = ["Augmentation", "Corpus", "Sentence", "Span", "Structure", "__version__", "augment", "demo_corpus", "read",
+           "write"]
 
 #: name → the module that defines it, imported on first access (PEP 562; through importlib, not an
 #: import statement: the modules import ``paraspan.__version__``, and the package imports none of them)
@@ -26,6 +27,7 @@ _LAZY = {
     "augment": "paraspan.api",
     "Augmentation": "paraspan.api",
     "Corpus": "paraspan.api",
+    "demo_corpus": "paraspan.api",
     "Sentence": "paraspan.corpus.schema",
     "Span": "paraspan.corpus.schema",
     "Structure": "paraspan.corpus.schema",
