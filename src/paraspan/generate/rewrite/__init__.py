@@ -1,8 +1,9 @@
 """Syntactic rewriting with label projection and learned rule refinement (Woodsend & Lapata 2014).
 
 - :mod:`.core`: output pieces (the one-to-one token mapping), the :class:`Rule` type, rendering.
-- :mod:`.hand`: hand-written rules (voice, extraction, splitting, reordering, genitive,
-  compression, "It is" insertion, WordNet synonyms).
+- :mod:`.spec`: the hand-written rules (voice, extraction, splitting, reordering, genitive,
+  compression, "It is" insertion, WordNet synonyms) as data: a spec per rule in ``data/rules.json``,
+  its named vetoes and renderer in ``rules_*.py``, word lists in ``data/wordlists.json``.
 - :mod:`.learned`: a quasi-synchronous dependency grammar extracted from aligned pairs.
 - :mod:`.rules`: the rule registry and :class:`RuleSet` (default, learned or refined files).
 - :mod:`.generator`: :class:`Rewriter` (the ``"rewrite"`` generator) and ``rewrite_sentence``; labels

@@ -51,6 +51,7 @@ RULE_MODULES = (
     "paraspan.generate.rewrite.rules_voice",
     "paraspan.generate.rewrite.rules_extraction",
     "paraspan.generate.rewrite.rules_order",
+    "paraspan.generate.rewrite.rules_split",
     "paraspan.generate.rewrite.rules_genitive",
     "paraspan.generate.rewrite.rules_words",
 )
