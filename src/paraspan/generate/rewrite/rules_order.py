@@ -223,11 +223,6 @@ def _verbless(s: Site) -> bool:
     return not finite(s["v"])
 
 
-@veto("modifier-before-verb")
-def _before_verb(s: Site) -> bool:
-    return s["m"].i < s["v"].i
-
-
 @veto("locative-complement")
 def _locative(s: Site) -> bool:
     """"He lives in Leeds" → "In Leeds, he lives": the verb's only complement."""

@@ -98,28 +98,31 @@ class Parts:
 PARTS = Parts()
 
 
-def veto(name: str) -> Callable[[Veto], Veto]:
-    """Register a predicate that declines a site when it returns True."""
-    def register(fn: Veto) -> Veto:
-        PARTS.vetoes[name] = fn
+def _register(table: dict[str, Any], kind: str, name: str) -> Callable[[Any], Any]:
+    def register(fn: Any) -> Any:
+        old = table.get(name)
+        # two functions under one name would make a spec's meaning depend on import order
+        if old is not None and (old.__module__, old.__qualname__) != (fn.__module__, fn.__qualname__):
+            raise ValueError(f"two {kind} functions named {name!r}: {old.__module__}.{old.__qualname__} and "
+                             f"{fn.__module__}.{fn.__qualname__}")
+        table[name] = fn
         return fn
     return register
+
+
+def veto(name: str) -> Callable[[Veto], Veto]:
+    """Register a predicate that declines a site when it returns True."""
+    return _register(PARTS.vetoes, "veto", name)
 
 
 def renderer(name: str) -> Callable[[Renderer], Renderer]:
     """Register the function that writes a site's rewrite (None: declined)."""
-    def register(fn: Renderer) -> Renderer:
-        PARTS.renderers[name] = fn
-        return fn
-    return register
+    return _register(PARTS.renderers, "renderer", name)
 
 
 def site_source(name: str) -> Callable[[SiteSource], SiteSource]:
     """Register a function ``(doc, ctx, **args)`` that yields the named tokens of each site."""
-    def register(fn: SiteSource) -> SiteSource:
-        PARTS.sources[name] = fn
-        return fn
-    return register
+    return _register(PARTS.sources, "site source", name)
 
 
 # --------------------------------------------------------------------------- token conditions
