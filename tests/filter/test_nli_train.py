@@ -22,8 +22,8 @@ def test_same_seed_same_weights_and_a_mismatched_delta_is_refused(tmp_path, tiny
     from paraspan.filter.nli_train import NliRecipe, load_cross_encoder, train_nli
 
     recipe = NliRecipe(seed=3, epochs=1, train_layers=1, batch_size=4)
-    first = train_nli([tiny_sick], tmp_path / "a", recipe, threads=1)
-    second = train_nli([tiny_sick], tmp_path / "b", recipe, threads=1)
+    first = train_nli([tiny_sick], tmp_path / "a", recipe)
+    second = train_nli([tiny_sick], tmp_path / "b", recipe)
     assert first.examples == second.examples == 12 and first.weights_bytes < 5_000_000
     assert (tmp_path / "a" / "minilm-nli.safetensors").read_bytes() == (
         tmp_path / "b" / "minilm-nli.safetensors").read_bytes()
@@ -54,7 +54,7 @@ def test_paraphrase_files_become_units_in_both_directions(tmp_path, tiny_sick):
                     "A man plays a guitar .,A woman is cutting an onion .,0.2\n"
                     "A man plays a guitar .,A man plays a flute .,3.2\n", encoding="utf-8")
     recipe = NliRecipe(seed=1, epochs=1, train_layers=1, batch_size=4)
-    report = train_nli([tiny_sick, mrpc, stsb], tmp_path / "out", recipe, dev_files=[mrpc], threads=1)
+    report = train_nli([tiny_sick, mrpc, stsb], tmp_path / "out", recipe, dev_files=[mrpc])
     assert report.examples == 12 + 2 * 2 + 2 * 2  # SICK's 12 directions, MRPC's 2 pairs and STS-B's 2 both ways
     data = json.loads((tmp_path / "out" / "minilm-nli.json").read_text())["data"]
     assert [d["units"] for d in data] == [12, 2, 2] and [d["pairs"] for d in data] == [12, 2, 3]

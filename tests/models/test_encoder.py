@@ -77,15 +77,16 @@ def test_empty_input(enc: Encoder) -> None:
     assert enc.embed([]).shape == (0, 384)
 
 
-def test_threads_argument_sets_torch_threads() -> None:
+def test_loading_leaves_process_state_alone() -> None:
+    """Threads are the command line's (``--threads``) and the hub stays off by ``local_files_only``:
+    loading changes neither torch's thread count nor the environment."""
+    import os
+
     import torch
 
-    before = torch.get_num_threads()
-    try:
-        load_encoder(threads=1)
-        assert torch.get_num_threads() == 1
-    finally:
-        torch.set_num_threads(before)
+    before, env = torch.get_num_threads(), dict(os.environ)
+    load_encoder()
+    assert torch.get_num_threads() == before and dict(os.environ) == env
 
 
 def test_a_local_folder_loads(enc: Encoder) -> None:

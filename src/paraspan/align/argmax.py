@@ -33,13 +33,13 @@ class ArgmaxAligner:
         k: int = 5,
         threshold: float = DEFAULT_THRESHOLD,
         layer: int = DEFAULT_LAYER,
-        threads: int | None = None,
+        threads: int | None = None,  # kept for configs that name it: torch's threads are the process's
         batch_size: int = 32,
     ) -> None:
         if encoder is None or isinstance(encoder, (str, os.PathLike)):
             from paraspan.models.encoder import load_encoder
 
-            encoder = load_encoder(encoder, threads=threads, batch_size=batch_size)
+            encoder = load_encoder(encoder, batch_size=batch_size)
         self.encoder = encoder
         self.k = k
         self.threshold = threshold

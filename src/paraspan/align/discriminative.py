@@ -36,7 +36,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from importlib.resources import as_file, files
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -131,8 +131,7 @@ class PairCache:
     @property
     def sim(self) -> np.ndarray:
         self._ensure_sim()
-        assert self._sim is not None
-        return self._sim
+        return cast(np.ndarray, self._sim)  # set by _ensure_sim
 
 
 def _range_mean(values: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
@@ -395,12 +394,13 @@ def load_aligner(
     """The discriminative aligner: a head (default: shipped) on its frozen encoder.
 
     ``encoder`` overrides the head's encoder (it must have the same width); ``threshold``
-    overrides the tuned null threshold (0 = never null).
+    overrides the tuned null threshold (0 = never null). ``threads`` is kept for the configs that
+    name it: torch's thread count is the process's, set by the command line (``--threads``).
     """
     from paraspan.models.encoder import load_encoder
 
     scorer, config = load_head(head)
-    enc = load_encoder(encoder or config.encoder, threads=threads, max_length=config.max_length)
+    enc = load_encoder(encoder or config.encoder, max_length=config.max_length)
     if enc.dim != config.dim:
         raise ModelError.from_code("E622", config_dim=config.dim, config_encoder=config.encoder, enc_dim=enc.dim)
     return DiscriminativeAligner(enc, scorer, config, config.threshold if threshold is None else threshold,

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from paraspan.align.tokens import tokenize
+from paraspan.errors import ParaspanError
 
 SUBSETS = ("all", "non_identical", "paraphrased")
 
@@ -104,7 +105,8 @@ class AlignmentEvaluator:
             source, target = rec["source"], rec["target"]
             src_span = _span(rec["source_span"])
             gold, pred = _span(rec["gold"]), _span(rec["pred"])
-            assert src_span is not None
+            if src_span is None:
+                raise ParaspanError.from_code("E972", source=str(source)[:80])
             tokens = tokenize(target)
             gold_t = tokens.token_span(*gold) if gold is not None else None
             pred_t = tokens.token_span(*pred) if pred is not None else None

@@ -167,17 +167,9 @@ def fit_head(
     log: Callable[[str], None] | None = None,
 ) -> tuple[Any, float, int, list[dict[str, float]]]:
     """Train the scorer; return (scorer with the best epoch's weights, threshold, epoch, history)."""
-    import torch
-
-    # The scorer is small: on one thread its many small ops skip OpenMP's overhead (2-3x faster
-    # on 2 busy cores), and the result does not depend on the machine's thread count.
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        return _fit(config, fit, fit_states, tune, tune_states, epochs=epochs, lr=lr, weight_decay=weight_decay,
-                    batch_tasks=batch_tasks, far_per_task=far_per_task, near=near, seed=seed, log=log)
-    finally:
-        torch.set_num_threads(threads)
+    # torch's thread count is the caller's: `paraspan train-aligner --threads 1` is fastest for this small scorer.
+    return _fit(config, fit, fit_states, tune, tune_states, epochs=epochs, lr=lr, weight_decay=weight_decay,
+                batch_tasks=batch_tasks, far_per_task=far_per_task, near=near, seed=seed, log=log)
 
 
 def _fit(config: HeadConfig, fit: Sequence[Example], fit_states: Sequence[PairStates], tune: Sequence[Example],
@@ -238,7 +230,8 @@ def _fit(config: HeadConfig, fit: Sequence[Example], fit_states: Sequence[PairSt
                 f"(threshold {threshold:.3f})  {row['seconds']:.1f}s")
         if best is None or f1 > best[0]:
             best = (f1, epoch, threshold, copy.deepcopy(scorer.state_dict()))
-    assert best is not None
+    if best is None:
+        raise ParaspanError.from_code("E971", epochs=epochs)
     scorer.load_state_dict(best[3])
     scorer.eval()
     return scorer, best[2], best[1], history
@@ -270,7 +263,6 @@ def train_aligner(
     far_per_task: int = 24,
     holdout: float = 0.1,
     seed: int = 13,
-    threads: int | None = None,
     batch_size: int = 32,
     log: Callable[[str], None] | None = None,
 ) -> TrainReport:
@@ -288,7 +280,7 @@ def train_aligner(
     if not fit or not tune:
         raise ParaspanError.from_code("E631", holdout=holdout, n_examples=len(examples))
     dev = {str(p): load_examples([p]) for p in dev_paths}
-    enc = load_encoder(encoder, threads=threads, batch_size=batch_size)
+    enc = load_encoder(encoder, batch_size=batch_size)
     config = HeadConfig(encoder=encoder, dim=enc.dim, layer=layer, k=k, features=list(features), hidden=hidden,
                         dropout=dropout, max_length=enc.max_length)
     say(f"{len(fit)} tasks to fit, {len(tune)} held out (by pair), "

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
-from paraspan.cli.common import Progress, ProgressBar, console, table_console
+from paraspan.cli.common import Progress, ProgressBar, console, table_console, use_threads
 from paraspan.errors import ParaspanError
 
 
@@ -43,13 +43,12 @@ def align_cmd(
     if head is not None and aligner != "discriminative":
         raise ParaspanError.from_code("E651", problem="--head is for the discriminative aligner", fix="drop --head")
     lines = read_task_lines(tasks)
-    threads = threads or os.cpu_count() or 1
+    use_threads(threads or os.cpu_count() or 1)
     options: dict[str, Any] = {}
     if aligner == "discriminative":
-        options = {"head": head, "encoder": encoder, "threshold": threshold, "threads": threads,
-                   "batch_size": batch_size}
+        options = {"head": head, "encoder": encoder, "threshold": threshold, "batch_size": batch_size}
     elif aligner == "argmax":
-        options = {"encoder": encoder, "threads": threads, "batch_size": batch_size}
+        options = {"encoder": encoder, "batch_size": batch_size}
         if threshold is not None:
             options["threshold"] = threshold
     else:
@@ -93,9 +92,9 @@ def train_aligner_cmd(
 
     err = console()
     names = [f.strip() for f in features.split(",") if f.strip()]
+    use_threads(threads or os.cpu_count() or 1)
     report = train_aligner(train, dev or [], out=output, encoder=encoder, layer=layer, k=k, features=names,
-                           hidden=hidden, epochs=epochs, lr=lr, holdout=holdout, seed=seed,
-                           threads=threads or os.cpu_count() or 1, log=err.print)
+                           hidden=hidden, epochs=epochs, lr=lr, holdout=holdout, seed=seed, log=err.print)
     size = output.stat().st_size
     err.print(f"wrote {output} ({size / 1e6:.2f} MB): best epoch {report.best_epoch}, null threshold "
                   f"{report.threshold:.3f}, {report.seconds['total']:.0f}s in all")

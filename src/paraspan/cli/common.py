@@ -73,6 +73,31 @@ def read_input(path: Path, fmt: str | None, *, limit: int | None = None, default
 
 
 # -- consoles --
+def use_threads(threads: int | None) -> None:
+    """Give torch ``threads`` CPU threads in this process (None: leave torch's default).
+
+    Threads are process-wide state: a command (or a worker it starts) sets them once, from its
+    ``--threads``; library code never does.
+    """
+    if threads is None:
+        return
+    import torch
+
+    torch.set_num_threads(max(1, int(threads)))
+
+
+def feature_cache(name: str) -> Path:
+    """A per-user folder for a command's cached encoder features (``<paraspan cache>/features/NAME``):
+    a fixed name in the shared temp folder would be anyone's to read or fill."""
+    from paraspan.models.cache import cache_dir as paraspan_cache
+    from paraspan.models.cache import check_private
+
+    folder = paraspan_cache() / "features" / name
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    check_private(folder)
+    return folder
+
+
 def console() -> Console:
     """The console for messages: stderr, so stdout stays clean for data ('-o -')."""
     from rich.console import Console

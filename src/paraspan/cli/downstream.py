@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from paraspan.cli.common import FromFormat, Splits, console, input_format, read_input, reader_options
+from paraspan.cli.common import (
+    FromFormat,
+    Splits,
+    console,
+    feature_cache,
+    input_format,
+    read_input,
+    reader_options,
+    use_threads,
+)
 from paraspan.errors import ParaspanError
 
 
@@ -72,7 +80,7 @@ def downstream_cmd(
     ] = Path("downstream.json"),
     plot: Annotated[Path | None, typer.Option(help="Write the curve as a PNG here.")] = None,
     cache_dir: Annotated[Path | None, typer.Option(
-        help="Frozen-feature cache folder (default: in the temp dir).")] = None,
+        help="Frozen-feature cache folder (default: a per-user folder in the paraspan cache).")] = None,
     epochs: Annotated[int | None, typer.Option(min=1, help="Training epochs (default: the learner's).")] = None,
     threads: Annotated[int, typer.Option(min=1, help="torch threads.")] = 1,
     ner_budget: Annotated[str | None, typer.Option(
@@ -131,7 +139,8 @@ def downstream_cmd(
         from paraspan.models import load_spacy
 
         pos = spacy_pos(load_spacy(exclude=("ner", "parser", "lemmatizer")))
-    learner = make_learner(task, cache_dir or Path(tempfile.gettempdir()) / "paraspan-features", threads=threads,
+    use_threads(threads)
+    learner = make_learner(task, cache_dir or feature_cache("downstream"),
                            epochs=epochs, budget=ner_budget if task == "ner" else None,
                            averages=ner_averages if task == "ner" else None)
     config = CurveConfig(percents=_percents(percents), seeds=list(range(seeds)), report=report_name,

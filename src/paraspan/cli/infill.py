@@ -15,7 +15,18 @@ from typing import Annotated, Any
 
 import typer
 
-from paraspan.cli.common import FilterSpec, Limit, Progress, ProgressBar, Rejected, console, kept_only, report_kept
+from paraspan.cli.common import (
+    FilterSpec,
+    Limit,
+    Progress,
+    ProgressBar,
+    Rejected,
+    console,
+    feature_cache,
+    kept_only,
+    report_kept,
+    use_threads,
+)
 from paraspan.errors import ParaspanError
 
 
@@ -145,12 +156,9 @@ def infill_worker(*, index: Any, model: str, classifier: Path | None, config: An
                   threads: int | None) -> Callable[[Any], Any]:
     """Load the models once; the function that infills one sentence (in this process or in each worker of
     :func:`paraspan.pipeline.executors.map_ordered`). ``examples``: the corpus, for the few-shot prompts."""
-    import torch
-
     from paraspan.generate.infill import Infiller
 
-    if threads:
-        torch.set_num_threads(threads)  # the FE classifier's encoder (the LLM gets n_threads)
+    use_threads(threads or None)  # the FE classifier's encoder (the LLM gets n_threads)
     return Infiller(index, model, classifier, config, examples=examples, n_threads=threads).infill
 
 
@@ -179,7 +187,7 @@ def train_fe_classifier_cmd(
                                                "12, with --fine-tune 3).")] = None,
     seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
     cache: Annotated[Path | None, typer.Option(help="Folder to cache encoder features in (default: a "
-                                               "paraspan folder in the system temp dir).")] = None,
+                                               "per-user folder in the paraspan cache).")] = None,
     threads: Annotated[int, typer.Option(help="torch CPU threads.")] = 1,
     test: Annotated[bool, typer.Option("--test", help="Also report accuracy on the test split (do not tune on "
                                        "it).")] = False,
@@ -200,21 +208,17 @@ def train_fe_classifier_cmd(
     fe-encoder.safetensors, made with `--fine-tune --exemplar-every 1 --epochs 3` on a GPU, about 4 minutes;
     on 2 CPU cores expect hours).
     """
-    import tempfile
-
     from paraspan.filter.fe_train import FERecipe, evaluate_on_split, train_fe_classifier
 
     for path in (frames, splits):
         if not path.exists():
             raise ParaspanError.from_code("E010", file=str(path), what="file or folder", fix="check the path")
     err = console()
-    cache_dir = cache if cache is not None else Path(tempfile.gettempdir()) / "paraspan-fe-features"
+    cache_dir = cache if cache is not None else feature_cache("fe-classifier")
+    use_threads(threads)
     if fine_tune:
-        import torch
-
         from paraspan.filter.fe_tune import FETuneRecipe, build_bundle, train_bundle
 
-        torch.set_num_threads(max(1, threads))
         tune = FETuneRecipe(train_layers=train_layers, epochs=epochs or 3, hidden=hidden, none_rate=none_rate,
                             exemplar_every=1 if exemplar_every is None else exemplar_every, seed=seed)
         folder = build_bundle(frames, splits, bundle or out / "bundle", tune, log=err.print)
@@ -230,14 +234,13 @@ def train_fe_classifier_cmd(
     else:
         recipe = FERecipe(exemplar_every=100 if exemplar_every is None else exemplar_every, none_rate=none_rate,
                           hidden=hidden, epochs=epochs or 12, seed=seed)
-        report = train_fe_classifier(frames, splits, out, recipe, cache_dir=cache_dir, threads=threads, log=err.print)
+        report = train_fe_classifier(frames, splits, out, recipe, cache_dir=cache_dir, log=err.print)
         err.print(f"trained on {report.examples:,} spans ({report.exemplar_examples:,} from exemplars, "
                   f"{report.none_examples:,} NOT_FE) in {report.seconds:.0f}s; dev accuracy "
                   f"{100 * report.dev_accuracy:.1f}% (FE spans {100 * report.dev_fe_accuracy:.1f}%), best epoch "
                   f"{report.best_epoch}; wrote {report.path}")
         head_path = report.path
     if test:
-        scores = evaluate_on_split(head_path, frames, splits, "test", cache_dir=cache_dir, threads=threads,
-                                   log=err.print)
+        scores = evaluate_on_split(head_path, frames, splits, "test", cache_dir=cache_dir, log=err.print)
         err.print(f"test accuracy {100 * scores['accuracy']:.1f}% (FE spans {100 * scores['fe_accuracy']:.1f}%, "
                   f"{scores['fe_spans']:,} FE spans)")

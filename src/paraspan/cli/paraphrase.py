@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
-from paraspan.cli.common import Progress, ProgressBar, console
+from paraspan.cli.common import Progress, ProgressBar, console, use_threads
 from paraspan.errors import CorpusError, ParaspanError, Problem, ProblemList
 
 
@@ -486,6 +486,7 @@ def paraphrase_worker(*, model: str, llm_backend: str, device: str, seed: int, n
         from paraspan.generate.paraphrase import relation_rewriter
 
         rewriter = relation_rewriter(judging.relation)
+    use_threads(threads)  # the NLI encoders' (the LLMs take n_threads)
     nli = [load_judge(spec, threads=threads) for spec in judging.judges] if judging is not None else []
     words = direction_check(judging.relation) if judging is not None else None
     n_wanted = judging.candidates if judging is not None else None

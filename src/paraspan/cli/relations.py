@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
-from paraspan.cli.common import Progress, ProgressBar, console, table_console
+from paraspan.cli.common import Progress, ProgressBar, console, table_console, use_threads
 from paraspan.errors import ParaspanError
 
 
@@ -58,6 +58,7 @@ def relabel_cmd(
     stream = read_pair_file(pairs, from_fmt)
     items = list(islice(stream, limit) if limit is not None else stream)
     err = console()
+    use_threads(threads)  # the encoders' (the LLM judge takes its own)
     loaded = [load_judge(spec, threads=threads, max_length=max_length) for spec in specs]
     summary = RelationSummary()
     start = time.perf_counter()
@@ -131,7 +132,8 @@ def train_nli_cmd(
     err = console()
     recipe = NliRecipe(seed=seed, train_layers=train_layers, epochs=epochs, batch_size=batch_size, lr=lr,
                        head_lr=head_lr, swap_contradictions=swap_contradictions)
-    report = train_nli(train, out, recipe, dev_files=dev or [], threads=threads, log=err.print)
+    use_threads(threads)
+    report = train_nli(train, out, recipe, dev_files=dev or [], log=err.print)
     scores = ", ".join(f"{k} {100 * v:.1f}%" for k, v in report.scores.items()) or "no dev files"
     err.print(f"trained on {report.examples:,} pairs in {report.seconds:.0f}s; dev: {scores}; "
               f"wrote {report.weights_bytes / 1e6:.1f} MB of weights to {out}")

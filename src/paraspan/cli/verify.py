@@ -8,7 +8,19 @@ from typing import Annotated, Any
 
 import typer
 
-from paraspan.cli.common import Exemplars, FromFormat, Limit, Scheme, Split, Splits, TrimPunct, console, input_format
+from paraspan.cli.common import (
+    Exemplars,
+    FromFormat,
+    Limit,
+    Scheme,
+    Split,
+    Splits,
+    TrimPunct,
+    console,
+    feature_cache,
+    input_format,
+    use_threads,
+)
 from paraspan.cli.common import reader_options as _reader_options
 from paraspan.errors import ParaspanError
 
@@ -39,8 +51,8 @@ def train_verifier_cmd(
     hidden: Annotated[int, typer.Option(help="Hidden units of the head.")] = 256,
     coverage: Annotated[float, typer.Option(help="Share of gold dev spans each kind's threshold accepts.")] = 0.95,
     seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
-    cache: Annotated[Path | None, typer.Option(help="Folder to cache encoder features in (default: a paraspan "
-                                               "folder in the system temp dir).")] = None,
+    cache: Annotated[Path | None, typer.Option(help="Folder to cache encoder features in (default: a per-user "
+                                               "folder in the paraspan cache).")] = None,
     threads: Annotated[int, typer.Option(help="torch CPU threads.")] = 1,
     limit: Limit = None,
 ) -> None:
@@ -50,7 +62,6 @@ def train_verifier_cmd(
     calibrated on dev so that 95% of gold spans pass. Use it as the `labels` filter with the option
     `verifier: OUT` (in a run config: `{name: labels, verifier: OUT}`); `--filter labels` picks a shipped one.
     """
-    import tempfile
     from itertools import islice
 
     from paraspan.corpus.formats import read_corpus
@@ -96,9 +107,10 @@ def train_verifier_cmd(
         data["frames"] = frames.name
     recipe = VerifierRecipe(max_per_label=max_per_label, none_rate=none_rate, shift_rate=shift_rate, epochs=epochs,
                             hidden=hidden, coverage=coverage, seed=seed)
-    cache_dir = cache if cache is not None else Path(tempfile.gettempdir()) / "paraspan-verifier-features"
+    cache_dir = cache if cache is not None else feature_cache("verifier")
+    use_threads(threads)
     report = train_verifier(train, dev_sentences, out, recipe, frames=index, description=data, cache_dir=cache_dir,
-                            threads=threads, log=err.print)
+                            log=err.print)
     err.print(f"trained on {report.train_spans:,} spans ({report.kinds}) in {report.seconds:.0f}s, best epoch "
               f"{report.best_epoch}; thresholds {report.thresholds}; wrote {report.path}")
     for kind, scores in report.dev.items():

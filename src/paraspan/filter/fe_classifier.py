@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from paraspan.errors import ModelError
+from paraspan.filter.mlp import mlp_logits, softmax
 
 if TYPE_CHECKING:
     from paraspan.corpus.frame_index import FrameIndex
@@ -313,8 +314,7 @@ class FEClassifier:
         return np.asarray(idx, dtype=np.int64)
 
     def scores(self, features: np.ndarray) -> np.ndarray:
-        hidden = np.maximum(0.0, ((features - self.mean) / self.scale) @ self.w1 + self.b1)
-        return hidden @ self.w2 + self.b2
+        return mlp_logits(features, self.mean, self.scale, ((self.w1, self.b1), (self.w2, self.b2)))
 
     def predict_features(self, features: np.ndarray, frames_of: Sequence[str],
                          frames: FrameIndex | None = None) -> list[tuple[str, float]]:
@@ -324,8 +324,7 @@ class FEClassifier:
         for row, frame in zip(logits, frames_of, strict=True):
             idx = self.allowed(frame, frames)
             sub = row[idx] + self.prior_weight * self._prior_row(frame, idx) if self.prior_weight else row[idx]
-            sub = sub - sub.max()
-            probs = np.exp(sub) / np.exp(sub).sum()
+            probs = softmax(sub)
             best = int(np.argmax(probs))
             out.append((self.labels[idx[best]], float(probs[best])))
         return out
@@ -341,7 +340,7 @@ class FEClassifier:
         delta = self.source.parent / str(self.info["encoder_delta"])
         return f"{delta.name}:{delta.stat().st_size if delta.is_file() else 0}:{self.info.get('training', {})}"
 
-    def ensure_encoder(self, threads: int | None = None, batch_size: int = 64) -> Encoder:
+    def ensure_encoder(self, batch_size: int = 64) -> Encoder:
         """The encoder the features come from: the packaged one, or, for a fine-tuned head, a
         private copy with the tuned top layers (``fe-encoder.safetensors`` beside the head)."""
         if self.encoder is not None:
@@ -349,15 +348,11 @@ class FEClassifier:
         from paraspan.models import load_encoder
 
         if not self.fine_tuned:
-            self.encoder = load_encoder(threads=threads, batch_size=batch_size)
+            self.encoder = load_encoder(batch_size=batch_size)
             return self.encoder
         from paraspan.models.encoder import Encoder as _Encoder
         from paraspan.models.encoder import load_private_model
 
-        if threads is not None:
-            import torch
-
-            torch.set_num_threads(max(1, int(threads)))
         delta_path = (self.source.parent if self.source is not None else Path(".")) / str(self.info["encoder_delta"])
         if not delta_path.is_file():
             raise ModelError.from_code("E824", delta_path=delta_path)

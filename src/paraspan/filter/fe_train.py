@@ -28,6 +28,7 @@ from paraspan.filter.fe_classifier import (
     instances_from_sentence,
     quiet,
 )
+from paraspan.filter.mlp import train_masked_head
 
 if TYPE_CHECKING:
     from paraspan.corpus.frame_index import FrameIndex
@@ -138,21 +139,19 @@ def evaluate_split(classifier: FEClassifier, instances: Sequence[FEInstance], fe
 
 
 def train_fe_classifier(release: str | Path, splits: str | Path, out: str | Path, recipe: FERecipe | None = None,
-                        *, cache_dir: str | Path | None = None, threads: int = 1,
+                        *, cache_dir: str | Path | None = None,
                         log: Callable[[str], None] = quiet) -> FEReport:
     """Train the head on FrameNet train (+ exemplars), choose the epoch on dev, write ``out``."""
-    import torch
 
     from paraspan.corpus.frame_index import FrameIndex
     from paraspan.models import load_encoder
 
     recipe = recipe or FERecipe()
-    torch.set_num_threads(max(1, threads))
     started = time.perf_counter()
     release, splits = Path(release), Path(splits)
     cache = Path(cache_dir) if cache_dir is not None else None
     index = FrameIndex.load(release)
-    encoder = load_encoder(threads=threads, batch_size=64)
+    encoder = load_encoder(batch_size=64)
     train, exemplar = training_instances(release, splits, recipe, log)
     dev: list[FEInstance] = []
     for sentence in _load_split(release, splits, "dev"):
@@ -205,7 +204,6 @@ def _fit(x_train: np.ndarray, train: Sequence[FEInstance], x_dev: np.ndarray, de
          log: Callable[[str], None]) -> FEClassifier:
     import torch
 
-    torch.manual_seed(recipe.seed)
     index = {n: i for i, n in enumerate(labels)}
     mean = x_train.mean(0)
     scale = x_train.std(0) + 1e-4
@@ -214,35 +212,21 @@ def _fit(x_train: np.ndarray, train: Sequence[FEInstance], x_dev: np.ndarray, de
     mt = torch.from_numpy(_masks(train, labels, frame_fes))
     # a gold FE that the frame file does not list (rare annotation quirks) stays learnable
     mt[torch.arange(len(yt)), yt] = True
-    net = torch.nn.Sequential(torch.nn.Dropout(0.1), torch.nn.Linear(xt.shape[1], recipe.hidden), torch.nn.ReLU(),
-                              torch.nn.Dropout(recipe.dropout), torch.nn.Linear(recipe.hidden, len(labels)))
-    opt = torch.optim.AdamW(net.parameters(), lr=recipe.lr, weight_decay=recipe.weight_decay)
-    gen = torch.Generator().manual_seed(recipe.seed)
-    best: tuple[float, int, dict[str, Any]] | None = None
     history: list[dict[str, float]] = []
-    for epoch in range(1, recipe.epochs + 1):
-        net.train()
-        order = torch.randperm(len(yt), generator=gen)
-        total = 0.0
-        for start in range(0, len(order), recipe.batch_size):
-            idx = order[start:start + recipe.batch_size]
-            logits = net(xt[idx]).masked_fill(~mt[idx], -1e9)
-            loss = torch.nn.functional.cross_entropy(logits, yt[idx])
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            total += loss.item() * len(idx)
+
+    def score(net: Any, epoch: int, loss: float) -> float:
         clf = _snapshot(net, mean, scale, labels, frame_fes)
         scores = evaluate_split(clf, dev, x_dev) if dev else {"accuracy": 0.0, "fe_accuracy": 0.0}
-        history.append({"epoch": epoch, "loss": total / len(yt), **{k: round(v, 4) for k, v in scores.items()}})
-        log(f"epoch {epoch}: loss {total / len(yt):.3f}, dev accuracy {scores['accuracy']:.3f} "
+        history.append({"epoch": epoch, "loss": loss, **{k: round(v, 4) for k, v in scores.items()}})
+        log(f"epoch {epoch}: loss {loss:.3f}, dev accuracy {scores['accuracy']:.3f} "
             f"(FE spans {scores['fe_accuracy']:.3f})")
-        if best is None or scores["accuracy"] > best[0]:
-            best = (scores["accuracy"], epoch, {k: v.detach().clone() for k, v in net.state_dict().items()})
-    assert best is not None
-    net.load_state_dict(best[2])
+        return scores["accuracy"]
+
+    net, best_epoch = train_masked_head(xt, yt, mt, hidden=recipe.hidden, dropout=recipe.dropout, lr=recipe.lr,
+                                        weight_decay=recipe.weight_decay, epochs=recipe.epochs,
+                                        batch_size=recipe.batch_size, seed=recipe.seed, score=score)
     clf = _snapshot(net, mean, scale, labels, frame_fes)
-    clf.info = {"best_epoch": best[1], "history": history}
+    clf.info = {"best_epoch": best_epoch, "history": history}
     return clf
 
 
@@ -261,15 +245,13 @@ def _snapshot(net: Any, mean: np.ndarray, scale: np.ndarray, labels: list[str],
 
 def evaluate_on_split(head: str | Path | None, release: str | Path, splits: str | Path, split: str, *,
                       none_rate: float = 0.11, seed: int = 1, cache_dir: str | Path | None = None,
-                      threads: int = 1, log: Callable[[str], None] = quiet) -> dict[str, float]:
+                      log: Callable[[str], None] = quiet) -> dict[str, float]:
     """Accuracy of a head on one full-text split (gold FE spans plus ~10% NOT_FE spans)."""
-    import torch
 
     from paraspan.corpus.frame_index import FrameIndex
 
-    torch.set_num_threads(max(1, threads))
     classifier = FEClassifier.load(head)
-    encoder = classifier.ensure_encoder(threads=threads)
+    encoder = classifier.ensure_encoder()
     instances: list[FEInstance] = []
     for sentence in _load_split(Path(release), Path(splits), split):
         instances.extend(instances_from_sentence(sentence, none_rate=none_rate, seed=seed))

@@ -44,7 +44,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib.resources import files
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from paraspan.corpus.schema import Sentence
 from paraspan.errors import ParaspanError
@@ -179,9 +179,8 @@ class FluencyFilter(BaseFilter):
     @property
     def scorer(self) -> Scorer | TokenScorer:
         """The scorer, loaded now if it was not yet."""
-        if self._scorer is None:
-            assert self._load is not None
-            self._scorer = self._load()
+        if self._scorer is None:  # then __init__ was given ``load``
+            self._scorer = cast("Callable[[], Scorer | TokenScorer]", self._load)()
         return self._scorer
 
     def decide(self, output: Sentence, source: Sentence | None = None) -> FilterDecision:
@@ -207,14 +206,12 @@ class FluencyFilter(BaseFilter):
         """All outputs and their distinct sources scored in one scorer call (each source once)."""
         if not pairs:
             return []
+        texts: dict[str, None] = {}  # ordered and distinct: a source shared by many outputs is scored once
         for out, source in pairs:
             if source is None:
                 raise ParaspanError.from_code("E860", missing=out.id)
             if not source.text.strip():
                 raise ParaspanError.from_code("E862", source=source.id, output=out.id)
-        texts: dict[str, None] = {}  # ordered and distinct: a source shared by many outputs is scored once
-        for out, source in pairs:
-            assert source is not None
             texts[source.text] = None
             if out.text.strip():
                 texts[out.text] = None

@@ -90,16 +90,12 @@ class CrossEncoderJudge:
     max_length: int = 256  # word pieces for the pair; longer pairs are cut, longest sentence first
 
     @classmethod
-    def load(cls, weights: str | os.PathLike[str] | None = None, *, threads: int | None = None,
+    def load(cls, weights: str | os.PathLike[str] | None = None, *,
              batch_size: int = 32, max_length: int = 256, name: str = "minilm-nli") -> CrossEncoderJudge:
         """Load the packaged encoder and apply the fine-tuned delta from ``weights`` (a folder
         with ``minilm-nli.safetensors`` + ``minilm-nli.json``; default: the shipped one)."""
         from paraspan.filter.nli_train import load_cross_encoder
 
-        if threads is not None:
-            import torch
-
-            torch.set_num_threads(max(1, int(threads)))
         folder = Path(weights) if weights is not None else packaged_weights()
         model, tokenizer, recipe = load_cross_encoder(folder)
         return cls(model, tokenizer, recipe, name=name, batch_size=batch_size, max_length=max_length)
@@ -293,16 +289,12 @@ class HubJudge:
     max_length: int = 256
 
     @classmethod
-    def load(cls, model_id: str, *, threads: int | None = None, batch_size: int = 16,
+    def load(cls, model_id: str, *, batch_size: int = 16,
              max_length: int = 256) -> HubJudge:
         try:
             from transformers import AutoModelForSequenceClassification, AutoTokenizer
         except ImportError:
             raise ModelError.from_code("E360") from None
-        if threads is not None:
-            import torch
-
-            torch.set_num_threads(max(1, int(threads)))
         # Offline, transformers retries for about a minute before failing; ask the local cache
         # only, which fails at once with the same clear error when the model is not there.
         offline = _hub_offline()
@@ -362,7 +354,7 @@ def _judge_in_batches(tokenizer: Any, premises: Sequence[str], hypotheses: Seque
 def load_cross_encoder_judge(arg: str | None = None, **options: Any) -> CrossEncoderJudge:
     """``minilm-nli`` (shipped weights) or ``minilm-nli:<folder>`` (weights from train-nli)."""
     name = f"minilm-nli:{arg}" if arg else "minilm-nli"
-    return CrossEncoderJudge.load(arg, name=name, **_only(options, "threads", "batch_size", "max_length"))
+    return CrossEncoderJudge.load(arg, name=name, **_only(options, "batch_size", "max_length"))
 
 
 def load_llm_judge(arg: str | None = None, **options: Any) -> LLMJudge:
@@ -375,7 +367,7 @@ def load_hub_judge(arg: str | None = None, **options: Any) -> HubJudge:
     """``hub:<model id or local folder>``."""
     if not arg:
         raise ParaspanError.from_code("E789")
-    return HubJudge.load(arg, **_only(options, "threads", "batch_size", "max_length"))
+    return HubJudge.load(arg, **_only(options, "batch_size", "max_length"))
 
 
 def _only(options: dict[str, Any], *names: str) -> dict[str, Any]:
@@ -397,7 +389,8 @@ def judges() -> Registry[Callable[..., Judge]]:
 def load_judge(spec: str, **options: Any) -> Judge:
     """Load a judge from a spec such as ``minilm-nli``, ``llm:small`` or ``hub:roberta-large-mnli``.
 
-    ``options``: threads, batch_size, max_length, n_ctx (each judge takes the ones it knows).
+    ``options``: threads (the LLM judge's), batch_size, max_length, n_ctx (each judge takes the ones it
+    knows). torch's own thread count is the process's: the command line sets it.
     """
     name, _, arg = spec.strip().partition(":")
     return judges().get(name)(arg or None, **options)

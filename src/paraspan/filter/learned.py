@@ -40,13 +40,14 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from paraspan.corpus.schema import Sentence
 from paraspan.errors import ParaspanError
 from paraspan.filter.base import BaseFilter, FilterDecision
+from paraspan.filter.mlp import mlp_logits
 from paraspan.filter.thresholds import features
 
 #: The paper's features, in the order of a ``paper`` model's rows.
@@ -223,11 +224,8 @@ class LearnedFilterModel:
 
     def predict(self, rows: np.ndarray) -> np.ndarray:
         """Keep-probabilities for feature rows ``(n, len(columns))`` in :attr:`columns` order."""
-        x = (np.asarray(rows, dtype=np.float64) - np.array(self.mean)) / np.array(self.std)
-        for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
-            x = x @ np.array(w).T + np.array(b)
-            if i < len(self.weights) - 1:
-                x = np.maximum(x, 0.0)
+        layers = [(np.array(w).T, np.array(b)) for w, b in zip(self.weights, self.biases, strict=True)]
+        x = mlp_logits(np.asarray(rows, dtype=np.float64), np.array(self.mean), np.array(self.std), layers)
         return 1.0 / (1.0 + np.exp(-x[:, 0]))
 
     def save(self, path: str | Path) -> Path:
@@ -272,6 +270,7 @@ class LearnedFilter(BaseFilter):
 
     model: LearnedFilterModel
     name: str = "learned"
+    READS_CHECKS: ClassVar[bool] = True  # the `checks` feature set reads the recorded checks
 
     def decide(self, output: Sentence, source: Sentence | None = None) -> FilterDecision:
         row, lacking = feature_values(output.provenance, self.model.columns)
@@ -342,18 +341,12 @@ def _fit(x: np.ndarray, y: np.ndarray, *, mode: str, down_weight: float, epochs:
                          down_weight if mode == "recall" else 1.0)
     opt = torch.optim.Adam(net.parameters(), lr=lr)
     loss_fn = nn.BCEWithLogitsLoss(weight=weight)
-    # The net is tiny: on one thread its small ops skip OpenMP's overhead (60x faster on 2 busy
-    # cores), and the result does not depend on the machine's thread count.
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        for _ in range(epochs):  # full batch: a few thousand rows at most
-            opt.zero_grad()
-            loss = loss_fn(net(xt)[:, 0], yt)
-            loss.backward()
-            opt.step()
-    finally:
-        torch.set_num_threads(threads)
+    # The net is tiny: one torch thread is fastest (`paraspan train-filter` runs with one).
+    for _ in range(epochs):  # full batch: a few thousand rows at most
+        opt.zero_grad()
+        loss = loss_fn(net(xt)[:, 0], yt)
+        loss.backward()
+        opt.step()
     linears = [m for m in net if isinstance(m, nn.Linear)]
     return ([m.weight.detach().double().numpy().tolist() for m in linears],
             [m.bias.detach().double().numpy().tolist() for m in linears], mean, std, float(loss.item()))

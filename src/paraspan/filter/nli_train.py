@@ -274,7 +274,6 @@ def train_nli(
     recipe: NliRecipe | None = None,
     *,
     dev_files: Sequence[Path] = (),
-    threads: int | None = None,
     log: Callable[[str], None] | None = None,
 ) -> TrainReport:
     """Train the cross-encoder on ``train_files`` (SICK / RTE / pair JSONL with ``nli``), score it on
@@ -284,8 +283,6 @@ def train_nli(
 
     recipe = recipe or NliRecipe()
     say = log or (lambda _msg: None)
-    if threads is not None:
-        torch.set_num_threads(max(1, int(threads)))
     torch.manual_seed(recipe.seed)
     rng = random.Random(recipe.seed)
     start = time.perf_counter()

@@ -29,7 +29,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from paraspan.corpus.schema import Sentence
 from paraspan.errors import ParaspanError
@@ -223,9 +223,8 @@ class RelationFilter(BaseFilter):
     @property
     def judges(self) -> list[Judge]:
         """The judges, loaded now if they were not yet."""
-        if self._judges is None:
-            assert self._load is not None
-            self._judges = list(self._load())
+        if self._judges is None:  # then __init__ was given ``load``
+            self._judges = list(cast("Callable[[], Sequence[Judge]]", self._load)())
         return self._judges
 
     @property

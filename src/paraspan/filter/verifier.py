@@ -35,6 +35,7 @@ import numpy as np
 
 from paraspan.errors import ModelError, ParaspanError
 from paraspan.filter.base import BaseFilter, FilterDecision
+from paraspan.filter.mlp import mlp_logits, softmax
 
 if TYPE_CHECKING:
     from paraspan.corpus.frame_index import FrameIndex
@@ -266,23 +267,21 @@ class Verifier:
         return target
 
     # -- prediction
-    def ensure_encoder(self, threads: int | None = None) -> Encoder:
+    def ensure_encoder(self) -> Encoder:
         if self.encoder is None:
             from paraspan.models import load_encoder
 
-            self.encoder = load_encoder(threads=threads, batch_size=64)
+            self.encoder = load_encoder(batch_size=64)
         return self.encoder
 
     def probabilities(self, features: np.ndarray, instances: Sequence[SpanInstance]) -> list[tuple[str, float, float]]:
         """(predicted label, its probability, the claimed label's probability) per row; a claimed
         label the head does not know has probability 0."""
-        hidden = np.maximum(0.0, ((features - self.mean) / self.scale) @ self.w1 + self.b1)
-        logits = hidden @ self.w2 + self.b2
+        logits = mlp_logits(features, self.mean, self.scale, ((self.w1, self.b1), (self.w2, self.b2)))
         out = []
         for row, inst in zip(logits, instances, strict=True):
             idx = self.allowed(inst.kind, inst.context)
-            sub = row[idx] - row[idx].max()
-            probs = np.exp(sub) / np.exp(sub).sum()
+            probs = softmax(row[idx])
             best = int(np.argmax(probs))
             name = self.labels[idx[best]]
             claimed = self._index.get(_key(inst.kind, inst.label or ""), -1)

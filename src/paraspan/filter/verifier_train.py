@@ -31,6 +31,7 @@ import numpy as np
 
 from paraspan.errors import ParaspanError
 from paraspan.filter.fe_train import cached_array
+from paraspan.filter.mlp import train_masked_head
 from paraspan.filter.verifier import KINDS, NOT_LABEL, SpanInstance, Verifier, _key, featurize, spans_of
 
 if TYPE_CHECKING:
@@ -218,39 +219,25 @@ def _fit(verifier: Verifier, x_train: np.ndarray, train: Sequence[SpanInstance],
          dev: Sequence[SpanInstance], recipe: VerifierRecipe, log: Callable[[str], None]) -> None:
     import torch
 
-    torch.manual_seed(recipe.seed)
     index = {n: i for i, n in enumerate(verifier.labels)}
     xt = torch.from_numpy((x_train - verifier.mean) / verifier.scale)
     yt = torch.tensor([index[_key(i.kind, i.label or NOT_LABEL)] for i in train], dtype=torch.long)
     mt = torch.from_numpy(_masks(verifier, train))
     mt[torch.arange(len(yt)), yt] = True  # a gold FE its frame's list lacks stays learnable
-    net = torch.nn.Sequential(torch.nn.Dropout(0.1), torch.nn.Linear(xt.shape[1], recipe.hidden), torch.nn.ReLU(),
-                              torch.nn.Dropout(recipe.dropout), torch.nn.Linear(recipe.hidden, len(verifier.labels)))
-    opt = torch.optim.AdamW(net.parameters(), lr=recipe.lr, weight_decay=recipe.weight_decay)
-    gen = torch.Generator().manual_seed(recipe.seed)
-    best: tuple[float, int, dict[str, Any]] | None = None
-    for epoch in range(1, recipe.epochs + 1):
-        net.train()
-        order = torch.randperm(len(yt), generator=gen)
-        total = 0.0
-        for start in range(0, len(order), recipe.batch_size):
-            idx = order[start:start + recipe.batch_size]
-            loss = torch.nn.functional.cross_entropy(net(xt[idx]).masked_fill(~mt[idx], -1e9), yt[idx])
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            total += loss.item() * len(idx)
+
+    def score(net: Any, epoch: int, loss: float) -> float:
         _copy(net, verifier)
         acc = _accuracy(verifier, x_dev, dev)
-        verifier.meta.setdefault("history", []).append({"epoch": epoch, "loss": round(total / len(yt), 4),
+        verifier.meta.setdefault("history", []).append({"epoch": epoch, "loss": round(loss, 4),
                                                         "dev_accuracy": round(acc, 4)})
-        log(f"epoch {epoch}: loss {total / len(yt):.3f}, dev accuracy {acc:.3f}")
-        if best is None or acc > best[0]:
-            best = (acc, epoch, {k: v.detach().clone() for k, v in net.state_dict().items()})
-    assert best is not None
-    net.load_state_dict(best[2])
+        log(f"epoch {epoch}: loss {loss:.3f}, dev accuracy {acc:.3f}")
+        return acc
+
+    net, best_epoch = train_masked_head(xt, yt, mt, hidden=recipe.hidden, dropout=recipe.dropout, lr=recipe.lr,
+                                        weight_decay=recipe.weight_decay, epochs=recipe.epochs,
+                                        batch_size=recipe.batch_size, seed=recipe.seed, score=score)
     _copy(net, verifier)
-    verifier.meta["best_epoch"] = best[1]
+    verifier.meta["best_epoch"] = best_epoch
 
 
 def _copy(net: Any, verifier: Verifier) -> None:
@@ -275,14 +262,12 @@ def calibrate(verifier: Verifier, feats: np.ndarray, insts: Sequence[SpanInstanc
 def train_verifier(train: Sequence[Sentence], dev: Sequence[Sentence], out: str | Path,
                    recipe: VerifierRecipe | None = None, *, frames: FrameIndex | None = None,
                    description: dict[str, Any] | None = None, cache_dir: str | Path | None = None,
-                   threads: int = 1, log: Callable[[str], None] = _quiet) -> VerifierReport:
+                   log: Callable[[str], None] = _quiet) -> VerifierReport:
     """Train a verifier on gold ``train`` sentences, choose the epoch and the thresholds on ``dev``."""
-    import torch
 
     from paraspan.models import load_encoder
 
     recipe = recipe or VerifierRecipe()
-    torch.set_num_threads(max(1, threads))
     started = time.perf_counter()
     cache = Path(cache_dir) if cache_dir is not None else None
     train_insts = instances(train, recipe, recipe.seed)
@@ -297,7 +282,7 @@ def train_verifier(train: Sequence[Sentence], dev: Sequence[Sentence], out: str 
     counts = Counter(i.kind for i in gold)
     log(f"train: {len(gold):,} gold spans ({dict(counts)}), {len(train_insts) - len(gold):,} NOT_LABEL; "
         f"dev: {len(dev_insts):,} spans")
-    encoder = load_encoder(threads=threads, batch_size=64)
+    encoder = load_encoder(batch_size=64)
     x_train = cached_features(encoder, train_insts, cache, "train", log)
     x_dev = cached_features(encoder, dev_insts, cache, "dev", log)
     frame_fes: dict[str, set[str]] = defaultdict(set)

@@ -9,24 +9,28 @@ three ways, best first:
 - ``mapping``: a source-token → output-token :class:`TokenMapping` (rule rewrites know it);
 - neither: free text (a paraphrase), placed by the span aligner.
 
-A generator declares what it can do in :class:`Capabilities`, so the pipeline never guesses
-from attribute names. Generators are registered by name in :data:`generators` as
+A generator declares what it can do in :class:`Capabilities`, and what more it offers by the
+protocols it follows (:class:`BatchGenerator`, :class:`StagedGenerator`), so the pipeline never
+guesses from attribute names. Generators are registered by name in :data:`generators` as
 ``"module:factory"`` strings (nothing heavy is imported to list them) and built from their
 config block by :meth:`paraspan.registry.Registry.build`: the factory's typed keyword
-parameters are its options. Other packages register theirs under the entry point group
-``paraspan.generators``.
+parameters are its options. What the pipeline asks of a generator before building it (its code
+versions, whether it reads the corpus, its nested blocks) a :class:`GeneratorFactory` answers.
+Other packages register theirs under the entry point group ``paraspan.generators``.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from paraspan.errors import ParaspanError
 from paraspan.registry import Registry
 
 if TYPE_CHECKING:
-    from paraspan.corpus.schema import Sentence, Structure
+    from paraspan.corpus.schema import Sentence, Span, Structure
 
 #: A character span ``[start, end)`` of the request text.
 CharSpan = tuple[int, int]
@@ -163,12 +167,57 @@ class Generator(Protocol):
     """Anything with ``capabilities`` and ``generate(request) -> GenerationResult``.
 
     An ``info`` dict (model names and versions), when present, is recorded in each output's
-    provenance; a factory's ``code_versions`` hook (:func:`code_versions`), in the run store.
+    provenance; a :class:`GeneratorFactory`'s code versions (:func:`code_versions`), in the run store.
     """
 
     capabilities: Capabilities
 
     def generate(self, request: GenerationRequest) -> GenerationResult: ...
+
+
+@runtime_checkable
+class BatchGenerator(Generator, Protocol):
+    """A generator that answers many requests in one call (an LLM decodes them together)."""
+
+    def generate_batch(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]: ...
+
+
+@runtime_checkable
+class StagedGenerator(Generator, Protocol):
+    """A generator asked in :class:`Stage` s, each only for the requests no earlier stage answered
+    (a cascade's members); ``stages()`` is None when it is to be asked all at once."""
+
+    def stages(self) -> list[Stage] | None: ...
+
+
+class GeneratorFactory:
+    """A generator factory, with what the pipeline asks of it before it builds a generator.
+
+    ``build``'s keyword parameters are the options (its name, signature, type hints and docstring
+    are this object's). Subclass to answer more than the defaults: :meth:`check_options` (blocks
+    nested in the options, checked with the run's config), :meth:`code_versions` and
+    :meth:`reads_corpus`; a plain function registered as a factory answers the defaults.
+    """
+
+    def __init__(self, build: Callable[..., Any]) -> None:
+        self.build = build
+        functools.update_wrapper(self, build)
+
+    def __call__(self, *args: Any, **options: Any) -> Any:
+        return self.build(*args, **options)
+
+    def check_options(self, options: Mapping[str, Any]) -> None:
+        """Check what the registry's validation of ``options`` cannot (nested generator blocks)."""
+
+    def code_versions(self, options: Mapping[str, Any]) -> Mapping[str, str]:
+        """The versions of the code that writes the outputs with ``options`` (complete): see
+        :func:`code_versions`."""
+        return {}
+
+    def reads_corpus(self, options: Mapping[str, Any]) -> bool:
+        """Whether the generator built with ``options`` (complete) draws on the other sentences of
+        its run: see :func:`reads_corpus`."""
+        return False
 
 
 @dataclass
@@ -183,6 +232,14 @@ class Stage:
     generate_batch: Callable[[Sequence[GenerationRequest]], list[GenerationResult]]
 
 
+def require_anchor(structure: Structure, where: str) -> Span:
+    """``structure``'s anchor; an error (E970) naming ``where`` when it has none (only anchored
+    structures are rewritten)."""
+    if structure.anchor is None:
+        raise ParaspanError.from_code("E970", kind=structure.kind, label=structure.label, where=where)
+    return structure.anchor
+
+
 def add_stats(total: dict[str, Any], stats: Mapping[str, Any]) -> None:
     """Add the numbers of ``stats`` to ``total`` (nested dicts such as rejection counts are skipped)."""
     for key, value in stats.items():
@@ -193,17 +250,16 @@ def add_stats(total: dict[str, Any], stats: Mapping[str, Any]) -> None:
 def code_versions(factory: Callable[..., Any], options: Mapping[str, Any]) -> dict[str, str]:
     """The versions of the code ``factory`` would run with ``options`` (``{"rule:it-cleft": "17", …}``).
 
-    A factory may carry a ``code_versions(options)`` hook (``options`` complete, the factory's
-    defaults filled in) naming each versioned piece of code whose changes change what it writes
-    (the rewriter's rules). A run store records them, so a store written by older code is not
-    resumed or reused as if it were this code's outputs. Without the hook: ``{}``.
+    A :class:`GeneratorFactory` names (``options`` complete, the factory's defaults filled in) each
+    versioned piece of code whose changes change what it writes (the rewriter's rules). A run store
+    records them, so a store written by older code is not resumed or reused as if it were this
+    code's outputs. Any other factory: ``{}``.
     """
     from paraspan.registry import with_defaults
 
-    hook = getattr(factory, "code_versions", None)
-    if not callable(hook):
+    if not isinstance(factory, GeneratorFactory):
         return {}
-    return {str(k): str(v) for k, v in hook(with_defaults(factory, options)).items()}
+    return {str(k): str(v) for k, v in factory.code_versions(with_defaults(factory, options)).items()}
 
 
 def reads_corpus(factory: Callable[..., Any], options: Mapping[str, Any]) -> bool:
@@ -211,14 +267,15 @@ def reads_corpus(factory: Callable[..., Any], options: Mapping[str, Any]) -> boo
     its run (a donor pool filled from the sentences it is given), so that a sentence's outputs
     depend on which corpus or subset it was augmented with.
 
-    A factory says so with a ``reads_corpus(options)`` hook (``options`` complete). A store of
-    such a generator's outputs serves only the sentences it was run on: reused for another
-    subset, it would hand that subset outputs made from sentences outside it.
+    A :class:`GeneratorFactory` says so (``options`` complete). A store of such a generator's
+    outputs serves only the sentences it was run on: reused for another subset, it would hand
+    that subset outputs made from sentences outside it.
     """
     from paraspan.registry import with_defaults
 
-    hook = getattr(factory, "reads_corpus", None)
-    return bool(hook(with_defaults(factory, options))) if callable(hook) else False
+    if not isinstance(factory, GeneratorFactory):
+        return False
+    return bool(factory.reads_corpus(with_defaults(factory, options)))
 
 
 #: Generators by name. Values are factories whose keyword parameters are their options.
@@ -241,5 +298,7 @@ generators.register("substitute", "paraspan.generate.substitute:make_substituter
                     "the LLM's contextual substitutes of the anchor, the rest of the sentence kept")
 generators.register("elaborate", "paraspan.generate.elaborate:make_elaborator",
                     "more specific sentences: the LLM's relative clause after a noun phrase (reverse entailment)")
+generators.register("trained", "paraspan.generate.trained:make_trained",
+                    "a LoRA adapter trained on the corpus fills masked spans and triggers (paraspan train-generator)")
 generators.register("cascade", "paraspan.generate.cascade:make_cascade",
                     "several generators in one chain, in order (default: rewrite, then substitute)")

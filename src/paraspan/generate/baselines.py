@@ -65,7 +65,7 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -78,8 +78,10 @@ from paraspan.generate.base import (
     CharSpan,
     GenerationRequest,
     GenerationResult,
+    GeneratorFactory,
     MappedToken,
     TokenMapping,
+    require_anchor,
 )
 
 # PREDICATE_KINDS: their anchor is never replaced by token, mention or synonym replacement
@@ -713,8 +715,9 @@ class SisterLUReplacer:
     def _replace(self, sentence: Sentence, k: int, lu: LexUnit) -> Candidate | None:
         text = sentence.text
         structure = sentence.structures[k]
-        anchor = structure.anchor
-        assert anchor is not None and anchor.label
+        anchor = require_anchor(structure, "sister-LU replacement")
+        if not anchor.label:
+            return None  # no LU to replace it with a sister of
         words = _WORD.findall(text[:anchor.start])
         form = inflect_lu_like(anchor.text_in(text), anchor.label, lu.name, words[-1] if words else "")
         if form is None:
@@ -723,7 +726,9 @@ class SisterLUReplacer:
         edit = Edit(anchor.start, anchor.end, form, anchor.label)
         tokens = tokenize(sentence)
         same_text, placed, _, _ = apply_edits(text, sentence.structures, tokens, [edit])
-        assert same_text == new_text
+        if same_text != new_text:
+            raise ParaspanError.from_code("E973", what="sister-LU replacement's edit and its span splice",
+                                          first=new_text, second=same_text)
         # an FE that the target cuts (not the target itself, nor one holding it) has no place
         target.args = [new for old, new in zip(structure.args, target.args, strict=True)
                        if span_relation(old, [edit]) != "broken"]
@@ -738,6 +743,15 @@ class SisterLUReplacer:
 # ----------------------------------------------------------------------------- factories
 
 
+class DonorPoolFactory(GeneratorFactory):
+    """A donor-pool generator's factory: without ``donors`` the pool is the sentences the run has
+    seen, so it reads the corpus (:func:`paraspan.generate.base.reads_corpus`)."""
+
+    def reads_corpus(self, options: Mapping[str, Any]) -> bool:
+        return options.get("donors") is None
+
+
+@DonorPoolFactory
 def make_token_replacer(p: float = 0.3, donors: str | None = None, donors_format: str | None = None, n: int = 5,
                         seed: int = 0) -> TokenReplacer:
     """The registered ``token_replace`` generator: each labelled token replaced with probability
@@ -746,20 +760,12 @@ def make_token_replacer(p: float = 0.3, donors: str | None = None, donors_format
     return TokenReplacer(p, n, seed, donors, donors_format)
 
 
+@DonorPoolFactory
 def make_mention_replacer(p: float = 0.3, donors: str | None = None, donors_format: str | None = None, n: int = 5,
                           seed: int = 0) -> MentionReplacer:
     """The registered ``mention_replace`` generator: each labelled span replaced with probability
     ``p`` by a donor mention of the same label; ``donors`` as for ``token_replace``."""
     return MentionReplacer(p, n, seed, donors, donors_format)
-
-
-def _reads_corpus(options: dict[str, Any]) -> bool:
-    """Without ``donors`` the pool is the sentences the run has seen (:func:`paraspan.generate.base.reads_corpus`)."""
-    return options.get("donors") is None
-
-
-make_token_replacer.reads_corpus = _reads_corpus  # type: ignore[attr-defined]
-make_mention_replacer.reads_corpus = _reads_corpus  # type: ignore[attr-defined]
 
 
 def make_synonym_replacer(p: float = 0.3, senses: int = 1, attested: bool = True, n: int = 5,

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 from paraspan.corpus.schema import Span, Structure
 from paraspan.generate.base import CharSpan
@@ -109,8 +110,7 @@ def apply_edits(text: str, structures: Sequence[Structure | None], tokens: Seque
     args: dict[int, list[Span]] = {}
     lost: set[int] = set()
     for (k, role), span, new in zip(owned, struct_spans, placed_spans, strict=True):
-        st = structures[k]
-        assert st is not None
+        st = cast(Structure, structures[k])  # `owned` holds the structures that are not None
         rel = span_relation(span, edits)
         if role == "anchor":
             if rel == "broken" or (rel == "contains" and st.kind in PREDICATE_KINDS):

@@ -436,8 +436,11 @@ class Paraphraser:
             self._backward(scoring)
             for job in scoring:
                 self._select(job)
-        assert all(job.result is not None for job in jobs)
-        return [job.result for job in jobs]  # type: ignore[misc]
+        results = [job.result for job in jobs]
+        if any(r is None for r in results):
+            raise ParaspanError.from_code("E973", what="the paraphraser's batch", first=len(jobs),
+                                          second=f"{sum(r is None for r in results)} without a result")
+        return results  # type: ignore[return-value]  # checked above
 
     def _prepare(self, request: GenerationRequest) -> _Job:
         """Checks, bans, the prompt and the constraint sets of one request (or its early result)."""
@@ -701,43 +704,27 @@ def make_paraphraser(model: str = "default", samples: int = 6, constraint_sets: 
                      rewrites: Literal["only", "off"] | None = None) -> Any:
     """The registered ``paraphrase`` generator: a :class:`Paraphraser` on a llama.cpp or transformers model.
 
-    ``rewrites``: for a direction, where the candidates come from, as ``paraspan paraphrase
-    --relation … --rewrites``: ``only`` (the default for forward and reverse) gives the measured
-    generators instead of the LLM's free rewrites: forward, the rule rewriter's deletions of modifiers
-    without adjectives (a :class:`~paraspan.generate.rewrite.Rewriter`; judged in class 61 times in 69
-    on held-out sentences, the LLM's forward outputs 33 in 45); reverse, relative clauses inserted after
-    a noun phrase (:func:`paraspan.generate.elaborate.make_elaborator` with this ``model``, ``seed``,
-    ``threads``, ``n``; 64 in 72, the LLM's 18 in 25). ``off`` (the default for equivalence) gives the
-    :class:`Paraphraser` below; ``only`` with equivalence the rule rewriter's ``reliable`` rewrites.
+    ``rewrites``: for a direction, where the candidates come from (as ``paraspan paraphrase
+    --relation … --rewrites``): ``only`` (the default for forward and reverse) gives the generator
+    that was judged better for it, the rule rewriter's deletions of modifiers (forward) or the
+    elaborator's relative clauses (reverse); ``off`` (the default for equivalence) gives the
+    :class:`Paraphraser`; ``only`` with equivalence the rule rewriter's ``reliable`` rewrites.
 
     ``model``: ``default``, ``small``, a ``.gguf`` path, ``hf:ORG/NAME`` (from the local Hugging
-    Face cache) or a Hugging Face model folder (see :mod:`paraspan.models`);
-    ``samples`` per constraint set, ``constraint_sets`` randomized sets, ``rescore_top``:
-    backward-score only the best M per cluster; ``threads``: CPU threads;
-    ``faithful_examples``: the faithfulness rules and examples in the prompt; ``backend``: auto,
-    llama or transformers (auto: transformers for ``hf:`` ids, folders and ``device`` cuda,
-    llama.cpp otherwise); ``device``: auto, cpu or cuda (transformers only); ``style``: ``free``
-    (new words and structure) or ``close`` (replace the banned words, keep the rest);
-    ``relation``: ``equivalence`` (the style's prompt), ``forward`` (a more general sentence, details
-    dropped) or ``reverse`` (a more specific one, details added): the direction's prompt replaces
-    the style's, and ``paraspan augment``'s default ``verified`` check then asks the NLI judges for
-    that class and the content check for that direction; ``random_fraction``: the share of the
-    source's content words banned at random in each constraint set (None: 0.3 for equivalence, none
-    for a direction, :func:`directional_random_fraction`);
-    ``backward``: score candidates backwards (the source given the candidate; ParaBank 2's
-    dual score), else rank them by the forward score alone; by default only when ``rescore_top``
-    is given. Off by default here: in the pipeline an iteration's output is the best-*placed*
-    candidate that passes the checks, so the dual score barely matters. On 14 FrameNet dev
-    structures (``benchmarks/augment.py --part throughput``, runs ``i1-*``) scoring every
-    candidate took 1,012 CPU-s, scoring the best of each cluster 611 and none 426, and the
-    last two wrote the same 3 outputs (scoring every one: 3 outputs, 2 of them others; reading
-    them, no better). ``paraspan paraphrase``, whose
-    output *is* the ranking, keeps it. ``batch``: the most samples decoded
-    together, across the requests of a batch (the pipeline
-    batches the structures of a sentence). On this project's 2-core CPU one thread decodes 8
-    tokens/s alone, 26 at 24 sequences and 33 at 64, and no more at 128
-    (``benchmarks/augment.py --part throughput``); the context grows with it (about 28 KB of KV
-    cache per token of the default model: 176 MB at 64).
+    Face cache) or a Hugging Face model folder (see :mod:`paraspan.models`); ``samples`` per
+    constraint set, ``constraint_sets`` randomized sets; ``rescore_top``: backward-score only the
+    best M per cluster; ``threads``: the LLM's CPU threads; ``faithful_examples``: the faithfulness
+    rules and examples in the prompt; ``backend``: auto, llama or transformers (auto: transformers
+    for ``hf:`` ids, folders and ``device`` cuda); ``device``: auto, cpu or cuda (transformers
+    only); ``style``: ``free`` (new words and structure) or ``close`` (replace the banned words,
+    keep the rest); ``relation``: ``equivalence``, ``forward`` (more general) or ``reverse`` (more
+    specific), whose prompt replaces the style's; ``random_fraction``: the share of the source's
+    content words banned at random per constraint set (None: :func:`directional_random_fraction`).
+    ``backward``: rank by ParaBank 2's dual score, by default only with ``rescore_top``: the
+    pipeline takes the best-*placed* candidate that passes the checks, so the dual score costs
+    more than it changes there. ``batch``: the most samples decoded together across a batch's
+    requests (wider batches decode faster per token, with a larger context). The measurements
+    behind these defaults are in ``benchmarks/README.md`` ("Measurements behind the defaults").
     """
     from dataclasses import asdict
 

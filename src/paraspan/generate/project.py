@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from paraspan.corpus.schema import Sentence, Span, Structure
-from paraspan.generate.base import Candidate, CharSpan, MappedToken, TokenMapping
+from paraspan.generate.base import Candidate, CharSpan, MappedToken, TokenMapping, require_anchor
 
 #: A span's place in a candidate (None: not placed) and how sure the placement is.
 Placed = tuple[CharSpan | None, float]
@@ -302,8 +302,7 @@ def place(sentence: Sentence, index: int, args: Sequence[Span], candidates: Sequ
     verbatim and are found by their text).
     """
     structure = sentence.structures[index]
-    anchor = structure.anchor
-    assert anchor is not None
+    anchor = require_anchor(structure, "span projection")
     text = sentence.text
     out: list[Placement | None] = [None] * len(candidates)
     to_align: list[int] = []

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from paraspan.corpus.schema import Span, Structure
+from paraspan.generate.base import require_anchor
 
 if TYPE_CHECKING:
     from paraspan.corpus.frame_index import LexUnit
@@ -207,8 +208,7 @@ def splice(text: str, spans: Sequence[Span], edits: Sequence[tuple[Span, str]]) 
 
 def replace_lu(text: str, structure: Structure, lu_to: LexUnit, form: str) -> tuple[str, Structure]:
     """The text with the target replaced by ``form`` and the structure relabelled for ``lu_to``."""
-    assert structure.anchor is not None
-    spans = [structure.anchor, *structure.args]
+    spans = [require_anchor(structure, "sister-LU replacement"), *structure.args]
     new_text, moved = splice(text, spans, [(structure.anchor, form)])
     anchor = moved[0]
     anchor.label = lu_to.name

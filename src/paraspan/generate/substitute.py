@@ -74,11 +74,19 @@ import zlib
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from paraspan.corpus.schema import Sentence, Span, Structure
 from paraspan.errors import ParaspanError
-from paraspan.generate.base import Candidate, Capabilities, GenerationRequest, GenerationResult, Stage, add_stats
+from paraspan.generate.base import (
+    Candidate,
+    Capabilities,
+    GenerationRequest,
+    GenerationResult,
+    Stage,
+    add_stats,
+    require_anchor,
+)
 from paraspan.llm.backend import Backend, Prompt
 from paraspan.text.lexical_units import AnchorTagger
 
@@ -598,8 +606,7 @@ class Substituter:
         elif self.kinds is not None and sentence.structures[request.structure].kind not in self.kinds:
             job.note = f"a {sentence.structures[request.structure].kind} structure (generator.kinds)"
         else:
-            anchor = sentence.structures[request.structure].anchor
-            assert anchor is not None
+            anchor = require_anchor(sentence.structures[request.structure], "the substitute generator")
             job.pos = self._anchor_pos(sentence.text, anchor)
             word = sentence.text[anchor.start:anchor.end].lower()
             if self.pos is not None and job.pos not in self.pos:
@@ -676,8 +683,7 @@ class Substituter:
     def _result(self, job: _Job) -> GenerationResult:
         if job.note is not None:
             return GenerationResult(job.request, [], note=job.note)
-        sentence = job.request.sentence
-        assert sentence is not None
+        sentence = cast(Sentence, job.request.sentence)  # a job without one has its note
         old = sentence.text[job.start:job.end]
         votes: dict[str, list[float]] = defaultdict(list)
         rejected = 0
@@ -736,15 +742,16 @@ class Substituter:
         if job.context:
             return self._context_candidate(sentence, job, form, votes, logprob)
         structure = sentence.structures[k]
-        anchor = structure.anchor
-        assert anchor is not None
+        anchor = require_anchor(structure, "the substitute generator")
         edit = Edit(anchor.start, anchor.end, form, anchor.label)
         tokens = tokenize(sentence)
         new_text, placed, _, _ = apply_edits(text, sentence.structures, tokens, [edit])
         # this structure: its anchor is the substitute, every argument moves (one cut by the anchor is lost)
         spans = [anchor, *structure.args]
         same, moved = splice(text, spans, [(anchor, form)])
-        assert same == new_text
+        if same != new_text:
+            raise ParaspanError.from_code("E973", what="the substitute's edit and its span splice",
+                                          first=new_text, second=same)
         pos = lu_pos(anchor.label)
         label = f"{anchor_lemma(form, pos)}.{pos}" if structure.kind == "frame" and pos else anchor.label
         new_anchor = Span(moved[0].start, moved[0].end, label, dict(moved[0].extra))

