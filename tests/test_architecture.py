@@ -145,3 +145,109 @@ def test_the_graph_sees_function_level_and_relative_imports() -> None:
     assert "paraspan.align.scoring" in graph["paraspan.align.train"]  # imported inside a function
     assert any(t.startswith("paraspan.corpus") for t in graph["paraspan.cli.main"])
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+# -- library hygiene and contracts without side doors (issue 65) --
+
+#: Modules other engineers are still reworking, exempt until they land (each named with why).
+PENDING = {
+    "paraspan/llm/hf_backend.py",  # sets torch threads for its own model: llm/ is being reworked
+}
+
+
+def _sources(skip: Callable[[str], bool] = lambda _: False) -> Iterator[tuple[str, ast.AST]]:
+    """``(path relative to src/, parsed module)`` of every library module, ``skip``ped ones left out."""
+    for path in sorted(ROOT.rglob("*.py")):
+        rel = path.relative_to(ROOT.parent).as_posix()
+        if not skip(rel):
+            yield rel, ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+
+
+def _calls(tree: ast.AST, attr: str) -> list[int]:
+    return [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute) and node.func.attr == attr]
+
+
+def test_threads_are_set_by_the_command_line_or_a_worker_only() -> None:
+    """torch's thread count is process-wide: the CLI sets it from --threads (cli/common.use_threads), a
+    worker process from its run's config; a library function or a filter's constructor never does."""
+    allowed = {"paraspan/cli/common.py", "paraspan/pipeline/executors.py", *PENDING}
+    found = [f"{rel}:{line}" for rel, tree in _sources(lambda r: r in allowed) for line in _calls(tree, "set_num_threads")]
+    assert not found, "torch.set_num_threads outside the CLI and the worker start-up: " + ", ".join(found)
+
+
+def test_library_code_changes_no_environment_and_names_no_shared_temp_folder() -> None:
+    """No os.environ writes (``local_files_only`` keeps the hub away) and no fixed name under the shared
+    temp folder (per-user caches: cli/common.feature_cache; throw-away folders: tempfile.mkdtemp)."""
+    found = []
+    for rel, tree in _sources():
+        for node in ast.walk(tree):
+            target = node.func.value if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) else None
+            if (isinstance(target, ast.Attribute) and target.attr == "environ"
+                    and node.func.attr in ("update", "pop", "setdefault", "clear", "__setitem__")):  # type: ignore[union-attr]
+                found.append(f"{rel}:{node.lineno} os.environ.{node.func.attr}")  # type: ignore[union-attr]
+            if isinstance(node, (ast.Assign, ast.AugAssign, ast.Delete)):
+                targets = node.targets if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
+                for t in targets:
+                    if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Attribute) and t.value.attr == "environ":
+                        found.append(f"{rel}:{node.lineno} os.environ[...]")
+        found += [f"{rel}:{line} tempfile.gettempdir()" for line in _calls(tree, "gettempdir")]
+    assert not found, "process state changed from library code: " + ", ".join(found)
+
+
+def test_no_hook_is_glued_onto_a_function_nor_read_back_by_name() -> None:
+    """What a component offers is declared: methods of a protocol (BatchGenerator, StagedGenerator), a
+    GeneratorFactory's methods, a filter's traits, never ``factory.code_versions = …`` read back with
+    getattr/hasattr."""
+    hooks = {"code_versions", "reads_corpus", "check_options", "stages", "generate_batch", "decide_batch"}
+    found = []
+    for rel, tree in _sources():
+        functions = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}  # type: ignore[attr-defined]
+        for node in tree.body:  # type: ignore[attr-defined]
+            if isinstance(node, ast.Assign):
+                for t in node.targets:
+                    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id in functions:
+                        found.append(f"{rel}:{node.lineno} {t.value.id}.{t.attr} = …")
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "hasattr")
+                    and len(node.args) > 1 and isinstance(node.args[1], ast.Constant) and node.args[1].value in hooks):
+                found.append(f"{rel}:{node.lineno} {node.func.id}(…, {node.args[1].value!r})")
+    assert not found, "hooks glued on or read by name: " + ", ".join(found)
+
+
+def test_the_loop_tests_no_filter_or_generator_class() -> None:
+    """The pipeline reads declared traits (paraspan.filter.base.reads_checks/records_check), not classes."""
+    concrete = {"LearnedFilter", "ThresholdFilter", "AllOf", "Cascade", "Rewriter", "Paraphraser", "Elaborator"}
+    found = []
+    for rel, tree in _sources(lambda r: not r.startswith("paraspan/pipeline/")):
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance":
+                names = {n.id for n in ast.walk(node.args[1]) if isinstance(n, ast.Name)} if len(node.args) > 1 else set()
+                found += [f"{rel}:{node.lineno} isinstance(…, {n})" for n in sorted(names & concrete)]
+    assert not found, "class tests in the pipeline: " + ", ".join(found)
+
+
+def test_no_assert_guards_behaviour_in_library_code() -> None:
+    """``python -O`` drops asserts: a real check raises from the error catalogue, a type narrowing is a
+    ``cast``. Modules others are reworking are listed in ASSERTS_PENDING until they land."""
+    found = [f"{rel}:{node.lineno}" for rel, tree in _sources(lambda r: r in ASSERTS_PENDING)
+             for node in ast.walk(tree) if isinstance(node, ast.Assert)]
+    assert not found, "asserts in library code: " + ", ".join(found)
+
+
+#: Modules with asserts that their owners are reworking now (corpus readers, the LLM backends, infilling,
+#: the model resolver); remove each once it is done.
+ASSERTS_PENDING = {
+    "paraspan/corpus/docbin.py", "paraspan/corpus/opensesame.py", "paraspan/corpus/schema.py",
+    "paraspan/llm/hf_backend.py", "paraspan/llm/llama_backend.py", "paraspan/generate/infill.py",
+    "paraspan/models/resolve.py", "paraspan/cli/augment.py", "paraspan/generate/trained.py",
+}
+
+
+def test_the_mlp_head_is_written_once() -> None:
+    """The numpy head (standardise, ReLU layers) lives in paraspan.filter.mlp; its users call it."""
+    found = [rel for rel, tree in _sources(lambda r: r == "paraspan/filter/mlp.py")
+             if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "maximum"
+                    and any(isinstance(a, ast.Constant) and a.value == 0.0 for a in n.args) for n in ast.walk(tree))
+             and rel.startswith("paraspan/filter/")]
+    assert not found, "a ReLU head outside paraspan.filter.mlp: " + ", ".join(found)

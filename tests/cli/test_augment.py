@@ -49,6 +49,7 @@ def test_augment_writes_outputs_summary_and_store(tmp_path, corpus, capsys):
     assert summary["kept_per_filter"]["iter1"] == 3
     err = capsys.readouterr().err
     assert "augmentation run" in err and "new (frame, trigger lemma) pairs" in err
+    assert "kept by lax" not in err and "kept by iter1" not in err  # presets the run did not ask for
     # the store exports again, filtered, in other formats
     assert main(["export", str(tmp_path / "run.db"), "-o", str(tmp_path / "i1.jsonl"), "--filter", "iter1"]) == 0
     assert len(_lines(tmp_path / "i1.jsonl")) == 3

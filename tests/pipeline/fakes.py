@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from paraspan.align.base import AlignResult, AlignTask
-from paraspan.generate.base import Candidate, Capabilities, GenerationRequest, GenerationResult
+from paraspan.generate.base import Candidate, Capabilities, GenerationRequest, GenerationResult, GeneratorFactory
 
 SYNONYMS: dict[str, list[str]] = {
     "sold": ["traded", "handed over", "vended", "auctioned"],
@@ -93,9 +94,14 @@ def make_aligner() -> FakeAligner:
 RULE_VERSION = "1"
 
 
+class VersionedFactory(GeneratorFactory):
+    """A factory that names its code's versions, as the rewriter's does."""
+
+    def code_versions(self, options: Mapping[str, Any]) -> dict[str, str]:
+        return {"rule:fake": RULE_VERSION}
+
+
+@VersionedFactory
 def make_versioned_generator(delay: float = 0.0) -> FakeGenerator:
-    """The fake generator with a ``code_versions`` hook, as the rewriter has."""
+    """The fake generator whose factory names its code versions."""
     return FakeGenerator(delay=delay)
-
-
-make_versioned_generator.code_versions = lambda options: {"rule:fake": RULE_VERSION}  # type: ignore[attr-defined]

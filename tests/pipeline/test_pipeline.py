@@ -212,6 +212,15 @@ def test_run_store_and_export(tmp_path, corpus, fake_config):
     assert run_augment(corpus, again, fake_config).processed_now == 0
 
 
+def test_the_summary_names_the_checks_the_run_asked_for(tmp_path, corpus, fake_config):
+    """Every run records the presets (for export), but what decided it are its own checks: the summary's
+    table shows those (issue 65: no "kept by lax-cal 0" rows the user never asked for)."""
+    config = with_(fake_config, filters=["iteration<=1"])
+    summary = run_augment(corpus, open_store(tmp_path / "run.db", config, resume=False), config)
+    assert summary.checks == ["iteration<=1"] and summary.kept_by_checks() == {"iteration<=1": 3}
+    assert "iter1" in summary.kept_per_filter and "iter1" not in summary.kept_by_checks()
+
+
 def test_a_run_without_outputs_exports_an_empty_file(tmp_path, fake_config):
     """No output: -o gets an empty file under any filter, and no filter model is loaded to decide nothing."""
     store = open_store(tmp_path / "run.db", fake_config, resume=False)

@@ -24,6 +24,7 @@ from paraspan.cli.common import (
     console,
     input_format,
     reader_options,
+    use_threads,
 )
 # the command is built on paraspan.api; its config and worker plan helpers stay importable from here
 from paraspan.api import DEMO, demo_corpus, directional_check, run_config, uses_gpu, worker_plan  # noqa: F401
@@ -166,6 +167,7 @@ def augment_cmd(
                           ray_address=ray_address, resume=resume, per_structure=per_structure, demo_settings=demo,
                           command=sys.argv, on_note=lambda m: con.print(f"note: {m}", markup=False))
             plan, config = run.plan, run.config
+            use_threads(plan["threads"])  # this process's encoders (a worker pool's processes set their own)
             try:
                 for _ in run:  # -o is written from the store at the end (atomically, in input order)
                     pass
@@ -199,7 +201,7 @@ def augment_cmd(
 
 
 def render_summary(summary: Any, con: Any) -> None:
-    """The end-of-run table (inputs, outputs per iteration, kept per filter, new pairs, time)."""
+    """The end-of-run table (inputs, outputs per iteration, kept by the checks asked for, new pairs, time)."""
     from rich.table import Table
 
     table = Table(title="augmentation run", show_header=True)
@@ -212,8 +214,11 @@ def render_summary(summary: Any, con: Any) -> None:
     table.add_row("outputs", f"{summary.outputs:,}")
     for it, n in sorted(summary.outputs_per_iteration.items()):
         table.add_row(f"  iteration {it}", f"{n:,}")
-    for name, n in summary.kept_per_filter.items():
+    asked = summary.kept_by_checks()  # the checks this run asked for; every recorded one is in the JSON
+    for name, n in asked.items():
         table.add_row(f"kept by {name}", f"{n:,}")
+    if len(summary.kept_per_filter) > len(asked):
+        table.add_row(f"  + {len(summary.kept_per_filter) - len(asked)} more recorded checks (summary JSON)", "")
     table.add_row("new (frame, trigger lemma) pairs", f"{summary.new_pairs:,}")
     for note, n in sorted(summary.notes.items(), key=lambda kv: -kv[1])[:5]:
         table.add_row(f"stopped: {note}"[:70], f"{n:,}")
@@ -344,6 +349,7 @@ def train_filter_cmd(
                if feature_set == "paper" else "run with the verified filter (the default) so outputs record "
                "their checks, or use --features paper")
         raise ParaspanError.from_code("E738", n_judged=len(scores), features=feature_set, reasons=reasons, fix=fix)
+    use_threads(1)  # the net is tiny: one thread skips OpenMP's overhead, and the weights do not depend on the cores
     model = train_filter(table.rows, table.labels, mode=mode, down_weight=down_weight, epochs=epochs, seed=seed,
                          features=feature_set, columns=table.columns, folds=folds, rule=table.rule,
                          groups=[source_of.get(i, i) for i in table.ids])

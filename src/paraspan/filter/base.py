@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from paraspan.corpus.schema import Sentence, Structure
 
@@ -50,15 +50,32 @@ class BatchFilter(Filter, Protocol):
 
 
 class BaseFilter:
-    """A convenient base: ``decide_batch`` decides one pair after another."""
+    """A convenient base: ``decide_batch`` decides one pair after another, and the two traits the
+    pipeline reads (:func:`reads_checks`, :func:`records_check`) at their defaults."""
 
     name: str
+    #: It decides from the checks recorded before it (``provenance["checks"]``): run it after them.
+    READS_CHECKS: ClassVar[bool] = False
+    #: Its decision joins ``provenance["checks"]`` for the filters that read them; a rule over
+    #: provenance (a threshold preset) adds nothing there.
+    RECORDS_CHECK: ClassVar[bool] = True
 
     def decide(self, output: Sentence, source: Sentence | None = None) -> FilterDecision:
         raise NotImplementedError
 
     def decide_batch(self, pairs: Sequence[tuple[Sentence, Sentence | None]]) -> list[FilterDecision]:
         return [self.decide(output, source) for output, source in pairs]
+
+
+def reads_checks(flt: Filter) -> bool:
+    """Whether ``flt`` decides from the checks recorded before it (a declared trait of
+    :class:`BaseFilter`; a filter outside that base reads none)."""
+    return isinstance(flt, BaseFilter) and flt.READS_CHECKS
+
+
+def records_check(flt: Filter) -> bool:
+    """Whether ``flt``'s decision is recorded among an output's checks (see :class:`BaseFilter`)."""
+    return not isinstance(flt, BaseFilter) or flt.RECORDS_CHECK
 
 
 def source_structure(source: Sentence, output: Sentence) -> Structure | None:
@@ -70,9 +87,8 @@ def source_structure(source: Sentence, output: Sentence) -> Structure | None:
 
 def decide_all(flt: Filter, pairs: Sequence[tuple[Sentence, Sentence | None]]) -> list[FilterDecision]:
     """One decision per (output, source) pair, in one batched call when the filter has one."""
-    batch = getattr(flt, "decide_batch", None)
-    if callable(batch):
-        decisions = list(batch(pairs))
+    if isinstance(flt, BatchFilter):
+        decisions = list(flt.decide_batch(pairs))
         if len(decisions) != len(pairs):  # a bug in the filter, not in the input
             raise ValueError(f"filter {flt.name!r} returned {len(decisions)} decisions for {len(pairs)} outputs")
         return decisions

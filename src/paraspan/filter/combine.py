@@ -56,6 +56,13 @@ class AllOf:
         return out
 
 
+def recorded_names(flt: Filter) -> list[str]:
+    """The names ``flt``'s decisions are recorded under: a combined check's parts (theirs first,
+    nested ones too), then its own (:func:`paraspan.filter.base.recorded`)."""
+    names = [n for part in flt.parts for n in recorded_names(part)] if isinstance(flt, AllOf) else []
+    return [*dict.fromkeys([*names, flt.name])]
+
+
 def all_of(parts: list[str | dict[str, Any]], short_circuit: bool = False, record_as: str | None = None) -> AllOf:
     """``parts``: filter specs (see :func:`paraspan.filter.build_filter`); recorded as
     ``record_as`` (default: the parts' names joined by ``+``); ``short_circuit``: a rejected

@@ -70,7 +70,7 @@ import operator
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from paraspan.corpus.schema import Sentence
 from paraspan.errors import ParaspanError
@@ -152,6 +152,7 @@ class ThresholdFilter(BaseFilter):
 
     name: str
     clauses: tuple[Clause, ...]
+    RECORDS_CHECK: ClassVar[bool] = False  # it reads provenance: nothing to add to the checks
 
     def decide(self, output: Sentence, source: Sentence | None = None) -> FilterDecision:
         feats = features(output.provenance)

@@ -27,23 +27,26 @@ tie); a structure's candidate rows then hold only the members that were asked.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from paraspan.errors import ParaspanError
-from paraspan.generate.base import Capabilities, GenerationRequest, GenerationResult, Stage, add_stats
+from paraspan.generate.base import (
+    BatchGenerator,
+    Capabilities,
+    GenerationRequest,
+    GenerationResult,
+    GeneratorFactory,
+    Stage,
+    StagedGenerator,
+    add_stats,
+)
 
-#: what ``augment``'s default cascade holds, in order. The rewriter without its voice rules: judged
-#: over the cascade runs (``benchmarks/README.md``, "Verified augmentation per generator"), 26 of 71
-#: passives were right (FrameNet dev and train 17 of 51, EWT dev 9 of 20), every other rule family
-#: 80–100%; read again with active-to-passive v7/v8 on FrameNet exemplars (fn-cascade-exemplars-y, -voice,
-#: -voice-b, -z, the voice rules unjudged by NLI), active-to-passive was 90 of 126 right and the NLI judge
-#: would have kept 71 right of 94, for about 5 points of coverage. The substituter replaces the anchor
-#: only: its context target (another verb of the sentence,
-#: ``{"name": "substitute", "targets": "anchor,context"}``) was 24 of 31 right on fresh FrameNet exemplars
-#: (``fn-cascade-exemplars-f`` … ``-h``) against 104 of 118 for the rest of those runs' outputs, for 5% more
-#: structures with an output
+#: What ``augment``'s default cascade holds, in order: the rewriter without its voice rules (judged
+#: wrong far more often than the other families) and the substituter on the anchor only (its context
+#: target was judged wrong more often); the figures are in ``benchmarks/README.md`` ("Measurements
+#: behind the defaults").
 DEFAULT_MEMBERS: tuple[dict[str, Any], ...] = (
     {"name": "rewrite", "families": "insertion,reorder,genitive,split,extraction"}, {"name": "substitute"})
 
@@ -84,8 +87,12 @@ class Cascade:
              ) -> list[GenerationResult]:
         """``member``'s results for ``requests`` (all of which it asks; ``stage``: one of the member's
         own stages), its candidates marked."""
-        batch = stage.generate_batch if stage is not None else getattr(member.generator, "generate_batch", None)
-        got = batch(requests) if callable(batch) else [member.generator.generate(r) for r in requests]
+        if stage is not None:
+            got = stage.generate_batch(requests)
+        elif isinstance(member.generator, BatchGenerator):
+            got = member.generator.generate_batch(requests)
+        else:
+            got = [member.generator.generate(r) for r in requests]
         keeps = not member.generator.capabilities.honours_ban
         for one in got:
             for cand in one.candidates:
@@ -101,9 +108,9 @@ class Cascade:
             return None
         out = []
         for m in self.members:
-            inner = getattr(m.generator, "stages", None)
+            inner = m.generator.stages() if isinstance(m.generator, StagedGenerator) else None
             # a member with stages of its own (the substituter's anchor, then context word) is asked stage by stage
-            for part in (inner() if callable(inner) else None) or [None]:
+            for part in inner or [None]:
                 if part is None:
                     out.append(Stage(m.name, lambda r, m=m: self._asks(m, r), lambda rs, m=m: self._run(m, rs)))
                 else:
@@ -133,6 +140,27 @@ class Cascade:
         return results
 
 
+class CascadeFactory(GeneratorFactory):
+    """The cascade's factory: its member blocks are checked, and versioned, with the run's config."""
+
+    def check_options(self, options: Mapping[str, Any]) -> None:
+        """Every member block checked when the run's config is (before any model loads)."""
+        _member_blocks(options.get("members"), model=options.get("model"), device=options.get("device"))
+
+    def code_versions(self, options: Mapping[str, Any]) -> dict[str, str]:
+        """Every member's code versions (:func:`paraspan.generate.base.code_versions`), together."""
+        from paraspan.generate.base import code_versions, generators
+
+        out: dict[str, str] = {}
+        for name, values in _member_blocks(options.get("members"), model=options.get("model"),
+                                           device=options.get("device"), seed=options.get("seed"),
+                                           threads=options.get("threads")):
+            for key, version in code_versions(generators.get(name), values).items():
+                out[f"{name}:{key}"] = version
+        return out
+
+
+@CascadeFactory
 def make_cascade(members: list[dict[str, Any]] | None = None, model: str | None = None, device: str | None = None,
                  seed: int = 0, threads: int | None = 1, stop_early: bool = True) -> Cascade:
     """The registered ``cascade`` generator: ``members``, generator blocks (``{"name": …,
@@ -175,26 +203,3 @@ def _member_blocks(members: list[dict[str, Any]] | None, **run: Any) -> list[tup
         out.append((name, generators.validate(name, block, run_level)))
     return out
 
-
-def _check_options(values: dict[str, Any]) -> None:
-    """Every member block checked when the run's config is (before any model loads)."""
-    _member_blocks(values.get("members"), model=values.get("model"), device=values.get("device"))
-
-
-make_cascade.check_options = _check_options  # type: ignore[attr-defined]
-
-
-def _code_versions(options: dict[str, Any]) -> dict[str, str]:
-    """Every member's code versions (:func:`paraspan.generate.base.code_versions`), together."""
-    from paraspan.generate.base import code_versions, generators
-
-    out: dict[str, str] = {}
-    for name, values in _member_blocks(options.get("members"), model=options.get("model"),
-                                       device=options.get("device"), seed=options.get("seed"),
-                                       threads=options.get("threads")):
-        for key, version in code_versions(generators.get(name), values).items():
-            out[f"{name}:{key}"] = version
-    return out
-
-
-make_cascade.code_versions = _code_versions  # type: ignore[attr-defined]

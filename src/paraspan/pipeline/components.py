@@ -14,6 +14,7 @@ import importlib
 from typing import Any
 
 from paraspan.errors import ParaspanError
+from paraspan.generate.base import Generator, GeneratorFactory
 from paraspan.pipeline.config import AugmentConfig
 from paraspan.registry import Registry, factory_options, validate_options, with_defaults
 
@@ -51,9 +52,8 @@ def resolved_options(config: AugmentConfig, which: str) -> dict[str, Any]:
     name, options, defaults = config.component(which)
     factory = _factory(which, name)
     values = validate_options(factory, options, defaults, where=f"{which} {name!r}")
-    nested = getattr(factory, "check_options", None)  # blocks inside the block (a cascade's members)
-    if callable(nested):
-        nested(values)
+    if isinstance(factory, GeneratorFactory):  # blocks inside the block (a cascade's members)
+        factory.check_options(values)
     return with_defaults(factory, values)
 
 
@@ -114,6 +114,21 @@ def check_unjudged_rules(filters: list[Any]) -> None:
             raise ParaspanError.from_code("E847", names=", ".join(unknown), known=", ".join(sorted(known)))
 
 
+def asked_checks(config: AugmentConfig) -> list[str]:
+    """The names the config's own checks record their decisions under: each filter's parts, then
+    the filter, then the chooser's (the presets every run records are left out unless asked for)."""
+    from paraspan.filter import build_filter, build_filters
+    from paraspan.filter.combine import recorded_names
+
+    built = build_filters(list(config.filters))
+    if config.choose_by is not None:
+        built.append(build_filter(config.choose_by))
+    names: list[str] = []
+    for flt in built:
+        names.extend(n for n in recorded_names(flt) if n not in names)
+    return names
+
+
 def _json_safe(values: dict[str, Any]) -> dict[str, Any]:
     import json
 
@@ -126,7 +141,7 @@ def build_generator(config: AugmentConfig) -> tuple[Any, dict[str, Any]]:
     factory = _factory("generator", name)
     values = validate_options(factory, options, defaults, where=f"generator {name!r}")
     generator = factory(**values)
-    if not hasattr(generator, "generate") or not hasattr(generator, "capabilities"):
+    if not isinstance(generator, Generator):
         raise ParaspanError.from_code("E733", name=name)
     return generator, {"generator": name, **dict(getattr(generator, "info", None) or {})}
 

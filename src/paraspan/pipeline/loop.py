@@ -28,10 +28,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from paraspan.corpus.schema import Sentence, Span, Structure
-from paraspan.filter.base import recorded
-from paraspan.filter.learned import LearnedFilter
-from paraspan.filter.thresholds import ThresholdFilter
-from paraspan.generate.base import Candidate, GenerationRequest, GenerationResult, add_stats
+from paraspan.filter.base import reads_checks, recorded, records_check
+from paraspan.generate.base import (
+    BatchGenerator,
+    Candidate,
+    GenerationRequest,
+    GenerationResult,
+    StagedGenerator,
+    add_stats,
+    require_anchor,
+)
 from paraspan.generate.project import Placed, carry_entities, place
 from paraspan.pipeline.config import AugmentConfig
 from paraspan.pipeline.store import CandidateRow, OutputRow, WorkResult
@@ -139,14 +145,12 @@ class Augmenter:
             chains.extend((k, self._chain(sentence, index)) for index in eligible)
         while active := [(k, chain) for k, chain in chains if chain.note is None and not chain.finished]:
             requests = [self._request(sentences[k], chain) for k, chain in active]
-            stages = getattr(self.generator, "stages", None)
-            staged = stages() if callable(stages) else None
+            staged = self.generator.stages() if isinstance(self.generator, StagedGenerator) else None
             if staged:
                 self._staged(staged, sentences, active, requests, results)
                 continue
-            batch = getattr(self.generator, "generate_batch", None)
-            if callable(batch):
-                generated = self._generate(batch, requests, [k for k, _ in active], results)
+            if isinstance(self.generator, BatchGenerator):
+                generated = self._generate(self.generator.generate_batch, requests, [k for k, _ in active], results)
             else:  # one call per request: each is its own batch
                 generated = [self._generate(lambda rs: [self.generator.generate(rs[0])], [r], [k], results)[0]
                              for (k, _), r in zip(active, requests, strict=True)]
@@ -166,8 +170,7 @@ class Augmenter:
         caps = self.generator.capabilities
         text = sentence.text
         structure = sentence.structures[index]
-        anchor = structure.anchor
-        assert anchor is not None
+        anchor = require_anchor(structure, "the augmentation loop")
         ban_spans = [(anchor.start, anchor.end)]
         for rest in structure.extra.get("anchor_rest", []) or []:  # discontinuous targets ("take … off")
             if isinstance(rest, list) and len(rest) == 2 and 0 <= rest[0] < rest[1] <= len(text):
@@ -330,8 +333,7 @@ class Augmenter:
                 around: Sequence[tuple[Span, tuple[int, int] | None]] = ()) -> OutputRow:
         cfg = self.config
         structure = sentence.structures[index]
-        anchor = structure.anchor
-        assert anchor is not None
+        anchor = require_anchor(structure, "the augmentation loop")
         cand = candidates[chosen]
         (a_start, a_end), a_score = placed[0]  # type: ignore[misc]
         anchor_text = cand.text[a_start:a_end]
@@ -409,12 +411,12 @@ class Augmenter:
         decisions: dict[str, tuple[bool, str, float | None]] = {}
         checks: dict[str, dict[str, Any]] = {}
         provenance["checks"] = checks  # filled as the checks decide: a learned filter reads those before it
-        for flt in sorted(self.filters, key=lambda f: isinstance(f, LearnedFilter)):
+        for flt in sorted(self.filters, key=reads_checks):
             d = flt.decide(out, sentence)
             # a combined check records each part too (labels, spans, fluency, meaning of `verified`)
             for name, part in recorded(flt.name, d).items():
                 decisions[name] = (bool(part.keep), str(part.reason), part.score)
-                if not isinstance(flt, ThresholdFilter):  # rules read provenance: nothing to add
+                if records_check(flt):
                     checks[name] = {"keep": bool(part.keep), "score": _r(part.score), "reason": str(part.reason)}
         provenance["filters"] = {name: d[0] for name, d in decisions.items()}
         if not checks:

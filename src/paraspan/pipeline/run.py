@@ -150,7 +150,9 @@ def run_augment(
         run_ray(pending, config, workers, ray_address, commit, sizes=sizes)
     else:
         run_local(pending, config, workers, commit, augmenter, sizes=sizes)
-    return summarize(store, time.perf_counter() - started, processed, notes)
+    from paraspan.pipeline.components import asked_checks
+
+    return summarize(store, time.perf_counter() - started, processed, notes, checks=asked_checks(config))
 
 
 def _auto_workers(requested: str, config: AugmentConfig, backend: str, ray_address: str | None, tasks: int,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -28,6 +29,13 @@ class RunSummary:
     #: ``sample_seconds`` (LLM decoding), ``score_seconds`` (backward scoring), ``place_seconds``,
     #: ``filter_seconds`` and their ``…_cpu_seconds``
     cost: dict[str, float] = field(default_factory=dict)
+    #: the checks this run's config asked for (its filters with their parts, then its chooser): what
+    #: decided the run. ``kept_per_filter`` also holds the presets every run records for export.
+    checks: list[str] = field(default_factory=list)
+
+    def kept_by_checks(self) -> dict[str, int]:
+        """Outputs kept by each of :attr:`checks`, in their order."""
+        return {name: self.kept_per_filter[name] for name in self.checks if name in self.kept_per_filter}
 
     def sampled_tokens_per_second(self) -> float | None:
         """Sampled tokens per second of decoding (wall), or None when nothing was sampled."""
@@ -47,11 +55,12 @@ def _pair(kind: str, frame: str, label: str | None, lemma: str) -> tuple[str, st
 
 
 def summarize(store: RunStore, seconds: float = 0.0, processed: int = 0,
-              notes: Counter[str] | None = None) -> RunSummary:
+              notes: Counter[str] | None = None, checks: Sequence[str] = ()) -> RunSummary:
     """Counts from the store, and how many (frame, LU) pairs are new to the inputs.
 
     A pair is (frame, LU label) — ``("Cogitation", "crucial.a")`` — so a new part of speech of a
     seed lemma counts as new; structures without a FrameNet POS count by (label, anchor lemma).
+    ``checks``: the names of the checks the run asked for (:attr:`RunSummary.checks`).
     """
     import json
 
@@ -75,4 +84,5 @@ def summarize(store: RunStore, seconds: float = 0.0, processed: int = 0,
         kept_per_filter={k: int(v or 0) for k, v in counts["kept_per_filter"].items()},
         new_pairs=len(out_pairs - seed_pairs), seed_pairs=len(seed_pairs), seconds=round(seconds, 2),
         processed_now=processed, notes=dict(notes or {}),
-        cost={k: round(v, 3) if isinstance(v, float) else v for k, v in store.work_stats().items()})
+        cost={k: round(v, 3) if isinstance(v, float) else v for k, v in store.work_stats().items()},
+        checks=list(checks))
