@@ -150,3 +150,11 @@ def test_two_vetoes_under_one_name_are_refused():
     load_specs()  # the rules modules registered theirs
     with pytest.raises(ValueError, match="two veto functions named 'headline'"):
         veto("headline")(another)
+
+
+def test_a_rule_survives_pickling():
+    import pickle
+
+    rule = pickle.loads(pickle.dumps(rewrite_rules.get("it-cleft")))
+    doc = load_spacy()("The farmer sold the tractor.")
+    assert rule.apply(doc, RuleContext()) and rule.version == rewrite_rules.get("it-cleft").version

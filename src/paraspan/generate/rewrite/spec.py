@@ -178,6 +178,7 @@ class RuleSpec:
 
     def apply(self, doc: Doc, ctx: RuleContext) -> list[list[Piece]]:
         """Every rewrite of ``doc`` at a site that matches and that no veto declines."""
+        import_rule_modules()  # a spec unpickled in another process finds its vetoes registered
         source = PARTS.sources[self.sites]
         vetoes = [PARTS.vetoes[name] for name in self.vetoes]
         render = PARTS.renderers[self.renderer]
@@ -365,12 +366,17 @@ class _SpecReader:
                         limit, raw, str(self.path), self.line)
 
 
+def import_rule_modules() -> None:
+    """Import the modules that register the vetoes, renderers and site sources (once per process)."""
+    for module in RULE_MODULES:
+        importlib.import_module(module)
+
+
 @functools.cache
 def load_specs(path: Path | None = None) -> dict[str, RuleSpec]:
     """Every rule spec of the file at ``path`` (default: the shipped one), checked against the
     registered vetoes, renderers, site sources and the word lists."""
-    for module in RULE_MODULES:
-        importlib.import_module(module)
+    import_rule_modules()
     path = path or shipped_path()
     try:
         text = path.read_text(encoding="utf-8")
