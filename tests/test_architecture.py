@@ -177,8 +177,9 @@ def test_threads_are_set_by_the_command_line_or_a_worker_only() -> None:
 
 
 def test_library_code_changes_no_environment_and_names_no_shared_temp_folder() -> None:
-    """No os.environ writes (``local_files_only`` keeps the hub away) and no fixed name under the shared
-    temp folder (per-user caches: cli/common.feature_cache; throw-away folders: tempfile.mkdtemp)."""
+    """No os.environ writes (``local_files_only`` keeps the hub away), no network probe (a judge asks its
+    local cache first), and no fixed name under the shared temp folder (per-user caches:
+    cli/common.feature_cache; throw-away folders: tempfile.mkdtemp)."""
     found = []
     for rel, tree in _sources():
         for node in ast.walk(tree):
@@ -192,6 +193,7 @@ def test_library_code_changes_no_environment_and_names_no_shared_temp_folder() -
                     if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Attribute) and t.value.attr == "environ":
                         found.append(f"{rel}:{node.lineno} os.environ[...]")
         found += [f"{rel}:{line} tempfile.gettempdir()" for line in _calls(tree, "gettempdir")]
+        found += [f"{rel}:{line} socket.create_connection()" for line in _calls(tree, "create_connection")]
     assert not found, "process state changed from library code: " + ", ".join(found)
 
 

@@ -98,12 +98,18 @@ def test_hub_label_mapping():
 
 
 def test_hub_id_offline_is_a_clear_error(monkeypatch):
-    import paraspan.filter.judges as judges_module
+    """The local cache is asked first and no network probe is made; with the hub switched off, a model
+    not in the cache is a clear error at once."""
+    import socket
 
-    monkeypatch.setattr(judges_module, "_hub_reachable", lambda timeout=3.0: False)
+    def no_connection(*_a, **_k):
+        raise AssertionError("building a judge opened a connection")
+
+    monkeypatch.setattr(socket, "create_connection", no_connection)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     with pytest.raises(ModelError) as info:
         load_judge("hub:nobody/no-such-nli-model")
-    assert info.value.code == "E788" and "cannot be reached" in str(info.value) and "minilm-nli" in str(info.value)
+    assert info.value.code == "E788" and "switched off" in str(info.value) and "minilm-nli" in str(info.value)
 
 
 def test_judge_specs_and_registry():

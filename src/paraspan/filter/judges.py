@@ -261,17 +261,10 @@ def _hub_offline() -> bool:
                for k in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
 
 
-def _hub_reachable(timeout: float = 3.0) -> bool:
-    """Whether the hub's host answers a TCP connection within ``timeout`` seconds."""
-    import socket
-    from urllib.parse import urlparse
-
-    url = urlparse(os.environ.get("HF_ENDPOINT", "https://huggingface.co"))
-    try:
-        with socket.create_connection((url.hostname or "huggingface.co", url.port or 443), timeout=timeout):
-            return True
-    except OSError:
-        return False
+def _hub_model(tokenizer_cls: Any, model_cls: Any, model_id: str, *, cache_only: bool) -> tuple[Any, Any]:
+    """The tokenizer and classifier of ``model_id``, from the local cache only or from the hub too."""
+    return (tokenizer_cls.from_pretrained(model_id, local_files_only=cache_only),
+            model_cls.from_pretrained(model_id, local_files_only=cache_only))
 
 
 @dataclass
@@ -295,18 +288,24 @@ class HubJudge:
             from transformers import AutoModelForSequenceClassification, AutoTokenizer
         except ImportError:
             raise ModelError.from_code("E360") from None
-        # Offline, transformers retries for about a minute before failing; ask the local cache
-        # only, which fails at once with the same clear error when the model is not there.
+        # The local cache first (no network at all); the hub only for a model not there, unless it is
+        # switched off. No probe of the network: building a judge opens no connection of its own.
         offline = _hub_offline()
-        cache_only = Path(model_id).is_dir() or offline or not _hub_reachable()
+        local = Path(model_id).is_dir()
         try:
-            tokenizer = AutoTokenizer.from_pretrained(model_id, local_files_only=cache_only)
-            model = AutoModelForSequenceClassification.from_pretrained(model_id, local_files_only=cache_only)
+            tokenizer, model = _hub_model(AutoTokenizer, AutoModelForSequenceClassification, model_id, cache_only=True)
         except (OSError, ValueError) as exc:
-            why = ("the hub is switched off (HF_HUB_OFFLINE/TRANSFORMERS_OFFLINE) and it is not in the local cache"
-                   if offline else "the hub cannot be reached (offline?) and it is not in the local cache"
-                   if cache_only and not Path(model_id).is_dir() else str(exc).splitlines()[0][:300])
-            raise ModelError.from_code("E788", model_id=model_id, why=why) from None
+            if local or offline:
+                why = ("the hub is switched off (HF_HUB_OFFLINE/TRANSFORMERS_OFFLINE) and it is not in the local cache"
+                       if offline and not local else str(exc).splitlines()[0][:300])
+                raise ModelError.from_code("E788", model_id=model_id, why=why) from None
+            try:
+                tokenizer, model = _hub_model(AutoTokenizer, AutoModelForSequenceClassification, model_id,
+                                              cache_only=False)
+            except (OSError, ValueError) as exc2:
+                why = ("it is not in the local cache and the hub did not give it (offline?): "
+                       + str(exc2).splitlines()[0][:200])
+                raise ModelError.from_code("E788", model_id=model_id, why=why) from None
         model.eval()
         columns = map_hub_labels(dict(model.config.id2label))
         return cls(model, tokenizer, columns, name=f"hub:{model_id}", batch_size=batch_size, max_length=max_length)
