@@ -253,3 +253,19 @@ def test_the_mlp_head_is_written_once() -> None:
                     and any(isinstance(a, ast.Constant) and a.value == 0.0 for a in n.args) for n in ast.walk(tree))
              and rel.startswith("paraspan/filter/")]
     assert not found, "a ReLU head outside paraspan.filter.mlp: " + ", ".join(found)
+
+
+def test_what_a_generator_says_is_read_through_one_typed_model() -> None:
+    """``provenance["generated"]`` is read through paraspan.provenance.Generated, not by key here and there."""
+    found = []
+    for rel, tree in _sources(lambda r: r == "paraspan/provenance.py"):
+        for node in ast.walk(tree):
+            key = None
+            if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+                key = node.slice.value
+            elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get"
+                  and node.args and isinstance(node.args[0], ast.Constant)):
+                key = node.args[0].value
+            if key == "generated":
+                found.append(f"{rel}:{node.lineno}")
+    assert not found, "provenance['generated'] read by key: " + ", ".join(found)

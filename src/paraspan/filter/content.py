@@ -69,6 +69,7 @@ from typing import Any, Literal
 
 from paraspan.corpus.schema import Sentence
 from paraspan.filter.base import BaseFilter, FilterDecision, source_structure
+from paraspan.provenance import Generated
 from paraspan.text.constraints import NUMBER_WORDS, WORD_RE
 
 #: Words a stop list calls function words whose loss or change alters what a sentence says.
@@ -240,9 +241,9 @@ def content_changes(source: Sentence, output: Sentence, lemmas: Callable[[str], 
 
     # words the generator was told not to use (a paraphrase's randomized bans) may be replaced by
     # a synonym, as the anchor may
-    generated = (output.provenance or {}).get("generated") or {}
-    # and so may the word a context substitute replaced (``generated["replaced"]``)
-    banned = {b.lower() for key in ("random_bans", "replaced") for b in generated.get(key) or ()}
+    # and so may the word a context substitute replaced (:class:`paraspan.provenance.Generated`)
+    generated = Generated.of(output.provenance)
+    banned = {b.lower() for b in (*generated.random_bans, *generated.replaced)}
     if anchor_synonyms is not None:
         def replaceable(w: str) -> frozenset[str]:
             return stands_for(w) | anchor_synonyms(w) if w.lower() in banned else stands_for(w)

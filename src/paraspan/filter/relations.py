@@ -36,6 +36,7 @@ from paraspan.errors import ParaspanError
 from paraspan.filter.base import BaseFilter, FilterDecision
 from paraspan.filter.judges import DEFAULT_JUDGE, LABELS, Judge, load_judge
 from paraspan.filter.judges import judges as judge_registry
+from paraspan.provenance import Generated
 
 RELATIONS: tuple[str, ...] = (
     "equivalence", "forward_entailment", "reverse_entailment", "negation", "alternation", "other",
@@ -292,7 +293,7 @@ class RelationFilter(BaseFilter):
         provenance = out.provenance or {}
         if provenance.get("meaning") == "new":
             return NEW_CONTENT
-        rules = (provenance.get("generated") or {}).get("rules") or []
+        rules = Generated.of(provenance).rules
         if rules and self.unjudged_rules.issuperset(rules):
             return f"made by {', '.join(rules)}, an alternation not shown to the judges"
         return None

@@ -41,6 +41,7 @@ from paraspan.generate.base import (
 from paraspan.generate.project import Placed, carry_entities, place
 from paraspan.pipeline.config import AugmentConfig
 from paraspan.pipeline.store import CandidateRow, OutputRow, WorkResult
+from paraspan.provenance import Generated
 from paraspan.text.lexical_units import AnchorLU, AnchorTagger, anchor_lemma, lu_pos
 
 METHOD = "iterative-paraphrase"
@@ -250,7 +251,7 @@ class Augmenter:
             return
         result.outputs.append(out)
         new_text = out.anchor_text or ""
-        kept = bool((out.sentence.provenance or {}).get("generated", {}).get("keeps_anchor"))
+        kept = Generated.of(out.sentence.provenance).keeps_anchor
         if kept and caps.honours_ban:  # a cascade's rewrite kept the anchor on purpose: same bans, next iteration
             chain.iteration, chain.attempt, chain.rows = chain.iteration + 1, 0, 0
             chain.finished = chain.iteration > chain.iterations
@@ -389,7 +390,7 @@ class Augmenter:
             "paraphrase": scores,
             # what the generator says of its candidate (rewrite rules, sample cluster and bans,
             # infill's sister LU and fillers): which rule or sample made an output is how it is fixed
-            **({"generated": _jsonable(cand.meta)} if cand.meta else {}),
+            **({Generated.KEY: _jsonable(cand.meta)} if cand.meta else {}),
             "aligner": {"anchor": _r(a_score), "spans": span_info},
             **({"projection": via} if via != "aligner" else {}),
             "args_placed": sum(1 for s in span_info[1:] if s["placed"] is not None and not s.get("with_anchor")
