@@ -143,12 +143,6 @@ def _aux_or_complement(s: Site) -> bool:
     return bool(_children(s["v"], "aux", "auxpass", "neg", "dative", "ccomp", "xcomp"))
 
 
-@veto("take-place")
-def _take_place(s: Site) -> bool:
-    """An idiom: "place is taken by it"."""
-    return s["v"].lemma_ == "take" and s["obj"].lower_ == "place"
-
-
 @veto("wh-expletive-or-reflexive")
 def _wh_or_reflexive(s: Site) -> bool:
     subj, obj = s["subj"], s["obj"]
