@@ -230,14 +230,14 @@ def run_config(*, config_file: Path | None = None, overrides: Sequence[str] | No
 
 
 def directional_check(data: dict[str, Any]) -> None:
-    """With a directional generator (``generator.relation`` forward or reverse, or ``elaborate``), the default
-    ``verified`` check asks for that direction: the NLI judges for the forward (reverse) entailment
-    class (by the ``llm`` judge), the content check for words dropped (added) only outside the labelled spans. A
-    ``verified`` filter with options of the user's own is left as it is; ``data`` changes in place."""
-    block = data.get("generator")
-    relation = block.get("relation") if isinstance(block, dict) else None
-    if (block.get("name") if isinstance(block, dict) else block) == "elaborate":
-        relation = "reverse"  # its outputs are more specific than their sources by construction
+    """With a directional generator (one whose factory says its outputs are forward or reverse:
+    ``generalize``, ``elaborate``, ``paraphrase`` with ``relation``), the default ``verified`` check asks for
+    that direction: the NLI judges for the forward (reverse) entailment class (by the ``llm`` judge), the
+    content check for words dropped (added) only outside the labelled spans. A ``verified`` filter with
+    options of the user's own is left as it is; ``data`` changes in place."""
+    from paraspan.pipeline.components import generator_relation
+
+    relation = generator_relation(data.get("generator"))
     if relation not in ("forward", "reverse"):  # equivalence, or a bad value the generator's check reports
         return
     filters = list(data.get("filters") or [])

@@ -1181,4 +1181,10 @@ CATALOGUE: dict[str, ErrorSpec] = {
         "{what} disagree: {first!r} / {second!r}",
         "this is a bug in paraspan: please report it with the input sentence",
     ),
+    "E974": ErrorSpec(
+        "generator_for_relation",
+        "the paraphrase generator asks the LLM; {relation} with rewrites {rewrites!r} is the generator {other!r}",
+        "use --generator {other} for those candidates, or --set generator.rewrites=off for the LLM's own "
+        "{relation} rewrites",
+    ),
 }

@@ -148,7 +148,7 @@ def test_augment_checks_the_generators_direction_with_the_default_filter(tmp_pat
     from paraspan.cli.augment import run_config
     from paraspan.pipeline.components import build_chooser, build_filters
 
-    config = run_config(generator="paraphrase", overrides=["generator.relation=reverse"],
+    config = run_config(generator="paraphrase", overrides=["generator.relation=reverse", "generator.rewrites=off"],
                         settings={"choose_by": "verified"}, output_filter="verified")
     assert config.generator.relation == "reverse"  # type: ignore[attr-defined]
     assert _verified_specs(config.filters) == [{"name": "verified", "relation": "reverse", "judges": ["llm"]}]
@@ -163,13 +163,14 @@ def test_augment_checks_the_generators_direction_with_the_default_filter(tmp_pat
 
     # the default generator and other filters: as before
     assert _verified_specs(run_config(output_filter="verified").filters) == ["verified"]
-    assert _verified_specs(run_config(generator="paraphrase", overrides=["generator.relation=forward"],
+    assert _verified_specs(run_config(generator="paraphrase", overrides=["generator.relation=forward",
+                                                                         "generator.rewrites=off"],
                                       output_filter="lax").filters) == []
     # a verified filter with the user's own options stays theirs
     own = {"name": "verified", "meaning": ["equivalence", "forward_entailment"]}
     (tmp_path / "run.json").write_text(json.dumps({"filters": [own]}), encoding="utf-8")
     config = run_config(config_file=tmp_path / "run.json", generator="paraphrase",
-                        overrides=["generator.relation=forward"], output_filter="verified")
+                        overrides=["generator.relation=forward", "generator.rewrites=off"], output_filter="verified")
     assert _verified_specs(config.filters) == [own]
 
 
@@ -311,25 +312,37 @@ def test_reverse_delivers_insertions_that_keep_every_word(tmp_path: Path, monkey
     assert not none["paraphrases"] and none["note"] == "no noun phrase to add a clause to"
 
 
-def test_augment_paraphrase_generator_takes_the_measured_generators_for_a_direction(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """generator {name: paraphrase, relation: forward|reverse} gives the rule deletions (no adjectives) and
-    the insertions, as `paraspan paraphrase --relation` does; rewrites=off the LLM's free rewrites."""
-    from paraspan.generate.elaborate import Elaborator
+def test_a_direction_is_a_generator_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The measured generators of a direction are registered generators (issue 65: no mode that returns
+    another class): generalize, the rule deletions without adjectives (forward), and elaborate, the
+    insertions (reverse). The paraphrase generator is always the LLM's; a direction's rule or insertion
+    candidates asked of it are refused when the config is checked, naming the generator to use."""
+    from paraspan.api import run_config
+    from paraspan.errors import ParaspanError
+    from paraspan.generate.base import generators
     from paraspan.generate.paraphrase import Paraphraser, make_paraphraser
     from paraspan.generate.rewrite import Rewriter
+    from paraspan.pipeline.components import generator_relation
     from tests.generate.test_elaborate import ScriptedBackend
 
     monkeypatch.setattr("paraspan.llm.hf_backend.load_backend", lambda *a, **k: ScriptedBackend(lambda u: []))
-    forward = make_paraphraser(relation="forward")
+    forward = generators.build("generalize")
     assert isinstance(forward, Rewriter)
     assert "delete-adverb" in forward.rules.names() and "delete-adjective" not in forward.rules.names()
     assert all(r.family == "compression" for r in forward.rules.rules)
-    assert isinstance(make_paraphraser(relation="reverse"), Elaborator)
     assert isinstance(make_paraphraser(relation="reverse", rewrites="off"), Paraphraser)
     assert isinstance(make_paraphraser(), Paraphraser)  # equivalence: the sentence paraphraser, as before
-    rules = make_paraphraser(rewrites="only")  # as paraphrase --relation equivalence --rewrites only
-    assert isinstance(rules, Rewriter) and "delete-adverb" not in rules.rules.names()
+    for relation, other in (("forward", "generalize"), ("reverse", "elaborate")):
+        with pytest.raises(ParaspanError) as info:
+            run_config(generator="paraphrase", overrides=[f"generator.relation={relation}"])
+        assert info.value.code == "E974" and f"--generator {other}" in str(info.value)
+    with pytest.raises(ParaspanError, match="--generator rewrite"):
+        make_paraphraser(rewrites="only")
+    assert [generator_relation(b) for b in ("generalize", "elaborate", {"name": "paraphrase", "relation": "forward"},
+                                            "rewrite", "no-such-generator")] == [
+        "forward", "reverse", "forward", "equivalence", "equivalence"]
+    config = run_config(generator="generalize", output_filter="verified")
+    assert _verified_specs(config.filters) == [{"name": "verified", "relation": "forward", "judges": ["llm"]}]
 
 
 def test_forward_verified_lets_a_date_or_name_go_outside_the_labels() -> None:

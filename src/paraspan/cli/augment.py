@@ -121,11 +121,11 @@ def augment_cmd(
     anchor, repeat K times. The default generator (cascade) gives a rule rewrite where one applies
     and then the LLM's contextual substitutes of a verb anchor; --generator paraphrase is the
     paper's sentence paraphraser (on FrameNet dev its candidates nearly all fail the checks). Every
-    output carries source_id and provenance (scores, models, filter decisions). With --generator
-    paraphrase, --set generator.relation=forward (or reverse) asks for more general (more specific)
-    sentences, as `paraspan paraphrase --relation` makes them (rule deletions of modifiers; relative
-    clauses inserted after a noun phrase; generator.rewrites=off: the LLM's free rewrites), and the
-    default verified check for that direction, judged by the llm judge."""
+    output carries source_id and provenance (scores, models, filter decisions). --generator generalize
+    (rule deletions of modifiers) and --generator elaborate (relative clauses inserted after a noun
+    phrase) write more general and more specific sentences, as `paraspan paraphrase --relation` does
+    (--generator paraphrase --set generator.relation=forward --set generator.rewrites=off: the LLM's
+    own), and the default verified check asks for that direction, judged by the llm judge."""
     from paraspan.api import augment, read
     from paraspan.pipeline import export_outputs
 

@@ -219,6 +219,11 @@ class GeneratorFactory:
         its run: see :func:`reads_corpus`."""
         return False
 
+    def relation(self, options: Mapping[str, Any]) -> str:
+        """What its outputs are to their sources with ``options`` (complete): ``equivalence``,
+        ``forward`` (more general) or ``reverse`` (more specific); the default check asks for it."""
+        return "equivalence"
+
 
 @dataclass
 class Stage:
@@ -298,6 +303,8 @@ generators.register("substitute", "paraspan.generate.substitute:make_substituter
                     "the LLM's contextual substitutes of the anchor, the rest of the sentence kept")
 generators.register("elaborate", "paraspan.generate.elaborate:make_elaborator",
                     "more specific sentences: the LLM's relative clause after a noun phrase (reverse entailment)")
+generators.register("generalize", "paraspan.generate.paraphrase:make_generalizer",
+                    "more general sentences: the rule rewriter's deletions of modifiers (forward entailment)")
 generators.register("trained", "paraspan.generate.trained:make_trained",
                     "a LoRA adapter trained on the corpus fills masked spans and triggers (paraspan train-generator)")
 generators.register("cascade", "paraspan.generate.cascade:make_cascade",

@@ -196,7 +196,7 @@ def _member_blocks(members: list[dict[str, Any]] | None, **run: Any) -> list[tup
     out = []
     for block in blocks:
         name = block.pop("name")
-        if name == "cascade":
+        if isinstance(generators.get(name), CascadeFactory):
             raise ParaspanError.from_code("E880", option="generator.members", rule="generators other than cascade",
                                           value=name, fix="list the generators themselves")
         run_level = {k: v for k, v in run.items() if v is not None and k in factory_options(generators.get(name))}

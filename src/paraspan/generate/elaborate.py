@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +30,7 @@ from paraspan.generate.base import (
     CharSpan,
     GenerationRequest,
     GenerationResult,
+    GeneratorFactory,
     MappedToken,
     TokenMapping,
 )
@@ -371,6 +372,14 @@ def insertion_mapping(source: Doc, output: Doc, offset: int, noun: int | None = 
     return TokenMapping(tuple(doc_tokens(source)), tuple(doc_heads(source)), tuple(tokens))
 
 
+class ElaboratorFactory(GeneratorFactory):
+    """The ``elaborate`` generator's factory: its outputs are more specific than their sources."""
+
+    def relation(self, options: Mapping[str, Any]) -> str:
+        return "reverse"
+
+
+@ElaboratorFactory
 def make_elaborator(model: str = "default", n: int = 3, sites: int = 3, samples: int = 4, top_k: int = 10,
                     temperature: float = 0.8, seed: int = 0, threads: int | None = 1, n_ctx: int = 2048,
                     batch: int = 64, backend: str = "auto", device: str = "auto") -> Elaborator:

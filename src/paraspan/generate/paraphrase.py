@@ -41,14 +41,21 @@ import time
 import unicodedata
 import zlib
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import numpy as np
 
 from paraspan.errors import ParaspanError
-from paraspan.generate.base import Candidate, Capabilities, CharSpan, GenerationRequest, GenerationResult
+from paraspan.generate.base import (
+    Candidate,
+    Capabilities,
+    CharSpan,
+    GenerationRequest,
+    GenerationResult,
+    GeneratorFactory,
+)
 from paraspan.llm.backend import Backend, Prompt, Sample, SampleGroup, backend_info, context_size
 from paraspan.text.constraints import BanSet, content_words, expand_bans, protected_words, words
 
@@ -181,6 +188,26 @@ def relation_rewriter(relation: str, max_per_sentence: int | None = None) -> Any
     from paraspan.generate.rewrite import Rewriter
 
     return Rewriter(relation_rules(relation), max_lexical=0, max_per_sentence=max_per_sentence)
+
+
+class GeneralizerFactory(GeneratorFactory):
+    """The ``generalize`` generator's factory: forward outputs, and the versions of the rules it applies."""
+
+    def relation(self, options: Mapping[str, Any]) -> str:
+        return "forward"
+
+    def code_versions(self, options: Mapping[str, Any]) -> dict[str, str]:
+        from paraspan.generate.rewrite.generator import REWRITER_VERSION
+
+        return {"rewriter": REWRITER_VERSION, **{f"rule:{r.name}": r.version for r in relation_rules("forward").rules}}
+
+
+@GeneralizerFactory
+def make_generalizer(n: int = 5) -> Any:
+    """The registered ``generalize`` generator: more general sentences (forward entailments), the rule
+    rewriter's deletions of modifiers without adjectives (:func:`relation_rewriter`), at most ``n``
+    per sentence. ``paraspan augment``'s default ``verified`` check asks for forward entailment."""
+    return relation_rewriter("forward", max_per_sentence=n)
 
 
 def directional_random_fraction(relation: str) -> float:
@@ -693,6 +720,22 @@ class Paraphraser:
         return ", ".join(f"{count} {reason.replace('_', ' ')}" for reason, count in rejected.most_common())
 
 
+class ParaphraserFactory(GeneratorFactory):
+    """The sentence paraphraser's factory: its ``relation`` is the one asked for, and a direction's
+    rule or insertion candidates are generators of their own (checked with the run's config)."""
+
+    def check_options(self, options: Mapping[str, Any]) -> None:
+        relation, rewrites = options.get("relation", "equivalence"), options.get("rewrites")
+        if rewrites == "off" or (rewrites is None and relation == "equivalence"):
+            return
+        other = {"equivalence": "rewrite", "forward": "generalize", "reverse": "elaborate"}.get(relation, "rewrite")
+        raise ParaspanError.from_code("E974", relation=relation, rewrites=rewrites, other=other)
+
+    def relation(self, options: Mapping[str, Any]) -> str:
+        return str(options.get("relation", "equivalence"))
+
+
+@ParaphraserFactory
 def make_paraphraser(model: str = "default", samples: int = 6, constraint_sets: int = 4, top_k: int = 10,
                      temperature: float = 1.0, rescore_top: int | None = None, max_score: float | None = None,
                      n: int = 5, n_ctx: int = 2048, seed: int = 0, threads: int | None = 1,
@@ -701,14 +744,13 @@ def make_paraphraser(model: str = "default", samples: int = 6, constraint_sets: 
                      backward: bool | None = None,
                      relation: Literal["equivalence", "forward", "reverse"] = "equivalence",
                      random_fraction: float | None = None,
-                     rewrites: Literal["only", "off"] | None = None) -> Any:
+                     rewrites: Literal["only", "off"] | None = None) -> Paraphraser:
     """The registered ``paraphrase`` generator: a :class:`Paraphraser` on a llama.cpp or transformers model.
 
-    ``rewrites``: for a direction, where the candidates come from (as ``paraspan paraphrase
-    --relation … --rewrites``): ``only`` (the default for forward and reverse) gives the generator
-    that was judged better for it, the rule rewriter's deletions of modifiers (forward) or the
-    elaborator's relative clauses (reverse); ``off`` (the default for equivalence) gives the
-    :class:`Paraphraser`; ``only`` with equivalence the rule rewriter's ``reliable`` rewrites.
+    ``rewrites``: ``off`` (the default for equivalence) asks the LLM; for a direction it must be
+    given, since the generators judged better there are their own: ``generalize`` (the rule
+    rewriter's deletions of modifiers, forward) and ``elaborate`` (relative clauses, reverse);
+    anything else is refused when the config is checked (E974).
 
     ``model``: ``default``, ``small``, a ``.gguf`` path, ``hf:ORG/NAME`` (from the local Hugging
     Face cache) or a Hugging Face model folder (see :mod:`paraspan.models`); ``samples`` per
@@ -730,14 +772,7 @@ def make_paraphraser(model: str = "default", samples: int = 6, constraint_sets: 
 
     from paraspan.llm.hf_backend import load_backend
 
-    mode = rewrites or ("off" if relation == "equivalence" else "only")
-    if mode == "only" and relation in RULE_FAMILIES:
-        return relation_rewriter(relation, max_per_sentence=n)
-    if mode == "only":
-        from paraspan.generate.elaborate import make_elaborator
-
-        return make_elaborator(model, n=n, seed=seed, threads=threads, n_ctx=n_ctx, batch=batch, backend=backend,
-                               device=device)
+    make_paraphraser.check_options({"relation": relation, "rewrites": rewrites})
     width = max(8, samples * constraint_sets, batch)
     runtime = load_backend(model, backend=backend, device=device, seed=seed, n_ctx=context_size(n_ctx, width),
                            n_threads=threads, parallel=width)

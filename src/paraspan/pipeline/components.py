@@ -64,6 +64,21 @@ def _generator_factory(config: AugmentConfig) -> tuple[Any, dict[str, Any]]:
     return factory, validate_options(factory, options, defaults, where=f"generator {name!r}")
 
 
+def generator_relation(block: str | dict[str, Any] | None) -> str:
+    """What the outputs of the generator of a raw config block are to their sources
+    (:meth:`paraspan.generate.base.GeneratorFactory.relation`): ``equivalence`` for a factory that does
+    not say, or for a block the config's check will refuse anyway (an unknown name)."""
+    block = {"name": block} if isinstance(block, str) else dict(block or {})
+    name = block.pop("name", None)
+    if not isinstance(name, str):
+        return "equivalence"
+    try:
+        factory = _factory("generator", name)
+    except ParaspanError:
+        return "equivalence"
+    return factory.relation(with_defaults(factory, block)) if isinstance(factory, GeneratorFactory) else "equivalence"
+
+
 def generator_versions(config: AugmentConfig) -> dict[str, str]:
     """The versions of the code the config's generator runs (its rules), without building it:
     :func:`paraspan.generate.base.code_versions`."""
