@@ -269,3 +269,39 @@ def test_what_a_generator_says_is_read_through_one_typed_model() -> None:
             if key == "generated":
                 found.append(f"{rel}:{node.lineno}")
     assert not found, "provenance['generated'] read by key: " + ", ".join(found)
+
+
+def _generator_homes() -> dict[str, set[str]]:
+    """Each registered generator's name → the modules allowed to test it: its factory's module and the
+    registry's (filter names are ordinary words, "content", "relation", "threshold": not checked so)."""
+    from paraspan.generate.base import generators
+
+    out: dict[str, set[str]] = {}
+    for entry in generators.entries.values():
+        module = str(entry.target).partition(":")[0] if isinstance(entry.target, str) else entry.target.__module__
+        out[entry.name] = {"paraspan/generate/base.py", "paraspan/registry.py", module.replace(".", "/") + ".py"}
+    # a version-1 run config's flat keys were the paraphrase generator's: a migration of stored data
+    out["paraphrase"].add("paraspan/pipeline/config.py")
+    return out
+
+
+def test_no_generator_name_is_tested_outside_its_module_and_registry() -> None:
+    """What a generator is or offers is declared (a GeneratorFactory's relation, a protocol, a capability),
+    not read off its name: ``name == "elaborate"`` outside elaborate.py is a side door."""
+    allowed = _generator_homes()
+    found = []
+    for rel, tree in _sources():
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Compare):
+                continue
+            sides: list[ast.expr] = []
+            for op, right in zip(node.ops, node.comparators, strict=True):
+                if isinstance(op, (ast.Eq, ast.NotEq)):
+                    sides += [node.left, right]
+                elif isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, (ast.Tuple, ast.List, ast.Set)):
+                    sides += list(right.elts)
+            for side in sides:
+                name = side.value if isinstance(side, ast.Constant) else None
+                if isinstance(name, str) and name in allowed and rel not in allowed[name]:
+                    found.append(f"{rel}:{node.lineno} {name!r}")
+    assert not found, "generator names tested outside their module and registry: " + ", ".join(found)
