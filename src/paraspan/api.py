@@ -93,7 +93,8 @@ def read(path: str | os.PathLike[str], format: str | None = None, **options: Any
     from paraspan.corpus.formats import guess_format, read_corpus
 
     where = Path(path)
-    fmt = format or guess_format(where) or ("hf" if (where / "dataset_info.json").is_file() else None)
+    is_dataset = (where / "dataset_info.json").is_file() or (where / "dataset_dict.json").is_file()
+    fmt = format or guess_format(where) or ("hf" if is_dataset else None)
     if fmt is None:
         raise ParaspanError.from_code("E021", path=where)
     return Corpus(where, fmt, iter(read_corpus(where, fmt, **options)))

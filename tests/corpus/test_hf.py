@@ -49,6 +49,9 @@ def test_ner_is_a_row_per_sentence_with_classlabel_tags_and_reads_back(tmp_path:
     assert [names[t] for t in ds[0]["ner_tags"]] == ["B-PER", "I-PER", "O", "O", "B-LOC", "O"]
     back = list(read_corpus(out, "hf"))
     assert [s.id for s in back] == ["n1", "n2", "n2~s0i1"]
+    import paraspan
+
+    assert [s.id for s in paraspan.read(out)] == ["n1", "n2", "n2~s0i1"]  # a datasets folder is told as hf
     for got, want in zip(back, _sentences(NER), strict=True):
         assert got.text == want.text and got.source_id == want.source_id and got.provenance == want.provenance
         assert [(s.kind, s.label, s.anchor.start, s.anchor.end) for s in got.structures] == [

@@ -389,7 +389,8 @@ def test_several_sentences_go_through_the_generator_together(tmp_path, corpus, f
 def test_the_same_labelled_sentence_is_written_once_per_source(tmp_path, corpus, fake_config):
     """NER's mentions are structures of one sentence, and a rewrite carries every mention: each
     mention's chain may give the same labelled sentence. Export writes it once (another source's
-    copy, or the same text with other spans, is still written)."""
+    copy is still written); the same text with other spans is one sentence with all of them (with
+    ``per_structure``, a sentence of its own)."""
     store = open_store(tmp_path / "run.db", fake_config, resume=False)
     run_augment(corpus, store, fake_config)
     before = export_outputs(store, tmp_path / "all.jsonl")
@@ -402,9 +403,15 @@ def test_the_same_labelled_sentence_is_written_once_per_source(tmp_path, corpus,
     store.conn.execute(f"INSERT INTO outputs ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
                        list(copy.values()))
     assert export_outputs(store, tmp_path / "again.jsonl") == before
-    data["structures"][0]["label"] = "Other_label"  # other spans: another training example
+    data["structures"][0]["label"] = "Other_label"  # other spans on the same text: one sentence carries both
     store.conn.execute("UPDATE outputs SET json = ? WHERE id = ?", (json.dumps(data), copy["id"]))
-    assert export_outputs(store, tmp_path / "other.jsonl") == before + 1
+    assert export_outputs(store, tmp_path / "other.jsonl") == before
+    merged = [json.loads(line) for line in (tmp_path / "other.jsonl").read_text().splitlines()
+              if json.loads(line)["id"] == row[0]]
+    assert len(merged) == 1 and "Other_label" in [s["label"] for s in merged[0]["structures"]]
+    assert len(merged[0]["provenance"]["merged"]) == 2  # the ids of the two per-structure outputs
+    # a sentence per structure's output, as before: the one with other spans is another training example
+    assert export_outputs(store, tmp_path / "split.jsonl", per_structure=True) == before + 1
 
 
 VERSIONED = {**FAKE, "generator": "tests.pipeline.fakes:make_versioned_generator"}
