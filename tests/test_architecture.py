@@ -305,3 +305,12 @@ def test_no_generator_name_is_tested_outside_its_module_and_registry() -> None:
                 if isinstance(name, str) and name in allowed and rel not in allowed[name]:
                     found.append(f"{rel}:{node.lineno} {name!r}")
     assert not found, "generator names tested outside their module and registry: " + ", ".join(found)
+
+
+def test_spans_are_moved_by_the_projection_module_only() -> None:
+    """Every way a span moves into a candidate (placement, a token mapping, an edit of the text) is a
+    function of paraspan.generate.project; other modules call them."""
+    movers = {"splice", "apply_edits", "project_mapping", "place"}
+    found = [f"{rel}:{node.lineno} {node.name}" for rel, tree in _sources(lambda r: r == "paraspan/generate/project.py")
+             for node in ast.walk(tree) if isinstance(node, ast.FunctionDef) and node.name in movers]
+    assert not found, "span movers outside paraspan.generate.project: " + ", ".join(found)

@@ -85,8 +85,8 @@ from paraspan.generate.base import (
 )
 
 # PREDICATE_KINDS: their anchor is never replaced by token, mention or synonym replacement
-from paraspan.generate.edits import PREDICATE_KINDS, Edit, apply_edits, article_edits, span_relation
-from paraspan.generate.project import tokens_in
+from paraspan.generate.edits import article_edits
+from paraspan.generate.project import PREDICATE_KINDS, Edit, apply_edits, span_relation, tokens_in
 from paraspan.generate.sister_lu import inflect_lu_like, lemma_words, replace_lu
 
 if TYPE_CHECKING:

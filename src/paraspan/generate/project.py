@@ -11,7 +11,9 @@ One module for every generator (see :class:`~paraspan.generate.base.Candidate`):
 
 :func:`place` gives, for one structure and a list of candidates, a :class:`Placement` per
 candidate in whichever way the candidate allows; :func:`project_mapping` carries whole
-structures through a mapping (the ``paraspan rewrite`` path).
+structures through a mapping (the ``paraspan rewrite`` path). Generators that write their
+candidate by editing the text (the baselines, ``substitute``, sister LUs, infilling) move the
+spans with :func:`apply_edits` and :func:`splice`, here too: every span moves in this module.
 
 Mapping policy (what happens to each span):
 
@@ -36,7 +38,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from paraspan.corpus.schema import Sentence, Span, Structure
 from paraspan.generate.base import Candidate, CharSpan, MappedToken, TokenMapping, require_anchor
@@ -388,3 +390,113 @@ def _copied_mentions(sentence: Sentence, text: str, mapping: TokenMapping, label
                and text[t.start:t.end] in names
                and not any(lo <= t.start and t.end <= hi for lo, hi in spans))
 
+
+# -- moving spans with edits of the text (the baselines', substitute's, sister LUs' and infill's way)
+
+#: Kinds whose anchor is a predicate or target: a structure whose anchor an edit hits is lost.
+PREDICATE_KINDS = frozenset({"frame", "srl", "event"})
+
+
+@dataclass(frozen=True)
+class Edit:
+    """``text[start:end]`` becomes ``new``. ``changed``: a different word (not an article fix)."""
+
+    start: int
+    end: int
+    new: str
+    label: str | None = None
+    changed: bool = True
+
+
+def span_relation(span: Span, edits: Sequence[Edit]) -> str:
+    """``clear`` (no edit touches the span), ``contains`` (it holds whole edits) or ``broken``
+    (an edit cuts it, or replaces it together with text around it)."""
+    out = "clear"
+    for e in edits:
+        if span.end <= e.start or e.end <= span.start:
+            continue
+        if span.start <= e.start and e.end <= span.end:
+            out = "contains"
+            continue
+        return "broken"
+    return out
+
+
+def splice(text: str, spans: Sequence[Span], edits: Sequence[tuple[Span, str]]) -> tuple[str, list[Span]]:
+    """Replace each edited span's text; every span gets its new offsets (edits must not overlap)."""
+    edited = {id(span): new for span, new in edits}
+    order = sorted(edits, key=lambda e: e[0].start)
+    pieces: list[str] = []
+    pos = 0
+    new_bounds: dict[int, tuple[int, int]] = {}
+    shifts: list[tuple[int, int]] = []  # (old position, cumulative delta after it)
+    delta = 0
+    for span, new in order:
+        pieces.append(text[pos:span.start])
+        start = span.start + delta
+        pieces.append(new)
+        new_bounds[id(span)] = (start, start + len(new))
+        delta += len(new) - (span.end - span.start)
+        shifts.append((span.end, delta))
+        pos = span.end
+    pieces.append(text[pos:])
+
+    def moved(offset: int) -> int:
+        d = 0
+        for at, after in shifts:
+            if offset >= at:
+                d = after
+        return offset + d
+
+    out = []
+    for span in spans:
+        if id(span) in edited:
+            s, e = new_bounds[id(span)]
+        else:
+            s, e = moved(span.start), moved(span.end)
+        out.append(Span(s, e, span.label, dict(span.extra)))
+    return "".join(pieces), out
+
+
+def apply_edits(text: str, structures: Sequence[Structure | None], tokens: Sequence[CharSpan], edits: Sequence[Edit],
+           ) -> tuple[str, list[Structure | None], list[CharSpan], list[CharSpan]]:
+    """The text with ``edits`` made, every structure placed in it (None where an edit broke it),
+    and the new offsets of each token and of each edit."""
+    edit_spans = [Span(e.start, e.end) for e in edits]
+    token_spans = [Span(s, e) for s, e in tokens]
+    owned: list[tuple[int, str]] = []  # (structure, "anchor" | "arg") per structure span
+    struct_spans: list[Span] = []
+    for k, st in enumerate(structures):
+        if st is None:
+            continue
+        if st.anchor is not None:
+            owned.append((k, "anchor"))
+            struct_spans.append(st.anchor)
+        for arg in st.args:
+            owned.append((k, "arg"))
+            struct_spans.append(arg)
+    new_text, moved = splice(text, [*edit_spans, *token_spans, *struct_spans],
+                             [(span, e.new) for span, e in zip(edit_spans, edits, strict=True)])
+    n_e, n_t = len(edit_spans), len(token_spans)
+    new_edits = [(s.start, s.end) for s in moved[:n_e]]
+    new_tokens = [(s.start, s.end) for s in moved[n_e:n_e + n_t]]
+    placed_spans = moved[n_e + n_t:]
+    anchors: dict[int, Span | None] = {}
+    args: dict[int, list[Span]] = {}
+    lost: set[int] = set()
+    for (k, role), span, new in zip(owned, struct_spans, placed_spans, strict=True):
+        st = cast(Structure, structures[k])  # `owned` holds the structures that are not None
+        rel = span_relation(span, edits)
+        if role == "anchor":
+            if rel == "broken" or (rel == "contains" and st.kind in PREDICATE_KINDS):
+                lost.add(k)  # the predicate or target was replaced: this structure is not in the output
+            anchors[k] = new
+        elif rel != "broken":
+            args.setdefault(k, []).append(new)
+    placed: list[Structure | None] = []
+    for k, st in enumerate(structures):
+        if st is None or k in lost:
+            placed.append(None)
+            continue
+        placed.append(Structure(st.kind, st.label, anchors.get(k), args.get(k, []), dict(st.extra)))
+    return new_text, placed, new_tokens, new_edits

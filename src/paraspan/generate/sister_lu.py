@@ -10,11 +10,11 @@ speech, :func:`inflect_lu_like`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from paraspan.corpus.schema import Span, Structure
+from paraspan.corpus.schema import Structure
 from paraspan.generate.base import require_anchor
+from paraspan.generate.project import splice
 
 if TYPE_CHECKING:
     from paraspan.corpus.frame_index import LexUnit
@@ -168,42 +168,6 @@ def takes_object(lemma: str) -> bool | None:
     frames = {frame for synset in load_wordnet().synsets(word, "v") for name in synset.lemmas()
               if name.name().lower() == word for frame in name.frame_ids()}
     return bool(frames & _OBJECT_FRAMES) if frames else None
-
-
-def splice(text: str, spans: Sequence[Span], edits: Sequence[tuple[Span, str]]) -> tuple[str, list[Span]]:
-    """Replace each edited span's text; every span gets its new offsets (edits must not overlap)."""
-    edited = {id(span): new for span, new in edits}
-    order = sorted(edits, key=lambda e: e[0].start)
-    pieces: list[str] = []
-    pos = 0
-    new_bounds: dict[int, tuple[int, int]] = {}
-    shifts: list[tuple[int, int]] = []  # (old position, cumulative delta after it)
-    delta = 0
-    for span, new in order:
-        pieces.append(text[pos:span.start])
-        start = span.start + delta
-        pieces.append(new)
-        new_bounds[id(span)] = (start, start + len(new))
-        delta += len(new) - (span.end - span.start)
-        shifts.append((span.end, delta))
-        pos = span.end
-    pieces.append(text[pos:])
-
-    def moved(offset: int) -> int:
-        d = 0
-        for at, after in shifts:
-            if offset >= at:
-                d = after
-        return offset + d
-
-    out = []
-    for span in spans:
-        if id(span) in edited:
-            s, e = new_bounds[id(span)]
-        else:
-            s, e = moved(span.start), moved(span.end)
-        out.append(Span(s, e, span.label, dict(span.extra)))
-    return "".join(pieces), out
 
 
 def replace_lu(text: str, structure: Structure, lu_to: LexUnit, form: str) -> tuple[str, Structure]:

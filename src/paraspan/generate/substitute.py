@@ -734,8 +734,8 @@ class Substituter:
 
     def _candidate(self, sentence: Sentence, job: _Job, form: str, votes: int, logprob: float) -> Candidate | None:
         from paraspan.generate.baselines import tokenize
-        from paraspan.generate.edits import Edit, apply_edits, article_edits
-        from paraspan.generate.sister_lu import splice
+        from paraspan.generate.edits import article_edits
+        from paraspan.generate.project import Edit, apply_edits, splice
         from paraspan.text.lexical_units import anchor_lemma, lu_pos
 
         text, k = sentence.text, job.structure
@@ -771,7 +771,8 @@ class Substituter:
         takes the new one, the anchors stay. ``meta["replaced"]`` names the old word (the ``content``
         check then takes a WordNet synonym of it) and ``meta["at"]`` the new one's offsets."""
         from paraspan.generate.baselines import tokenize
-        from paraspan.generate.edits import Edit, apply_edits, article_edits
+        from paraspan.generate.edits import article_edits
+        from paraspan.generate.project import Edit, apply_edits
 
         edit = Edit(job.start, job.end, form)
         tokens = tokenize(sentence)
