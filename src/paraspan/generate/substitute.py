@@ -1,10 +1,7 @@
 """Contextual substitution: the LLM replaces the anchor word in its sentence, nothing else.
 
-Read by an annotator, the default 1.5B model's sentence paraphrases of held-out FrameNet
-sentences changed the facts or the content words in nearly all cases (``fn-paraphrase*`` in
-``benchmarks/README.md``), and the ``content`` check rejects those: on FrameNet dev at most 2 of 12
-structures had a candidate that kept its content words, whatever the prompt style, random bans or
-number of candidates. This generator asks the model for the one thing it does well: a word or
+The default 1.5B model's sentence paraphrases change the facts or the content words too often for
+the checks to pass them, so this generator asks the model for the one thing it does well: a word or
 short phrase that can stand for the anchor *in this sentence* (a contextual synonym: Lexical
 Substitution, McCarthy & Navigli 2007), sampled with the anchor (and earlier iterations' anchors)
 banned. The rest of the sentence is kept character for character, so every span moves with the
@@ -18,29 +15,21 @@ are its back votes. A substitute and an anchor that mean the same should propose
 ("expected" ↔ "anticipated"), and a narrower, broader or opposite word lead elsewhere (no sample of 12
 led from "senate" back to "legislature", from "deny" to "claim", from "plant" to "complex"). A
 candidate is kept when it has at least ``min_back_votes`` back votes (default: ``min_votes``) and its
-votes and back votes together reach ``agreement`` (8 of 24 with 12 samples). Chosen on 98 judged
-outputs of earlier runs, where it kept 30 of 34 right against 60 of 98, it did not hold on
-structures those runs did not include: 18 of 31 written outputs right (58%) against 42 of 65 (65%)
-without it, with a third as many structures getting an output and 2.5 times the decoding
-(``fn-substitute-v5``, ``-v6``, ``-v6b`` in ``benchmarks/README.md``). So it is off by default.
+votes and back votes together reach ``agreement`` (8 of 24 with 12 samples). It is off by default:
+on structures it was not chosen on it wrote fewer right outputs at 2.5 times the decoding.
 
 Only anchors of the parts of speech in ``pos`` are replaced, verbs by default (``pos="v"``;
-``"v,n,a"`` or ``"all"`` for more). Over the 201 judged substitutes of the FrameNet dev runs
-(``fn-substitute`` … ``fn-cascade`` in ``benchmarks/README.md``) 53 of 72 verb substitutes were right
-(74%), 46 of 100 nouns (a narrower or sister noun names something else: "legislators" → "senators",
-"military" → "air force"; WordNet synonyms, hypernyms and hyponyms were each right about half the
-time, so no WordNet rule separates them), 6 of 21 adjectives and none of 7 adverbs and prepositions.
-Only frame structures' anchors are replaced by default (``kinds="frame"``): on EWT dev, SRL
-predicates' substitutes were right 23 times in 60 (``ewt-cascade-v3``, ``-v4``), the FrameNet
-verbs' 53 in 72: a FrameNet anchor's substitute must be an LU of its frame or a WordNet synonym
-(the ``content`` check), an SRL predicate's only a WordNet synonym, and WordNet's verb synsets join
-"state" and "say", "enjoy" and "love". ``kinds="frame,srl"`` asks for more.
+``"v,n,a"`` or ``"all"`` for more): a narrower or sister noun names something else
+("legislators" → "senators") about half the time, and no WordNet relation tells those apart.
+Only frame structures' anchors are replaced by default (``kinds="frame"``; ``"frame,srl"`` asks for
+more): an SRL predicate's substitute has only WordNet to vouch for it, whose verb synsets join
+"state" and "say", and was judged wrong more often than right.
 
 An anchor whose label has no part of speech (a PropBank roleset, an entity type) gets the part
 of speech of its first word in a spaCy parse, so the rule and the verb-form check apply to SRL
-predicates too (on EWT dev, before this, 16 of 43 SRL substitutes were right: "it is" → "it are",
-"was trying" → "was attempts"). Auxiliaries and copulas (be, have, do) are not replaced, and a
-proposal that is another form of the anchor itself ("is" → "was") does not count.
+predicates too ("it is" → "it are" came through without it). Auxiliaries and copulas (be, have,
+do) are not replaced, and a proposal that is another form of the anchor itself ("is" → "was")
+does not count.
 
 **Context words** (``targets="anchor,context"``): where no substitute of the anchor gave an output
 (the anchor is a noun, a light verb, or its substitutes failed the checks), a verb *outside* every
@@ -49,14 +38,14 @@ anchor is replaced instead: one heading a clause, lower-case, not a light or phr
 the ``context_words`` best (default 2: ones outside the structure's own spans first, then the root),
 the first one's candidates first. A proposal must keep the parse's form of the verb and share a
 frame with it in FrameNet's lexicon (:meth:`Substituter.context_fits`; a WordNet synonym in some
-sense was not enough: 7 of 14 right before, in ``fn-cascade-exemplars-e``). The anchors and labels
+sense was not enough). The anchors and labels
 stay; a span holding the verb takes the new one. The candidate names the old verb
 (``meta["replaced"]``), so the ``content`` check takes a WordNet synonym of it and nothing else, and
 keeps the anchor (``meta["keeps_anchor"]``): the chain's next iteration has the same bans. Asked in a
 chain's first iteration only (a later one would pick the replaced verb again). Off by default
-(``targets="anchor"``), in the cascade too: on fresh FrameNet exemplars 24 of 31 context substitutes
-were right, against 104 of 118 of the other outputs of those runs (``fn-cascade-exemplars-f`` … ``-h``
-in ``benchmarks/README.md``).
+(``targets="anchor"``), in the cascade too: context substitutes were judged wrong more often than the
+other outputs. The figures behind these defaults are in ``benchmarks/README.md`` ("Measurements
+behind the defaults").
 
 An anchor capitalised inside the sentence is part of a name ("the Manhattan Project") and is not
 replaced. Whether a substitute means what the anchor meant is also for the ``verified`` check
@@ -132,10 +121,10 @@ _WORDS = re.compile(r"[^\W_]+")
 #: a closing quotation mark (and its comma) right before the anchor
 _QUOTE_BEFORE = re.compile(r"(''|\"|”|’|(?<=[\s,])')\s*,?\s*$")  # a lone ' closes a single-quoted one (train-m)
 #: verbs that are mostly auxiliaries or copulas: their "substitutes" were other forms of themselves or
-#: broke agreement ("it is" → "it are", "I am" → "I be"; EWT dev, ewt-cascade-v3)
+#: broke agreement ("it is" → "it are", "I am" → "I be")
 LIGHT_VERBS = frozenset({"be", "have", "do", "'s", "'re", "'m", "'ve", "'d", "'ll"})
 #: verbs of believing: their WordNet synonyms say how sure someone is in other words ("believe" →
-#: "trust that", judged wrong in fn-cascade-train-f and -j; "fears" → "dreads", "suggest" → "assert")
+#: "trust that", judged wrong; "fears" → "dreads", "suggest" → "assert")
 BELIEF_VERBS = frozenset({"believe", "think", "suppose", "fear", "doubt", "suspect", "feel", "hope", "assume",
                           "guess", "reckon", "suggest"})
 
@@ -180,7 +169,7 @@ def fits(form: str, old: str, before: Sequence[str], after: Sequence[str], pos: 
     if (before and words[0] == before[-1].lower()) or (after and words[-1] == after[0].lower()):
         return False
     if any(w.lower() in words for w in before[-3:] if w[:1].isalpha() and w.lower() not in _FUNCTION_WORDS):
-        return False  # "cutting and stabbing" → "cutting and cutting" (fn-cascade-train-g)
+        return False  # "cutting and stabbing" → "cutting and cutting"
     if pos == "v" and _repeats_nearby(words[-1], after[:4]):
         return False
     if pos == "n":
@@ -196,7 +185,7 @@ def fits(form: str, old: str, before: Sequence[str], after: Sequence[str], pos: 
         if was_tags and now_tags and not was_tags & now_tags:
             return False
         # after "was", "has", "been" … the word is a participle: "was expanded" → "was grew" passed
-        # the merged class above (fn-ds-s0); the new word must have a participle of its own
+        # the merged class above; the new word must have a participle of its own
         if _after_auxiliary(before) and now_tags and _participle(old.split()[0]) and not _participle(form.split()[0]):
             return False
         # a verb whose past and base forms are one ("thrust", "put", "cut") right after "he", "she", "it" is
@@ -208,7 +197,7 @@ def fits(form: str, old: str, before: Sequence[str], after: Sequence[str], pos: 
         if tag == "VBN" and not _participle(form.split()[0]):
             return False  # "…, evinced by the photographs" → "showed by" (a past, no participle; exemplars-l)
         if {"VBD/VBN", "VB/VBP"} <= was_tags and tag in _TAG_CLASS and _TAG_CLASS[tag] not in now_tags:
-            return False  # "… and put them" (VBD) → "and place them" (fn-cascade-exemplars-alternation)
+            return False  # "… and put them" (VBD) → "and place them"
     return True
 
 
@@ -233,11 +222,9 @@ def check_anchor(anchor: str) -> None:
 def wordnet_synonym(form: str, old: str, check: Any = None) -> bool:
     """Whether ``form`` shares a WordNet synset with ``old`` (in some sense of each; content words,
     through ``check``, a :class:`~paraspan.filter.content.ContentFilter`, whose WordNet lemmas and
-    synonyms are cached). The verbs of one frame are often not synonyms: judged on FrameNet train
-    (fn-ds-s0 and its first sentences), 49 of 70 written substitutes were right, and of the 34 that
-    are WordNet synonyms 31 ("employed" → "used", "condemned" → "sentenced"); the others changed
-    the manner or the strength ("bubbled" → "gushed", "murdered" → "killed", "skyrocketed" →
-    "increased", "suggest" → "assert")."""
+    synonyms are cached). The verbs of one frame are often not synonyms: they change the manner or
+    the strength ("bubbled" → "gushed", "murdered" → "killed", "suggest" → "assert"), where a WordNet
+    synonym mostly keeps the meaning ("employed" → "used")."""
     from paraspan.filter.content import ContentFilter
 
     return (check if check is not None else ContentFilter(anchor="synonym")).synonym_of(form, old)
@@ -270,7 +257,7 @@ def _after_auxiliary(before: Sequence[str]) -> bool:
 
 def _repeats_nearby(word: str, after: Sequence[str]) -> bool:
     """Whether the new verb shares its lemma with a noun just after it: "clashed at the epic battles"
-    → "battled at the epic battles" (fn-ds-s0)."""
+    → "battled at the epic battles"."""
     from paraspan.models.inflect import lemmas
 
     mine = {x.lower() for x in lemmas(word.lower(), "VERB")} | {word.lower()}
@@ -307,7 +294,7 @@ _CLAUSE_DEPS = frozenset({"ROOT", "conj", "xcomp", "ccomp", "advcl", "relcl", "a
 #: constructions and idioms ("make a decision", "take place", "give way"), whose synonyms read wrong
 _CONTEXT_SKIP = LIGHT_VERBS | BELIEF_VERBS | frozenset({
     "say", "tell", "get", "make", "take", "go", "come", "give", "put", "let", "seem", "become", "keep", "set",
-    "see", "know", "want", "need", "use", "mean"})  # "I mean, …" (fn-cascade-exemplars-e)
+    "see", "know", "want", "need", "use", "mean"})  # "I mean, …"
 TARGETS = ("anchor", "context")
 
 
@@ -397,7 +384,7 @@ class Substituter:
         the parse's form ("reached out … and burst the balloon" is past: not "explode"), and the two
         share a frame in FrameNet's lexicon (the shipped ``framenet15`` verifier's). A WordNet synonym
         in some sense was not enough: read, 7 of 14 context substitutes were right without this
-        ("parted" → "split", "erupted" → "burst", "paraded" → "exhibited"; fn-cascade-exemplars-e);
+        ("parted" → "split", "erupted" → "burst", "paraded" → "exhibited");
         an anchor's substitute has its frame's LUs and the span-label verifier to answer to, a
         context verb only this."""
         from paraspan.models.inflect import lemmas
@@ -601,7 +588,7 @@ class Substituter:
             job.note = "the anchor is part of a name"
         elif _QUOTE_BEFORE.search(sentence.text[:sentence.structures[request.structure].anchor.start]):  # type: ignore[union-attr]
             # an inverted quotative ("…, '' says Mr. X"): few verbs stand there ("tells Mr. X" reads as
-            # him being told; fn-cascade-train-h)
+            # him being told)
             job.note = "the anchor follows a quotation"
         elif self.kinds is not None and sentence.structures[request.structure].kind not in self.kinds:
             job.note = f"a {sentence.structures[request.structure].kind} structure (generator.kinds)"
