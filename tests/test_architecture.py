@@ -201,7 +201,8 @@ def test_no_hook_is_glued_onto_a_function_nor_read_back_by_name() -> None:
     """What a component offers is declared: methods of a protocol (BatchGenerator, StagedGenerator), a
     GeneratorFactory's methods, a filter's traits, never ``factory.code_versions = …`` read back with
     getattr/hasattr."""
-    hooks = {"code_versions", "reads_corpus", "check_options", "stages", "generate_batch", "decide_batch"}
+    hooks = {"code_versions", "reads_corpus", "check_options", "relation", "stages", "generate_batch", "decide_batch",
+             "parts", "unjudged_rules"}
     found = []
     for rel, tree in _sources():
         functions = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}  # type: ignore[attr-defined]

@@ -117,14 +117,12 @@ def check_unjudged_rules(filters: list[Any]) -> None:
     """Every name in a filter's ``unjudged_rules`` (its parts' too) is a hand-written rewrite rule:
     a misspelt one ("it-clef") would leave every cleft judged, silently. Checked here, where the
     pipeline sees both packages (the filters cannot import the rules: ``generate`` imports ``filter``)."""
+    from paraspan.filter import unjudged_rules
     from paraspan.generate.rewrite.rules import rewrite_rules
 
     known = set(rewrite_rules.names())
-    stack = [f for f in filters if f is not None]
-    while stack:
-        flt = stack.pop()
-        stack.extend(getattr(flt, "parts", None) or [])
-        unknown = sorted(set(getattr(flt, "unjudged_rules", None) or ()) - known)
+    for flt in filters:
+        unknown = sorted(unjudged_rules(flt) - known) if flt is not None else []
         if unknown:
             raise ParaspanError.from_code("E847", names=", ".join(unknown), known=", ".join(sorted(known)))
 
