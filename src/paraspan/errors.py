@@ -71,8 +71,19 @@ def format_code(code: str, **fields: Any) -> tuple[str, str]:
     return _fill(code, fields)
 
 
+#: A field longer than this is cut in messages (a 50 MB token is not echoed whole).
+MAX_FIELD = 1000
+
+
+def _shorten(value: Any) -> Any:
+    if isinstance(value, str) and len(value) > MAX_FIELD:
+        return f"{value[: MAX_FIELD - 200]}…[{len(value):,} characters]…{value[-100:]}"
+    return value
+
+
 def _fill(code: str, fields: dict[str, Any]) -> tuple[str, str]:
     entry = spec(code)
+    fields = {key: _shorten(value) for key, value in fields.items()}
     try:
         return entry.format(fields)
     except (KeyError, IndexError) as exc:
@@ -237,6 +248,68 @@ CATALOGUE: dict[str, ErrorSpec] = {
     "E022": ErrorSpec("stdout_needs_jsonl", "only JSONL can be written to stdout", "give a file name with -o"),
     "E023": ErrorSpec("unknown_bio_scheme", "unknown BIO scheme {scheme!r}", "use one of: {choices}"),
     "E030": ErrorSpec("unknown_validate_check", "unknown check(s): {choices}", "choose from: {choices2}"),
+    "E040": ErrorSpec(
+        "output_overwrites_input",
+        "{option} {out} is the same file as {what} {path}",
+        "write the output to another file: paraspan never writes over its inputs or a run store",
+    ),
+    "E041": ErrorSpec("output_is_directory", "{option} names a directory, not a file",
+                      "give a file name, e.g. {example}"),
+    "E042": ErrorSpec("cannot_write_output", "cannot write the output: {reason}",
+                      "check that its folder exists and is writable"),
+    "E043": ErrorSpec(
+        "writer_cannot_hold_kind",
+        "the {fmt} format cannot hold {kind} structures (sentence {sid!r}); it holds only {held}",
+        "drop --strict to write without them (a warning counts them), or write jsonl or docbin, which hold every kind",
+    ),
+    "E044": ErrorSpec(
+        "number_too_long",
+        "a number of more than {digits} digits",
+        "offsets, ids and counts are small numbers: check the line (it may be corrupt)",
+    ),
+    "E045": ErrorSpec(
+        "json_nested_too_deep",
+        "JSON nested too deeply to read",
+        "a sentence object nests a few levels only: check the line (it may be corrupt)",
+    ),
+    "E046": ErrorSpec(
+        "lone_surrogate",
+        "{where} holds a lone surrogate ({char}), which is not text",
+        "pair it (\\ud83d\\ude00) or remove it: a UTF-8 file cannot hold it",
+    ),
+    "E047": ErrorSpec(
+        "unreadable_gzip",
+        "cannot read the gzip file ({exc})",
+        "check that it is complete (gzip -t), or give the uncompressed file",
+    ),
+    "E048": ErrorSpec(
+        "resume_with_other_corpus",
+        "--resume with another corpus: the run store was made from {n} input sentence(s) with fingerprint "
+        "{expected}, and this corpus gives {got}",
+        "resume with the corpus the run started from (same ids and texts, in order), or start a new --store",
+    ),
+    "E049": ErrorSpec(
+        "resume_without_store",
+        "--resume: there is no run store here",
+        "check the --store path, or drop --resume to start a new run",
+    ),
+    "E050": ErrorSpec(
+        "store_not_sqlite",
+        "exists and is not a SQLite run store",
+        "choose another --store path (paraspan does not write over a file it did not make)",
+    ),
+    "E051": ErrorSpec(
+        "truncated_archive",
+        "the archive ends between two members without its end marker: it is truncated ({members} member(s) read)",
+        "re-download or re-pack the release (`tar -tvf` shows where it stops), or unpack it and give the folder",
+    ),
+    "E052": ErrorSpec(
+        "undefined_xml_entity",
+        "undefined XML entity &{name};",
+        "write the character itself or a numeric reference (&#233;): FrameNet XML defines no entities",
+    ),
+    "E053": ErrorSpec("unreadable_file", "cannot read the file: {reason}",
+                      "check its permissions (chmod a+r), or remove it from the release"),
     "E100": ErrorSpec(
         "malformed_json",
         "malformed JSON: {msg} (column {column})",
@@ -344,6 +417,21 @@ CATALOGUE: dict[str, ErrorSpec] = {
         "span_covers_only_whitespace",
         "{where}: span [{span_start}, {span_end}) covers only whitespace",
         "point the span at the words it labels",
+    ),
+    "E140": ErrorSpec(
+        "request_body_too_large",
+        "the request body is larger than {limit} bytes",
+        "send one judgment at a time (notes of at most {max_note} characters each)",
+    ),
+    "E141": ErrorSpec(
+        "host_not_allowed",
+        "the Host header {host!r} is not an address this review app serves on",
+        "open the address `paraspan review` printed ({allowed})",
+    ),
+    "E142": ErrorSpec(
+        "invalid_review_body",
+        "the request is not valid: {details}",
+        "send the JSON the review page sends (see paraspan.review.app)",
     ),
     "E201": ErrorSpec("wrong_column_count", "{problem}", "{fix}"),
     "E202": ErrorSpec("bad_token_index", "{problem}", "{fix}"),

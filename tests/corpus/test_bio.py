@@ -162,3 +162,25 @@ def test_writer_retokenizes_stale_tokens(tmp_path: Path) -> None:
     with pytest.warns(UserWarning, match="re-tokenized"):
         write_bio([sentence], out)
     assert out.read_text(encoding="utf-8").splitlines()[-2] == "Lisbon\tB-LOC"
+
+
+def test_writer_keeps_combining_marks_with_their_base(tmp_path):
+    out = tmp_path / "g.bio"
+    sentences = [Sentence("h", "हिंदी में", [Structure("entity", "LANG", Span(0, 5))]),
+                 Sentence("c", "Cafe\u0301 noir", [Structure("entity", "ORG", Span(0, 5))])]
+    write_bio(sentences, out)
+    tokens = [line.split("\t")[0] for line in out.read_text(encoding="utf-8").splitlines() if line]
+    assert tokens == ["हिंदी", "में", "Cafe\u0301", "noir"]
+    back = list(read_bio(out))
+    assert [s.text for s in back] == ["हिंदी में", "Cafe\u0301 noir"]
+    assert [[(t.anchor.start, t.anchor.end) for t in s.structures] for s in back] == [[(0, 5)], [(0, 5)]]
+
+
+def test_writer_counts_kinds_it_cannot_hold_or_refuses_them(tmp_path):
+    sentence = Sentence("f", "The farmer sold it.", [Structure("frame", "Commerce_sell", Span(11, 15, "sell.v")),
+                                                        Structure("srl", "sell.01", Span(11, 15))])
+    with pytest.warns(UserWarning, match=r"bio: 1 frame structure\(s\) left out"):
+        assert write_bio([sentence], tmp_path / "a.bio") == 1
+    with pytest.raises(FormatError) as info:
+        write_corpus([sentence], tmp_path / "b.bio", "bio", strict=True)
+    assert info.value.code == "E043" and not (tmp_path / "b.bio").exists()

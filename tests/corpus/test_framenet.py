@@ -412,3 +412,55 @@ def test_framenet15_exemplars_stream() -> None:
     stream.close()  # type: ignore[attr-defined]
     assert all(s.id.startswith("fn15:lu") for s in first)
     assert sum(len(s.structures) for s in first) >= 190
+
+
+# -- releases that used to be read in part, or end in a traceback -------------------------------------------------
+
+
+def _tar_of(tmp_path: Path) -> tuple[bytes, list[tarfile.TarInfo]]:
+    path = tmp_path / "fndata-0.1.tar"
+    with tarfile.open(path, "w") as tar:
+        tar.add(RELEASE, arcname="fndata-0.1")
+    with tarfile.open(path) as tar:
+        members = tar.getmembers()
+    return path.read_bytes(), members
+
+
+def test_a_tar_cut_between_members_is_truncated(tmp_path):
+    data, members = _tar_of(tmp_path)
+    whole = tmp_path / "whole" / "fndata-0.1.tar"
+    whole.parent.mkdir()
+    whole.write_bytes(data)
+    assert list(read_framenet(whole))  # a complete archive reads
+    cut = tmp_path / "fndata-0.1-cut.tar"
+    first = next(i for i, m in enumerate(members) if "/fulltext/" in m.name and m.name.endswith(".xml"))
+    cut.write_bytes(data[: members[first + 1].offset])  # one document whole, the other missing
+    with pytest.raises(CorpusError) as info:
+        list(read_framenet(cut))
+    assert info.value.code == "E051" and "truncated" in str(info.value)
+
+
+def test_an_undefined_entity_is_an_error_at_its_line(tmp_path):
+    release = tmp_path / "fndata-0.1"
+    shutil.copytree(RELEASE, release)
+    doc = sorted((release / "fulltext").glob("*.xml"))[0]
+    text = doc.read_text(encoding="utf-8")
+    # with a DOCTYPE an undefined entity is no syntax error: lxml kept it as a node and cut the text there
+    text = text.replace("<fullTextAnnotation", '<!DOCTYPE fullTextAnnotation SYSTEM "x.dtd">\n<fullTextAnnotation', 1)
+    text = text.replace("<text>", "<text>The &e; ", 1)
+    line = next(n for n, raw in enumerate(text.splitlines(), 1) if "&e;" in raw)
+    for declared in (text, text.replace(' standalone="yes"', "")):  # an error, or (not standalone) a node
+        doc.write_text(declared, encoding="utf-8")
+        with pytest.raises(CorpusError) as info:
+            list(read_framenet(release))
+        assert info.value.code == "E052" and info.value.problem.line == line
+        assert info.value.problem.file == str(doc) and "&e;" in info.value.problem.message
+
+
+def test_an_unreadable_file_in_a_release_is_named(tmp_path):
+    release = tmp_path / "fndata-0.1"
+    shutil.copytree(RELEASE, release)
+    (release / "fulltext" / "zz_broken.xml").mkdir()  # reading it fails as a file without permission does
+    with pytest.raises(CorpusError) as info:
+        list(read_framenet(release))
+    assert info.value.code == "E053" and info.value.problem.file.endswith("fulltext/zz_broken.xml")

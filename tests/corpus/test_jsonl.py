@@ -91,3 +91,72 @@ def read_jsonl_from(rows, tmp_path):
     src = tmp_path / "rows.jsonl"
     _write(src, rows)
     return read_jsonl(src)
+
+
+# -- inputs that used to end in a traceback; validate and convert agree on them ---------------------------------
+
+BAD_LINES = {
+    "E044": '{"id": "z", "text": "x", "structures": [{"kind": "entity", "label": "L", "anchor": {"start": '
+            + "9" * 5000 + ', "end": 1}}]}',
+    "E045": "[" * 100_000 + "]" * 100_000,
+    "E046": '{"id": "s", "text": "bad \\ud800 text"}',
+}
+
+
+@pytest.mark.parametrize("code", sorted(BAD_LINES))
+def test_hostile_lines_are_errors_with_codes(tmp_path, code):
+    path = tmp_path / "bad.jsonl"
+    path.write_text(json.dumps(GOOD[0]) + "\n" + BAD_LINES[code] + "\n", encoding="utf-8")
+    with pytest.raises(CorpusError) as info:
+        list(read_jsonl(path))
+    assert info.value.code == code and info.value.problem.line == 2
+    valid, problems = validate_jsonl(path)
+    assert valid == 1 and [p.code for p in problems.problems] == [code]
+
+
+def test_lone_surrogates_anywhere_are_refused_and_pairs_kept(tmp_path):
+    path = tmp_path / "s.jsonl"
+    path.write_text('{"id": "a", "text": "ok", "meta": {"k": ["\\udfff"]}}\n', encoding="utf-8")
+    with pytest.raises(CorpusError, match=r"'meta'\['k'\]\[0\] holds a lone surrogate \(\\udfff\)"):
+        list(read_jsonl(path))
+    path.write_text('{"id": "a", "text": "smile \\ud83d\\ude00"}\n', encoding="utf-8")
+    assert [s.text for s in read_jsonl(path)] == ["smile \U0001F600"]
+
+
+def test_a_bad_byte_deep_in_a_file_names_its_line(tmp_path):
+    path = tmp_path / "deep.jsonl"
+    lines = [json.dumps({"id": f"s{i}", "text": "x" * 50}) for i in range(300)]
+    data = ("\n".join(lines) + "\n").encode() + b'{"id": "q", "text": "caf\xe9"}\n'
+    path.write_bytes(data)
+    with pytest.raises(CorpusError) as info:
+        list(read_jsonl(path))
+    assert info.value.code == "E012" and info.value.problem.line == 301
+    bad = data.index(b"\xe9")
+    assert f"at byte {bad})" in info.value.problem.message
+
+
+def test_gzip_and_bom_are_read(tmp_path):
+    import gzip
+
+    path = tmp_path / "c.jsonl.gz"
+    path.write_bytes(gzip.compress(("\ufeff" + json.dumps(GOOD[0]) + "\n").encode()))
+    assert [s.id for s in read_jsonl(path)] == ["a"]
+    path.write_bytes(gzip.compress((json.dumps(GOOD[0]) + "\n").encode() * 50)[:100])
+    with pytest.raises(CorpusError) as info:
+        list(read_jsonl(path))
+    assert info.value.code == "E047"
+
+
+def test_long_values_are_cut_in_messages(tmp_path):
+    path = tmp_path / "long.jsonl"
+    path.write_text('{"id": "a", "text": 5, "meta": {}, "x": "' + "y" * 100 + '"}\n' + "{" + "z" * 3_000_000 + "\n")
+    _, problems = validate_jsonl(path)
+    assert all(len(str(p)) < 3000 for p in problems.problems)
+
+
+def test_writing_into_a_folder_is_an_error(tmp_path):
+    from paraspan.corpus.jsonl import read_jsonl as _  # noqa: F401 - the module under test
+
+    with pytest.raises(CorpusError) as info:
+        write_jsonl([], tmp_path)
+    assert info.value.code == "E041"

@@ -156,3 +156,19 @@ def test_framenet17_dev() -> None:
         frames += len(sentence.structures)
         fes += sum(len(s.args) for s in sentence.structures)
     assert (sentences, frames, fes) == (326, 2272, 4029)
+
+
+def test_writer_counts_entities_it_cannot_hold_or_refuses_them(tmp_path):
+    import warnings
+
+    from paraspan.errors import FormatError
+
+    sentence = Sentence("f", "Anna sold it.", [Structure("frame", "Commerce_sell", Span(5, 9, "sell.v")),
+                                                Structure("entity", "PER", Span(0, 4))])
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        write_opensesame([sentence], tmp_path / "a.conll")
+    assert any("open-sesame: 1 entity structure(s) left out" in str(w.message) for w in seen)
+    with pytest.raises(FormatError) as info:
+        write_opensesame([sentence], tmp_path / "b.conll", strict=True)
+    assert info.value.code == "E043" and not (tmp_path / "b.conll").exists()

@@ -18,6 +18,7 @@ from typing import Any
 from paraspan.corpus.conll import (
     E_COLUMNS,
     SCHEMES,
+    KindsLeftOut,
     TagDecoder,
     clean_cell,
     fail,
@@ -152,11 +153,16 @@ def read_bio(path: str | Path, *, scheme: str = "auto") -> Iterator[Sentence]:
 # --------------------------------------------------------------------------- writer
 
 
-def write_bio(sentences: Iterable[Sentence], path: str | Path) -> int:
-    """Write ``token<TAB>tag`` lines with IOB2 tags; return the number of sentences written."""
+def write_bio(sentences: Iterable[Sentence], path: str | Path, *, strict: bool = False) -> int:
+    """Write ``token<TAB>tag`` lines with IOB2 tags; return the number of sentences written.
+
+    Structures of other kinds than ``entity`` cannot be written: they are counted in a warning, or,
+    with ``strict``, refused (:class:`~paraspan.errors.FormatError`, nothing written)."""
     dropped = {"uncovered": 0, "overlapping": 0}
+    left_out = KindsLeftOut("bio", {"entity"}, strict)
 
     def rows(sentence: Sentence, tokens: list[tuple[int, int]]) -> list[list[str]]:
+        left_out.check(sentence)
         if not tokens:
             return []
         spans, uncovered, overlapping = tag_spans(tokens, (
@@ -174,5 +180,6 @@ def write_bio(sentences: Iterable[Sentence], path: str | Path) -> int:
         (dropped["overlapping"], "overlapping entit(y/ies) dropped (BIO tags cannot nest; the first one was kept)"),
         (dropped["uncovered"], "entit(y/ies) covering no token were dropped"),
         (retokenized, "sentence(s) had meta['tokens'] that no longer fit the text; they were re-tokenized"),
+        *left_out.warnings(),
     ])
     return written

@@ -16,12 +16,13 @@ import warnings
 from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import IO, Any, NoReturn
 
 from paraspan.corpus.jsonl import atomic_write, iter_text_lines
 from paraspan.corpus.schema import Sentence, Span
-from paraspan.errors import CorpusError
+from paraspan.errors import CorpusError, FormatError
 
 # Error codes of the token formats (the JSONL reader uses E1xx, file access E01x).
 E_COLUMNS = "E201"  # wrong number of columns
@@ -252,12 +253,22 @@ def align_tokens(
 
 # --------------------------------------------------------------------------- writer helpers
 
-_TOKEN_RE = re.compile(r"\w+(?:['’.\-]\w+)*|[^\w\s]")
+# Words are runs of grapheme clusters that start with a word character, so a combining mark (Hindi vowel
+# signs, a decomposed "é") stays with its base; any other non-space cluster is a token of its own.
+_TOKEN_PATTERN = r"(?:(?=\w)\X)+(?:['’.\-](?:(?=\w)\X)+)*|(?!\s)\X"
+
+
+@lru_cache(maxsize=1)
+def _token_re() -> Any:
+    import regex  # \X (extended grapheme clusters): the standard library's re has no such class
+
+    return regex.compile(_TOKEN_PATTERN)
 
 
 def regex_tokens(text: str) -> list[tuple[int, int]]:
-    """A simple tokenizer: words (with inner apostrophes, dots, hyphens) and single symbols."""
-    return [m.span() for m in _TOKEN_RE.finditer(text)]
+    """A simple tokenizer: words (with inner apostrophes, dots, hyphens) and single symbols, never
+    splitting a grapheme cluster (a base character and its combining marks)."""
+    return [m.span() for m in _token_re().finditer(text)]
 
 
 def valid_token_offsets(raw: Any, text: str) -> list[tuple[int, int]] | None:
@@ -378,7 +389,8 @@ class TagDecoder:
 
     def _bad(self, tag: str, why: str, line: int) -> NoReturn:
         fail(f"tag {tag!r} {why} ({self.scheme.upper()})",
-             "fix the tag sequence, or read with scheme='auto' to accept it", self.file, line, E_TAG)
+             "fix the tag sequence, or read with --scheme auto (scheme='auto' in Python) to accept it",
+             self.file, line, E_TAG)
 
     def feed(self, tag: str, line: int) -> None:
         prefix, label = parse_tag(tag, file=self.file, line=line)
@@ -485,6 +497,28 @@ def write_blocks(sentences: Iterable[Sentence], path: str | Path,
                 handle.write("\n".join(block) + "\n\n")
             written += bool(rows)
     return written, retokenized
+
+
+class KindsLeftOut:
+    """The structures of kinds a writer cannot hold, counted per kind (or refused: ``strict``)."""
+
+    def __init__(self, fmt: str, held: Container[str], strict: bool = False) -> None:
+        self.fmt, self.held, self.strict = fmt, held, strict
+        self.counts: dict[str, int] = {}
+
+    def check(self, sentence: Sentence) -> None:
+        for structure in sentence.structures:
+            if structure.kind not in self.held:
+                if self.strict:
+                    raise FormatError.from_code("E043", fmt=self.fmt, kind=structure.kind, sid=sentence.id,
+                                                held=", ".join(sorted(self.held)))
+                self.counts[structure.kind] = self.counts.get(structure.kind, 0) + 1
+
+    def warnings(self) -> list[tuple[int, str]]:
+        """For :func:`warn_counts`: one line per kind left out."""
+        held = ", ".join(sorted(self.held))
+        return [(n, f"{kind} structure(s) left out: the format holds only {held} (jsonl and docbin hold every "
+                    "kind; --strict refuses)") for kind, n in sorted(self.counts.items())]
 
 
 def warn_counts(fmt: str, counts: Sequence[tuple[int, str]]) -> None:

@@ -162,6 +162,7 @@ def write_docbin(sentences: Iterable[Sentence], path: str | Path) -> int:
     from spacy.tokens import DocBin
 
     nlp = spacy.blank("en")
+    nlp.max_length = 10**9  # the limit guards the parser's memory; a blank pipeline only tokenizes
     stats = _Stats()
     docbin = DocBin(store_user_data=True)
     count = 0

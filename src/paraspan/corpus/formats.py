@@ -80,16 +80,44 @@ def write_corpus(sentences: Iterable[Sentence], path: str | Path, fmt: str = "js
     return _call(writer, fmt, "writer", (sentences, path), options)
 
 
+#: File-name endings of the token and XML formats: such a file is never read as JSONL by default.
+_NOT_JSONL = (".conll", ".conllx", ".conll09", ".conll2009", ".tsv", ".xml", ".tar", ".tgz", ".tar.gz",
+              ".tar.bz2", ".tar.xz", ".zip", ".spacy", ".gz")
+
+
+def not_jsonl(path: str | Path) -> bool:
+    """Whether the name of ``path`` says it holds something other than JSONL (``demo.conll``)."""
+    name = Path(path).name.lower()
+    return name.endswith(_NOT_JSONL) and not name.endswith((".jsonl.gz", ".ndjson.gz"))
+
+
+#: The structure kinds each built-in writer can hold (a writer not listed holds every kind).
+KINDS_HELD: dict[str, frozenset[str]] = {
+    "bio": frozenset({"entity"}),
+    "opensesame": frozenset({"frame", "srl"}),
+}
+
+
+def kinds_held(fmt: str) -> frozenset[str] | None:
+    """The structure kinds writer ``fmt`` can hold; None when it holds them all."""
+    return KINDS_HELD.get(fmt)
+
+
 def guess_format(path: str | Path) -> str | None:
     """A format name from the file name, or None when it cannot be told."""
-    name = Path(path).name.lower()
+    location = Path(path)
+    name = location.name.lower()
+    if location.is_dir():  # a FrameNet release folder (or the folder it was unpacked into)
+        inner = [location, *(p for p in location.iterdir() if p.is_dir())] if str(path) != "-" else []
+        release = any((p / sub).is_dir() for p in inner for sub in ("fulltext", "lu", "frame"))
+        return "framenet" if release else None
     if name.endswith((".jsonl", ".jsonl.gz", ".ndjson")):
         return "jsonl"
     if name.endswith((".spacy", ".docbin")):
         return "docbin"
     if name.endswith(".conllu"):
         return "conllu-srl"
-    if name.endswith(".tar.gz") and "fndata" in name:
+    if name.endswith((".tar.gz", ".tgz", ".tar", ".tar.bz2", ".tar.xz")) and "fndata" in name:
         return "framenet"
     if name.endswith((".bio", ".iob", ".iob2", ".bioes")):
         return "bio"

@@ -191,20 +191,23 @@ class Release:
         if not self.archive:
             for rel in files:
                 if (self.location / rel).is_file():
-                    yield rel, (self.location / rel).read_bytes()
+                    yield rel, self._read(rel)
             for folder in folders:
                 base = self.location / folder
                 if not base.is_dir():
                     continue
                 for entry in sorted(base.glob("*.xml"), key=lambda p: _natural_key(p.name)):
-                    yield f"{folder}/{entry.name}", entry.read_bytes()
+                    yield f"{folder}/{entry.name}", self._read(f"{folder}/{entry.name}")
             return
         wanted_files = set(files)
         wanted_folders = set(folders)
+        ending: list[str] = []  # how the member headers ended (see _EndOfArchive)
+        members = 0
         try:
             # "r|*": a forward-only stream; each member is read at most once
-            with tarfile.open(self.location, "r|*") as tar:
+            with tarfile.open(self.location, "r|*", tarinfo=_end_of_archive(ending)) as tar:
                 for member in tar:
+                    members += 1
                     if not member.isfile():
                         continue
                     rel = _relative(member.name)
@@ -217,17 +220,54 @@ class Release:
                             return
         except (tarfile.TarError, EOFError, zlib.error, OSError) as exc:
             raise CorpusError.from_code("E217", file=str(self.location), exc=exc) from None
+        if ending and ending[0] != "end marker":
+            raise CorpusError.from_code("E051", file=str(self.location), members=members)
+
+    def _read(self, rel: str) -> bytes:
+        try:
+            return (self.location / rel).read_bytes()
+        except OSError as exc:
+            raise CorpusError.from_code("E053", file=self.display(rel), reason=exc.strerror or exc) from None
+
+
+def _end_of_archive(ending: list[str]) -> type[tarfile.TarInfo]:
+    """A TarInfo class that records in ``ending`` how the member headers ended: "end marker" (the
+    zero block a complete archive ends with) or "cut" (the file stops between two members, or goes on
+    with bytes that are no header, which tarfile takes for the end without a word)."""
+
+    class _Info(tarfile.TarInfo):
+        @classmethod
+        def fromtarfile(cls, tar: tarfile.TarFile) -> tarfile.TarInfo:
+            try:
+                return super().fromtarfile(tar)
+            except tarfile.EOFHeaderError:
+                ending[:] = ["end marker"]
+                raise
+            except (tarfile.EmptyHeaderError, tarfile.TruncatedHeaderError, tarfile.InvalidHeaderError):
+                ending[:] = ["cut"]
+                raise
+
+    return _Info
 
 
 def parse_xml(data: bytes, display: str) -> etree._Element:
-    """Parse one XML file; malformed XML raises :class:`CorpusError` with file and line."""
+    """Parse one XML file; malformed XML raises :class:`CorpusError` with file and line, and so does an
+    entity the file does not define (lxml would keep it as a node and the text around it would be cut)."""
     # no entity resolution or network access: the release is data, not trusted markup
     parser = etree.XMLParser(resolve_entities=False, no_network=True)
     try:
-        return etree.fromstring(data, parser)
+        root = etree.fromstring(data, parser)
     except etree.XMLSyntaxError as exc:
         line = exc.lineno if exc.lineno else (exc.position[0] if exc.position else None)
+        undefined = re.match(r"Entity '([^']{1,100})' not defined", exc.msg or "")
+        if undefined:
+            raise CorpusError.from_code("E052", file=display, line=line, name=undefined.group(1)) from None
         raise CorpusError.from_code("E211", file=display, line=line, msg=exc.msg) from None
+    if b"&" in data:
+        for entity in root.iter(etree.Entity):
+            raise CorpusError.from_code("E052", file=display, line=entity.sourceline,
+                                        name=str(entity.name)[:100])
+    return root
 
 
 def namespace_of(root: etree._Element) -> str:

@@ -24,6 +24,7 @@ from paraspan.corpus.conll import (
     E_EMPTY,
     E_INDEX,
     Block,
+    KindsLeftOut,
     TagDecoder,
     clean_cell,
     covering_tokens,
@@ -220,11 +221,16 @@ def _block(sentence: Sentence, structure: Structure, tokens: Sequence[tuple[int,
     return rows
 
 
-def write_opensesame(sentences: Iterable[Sentence], path: str | Path) -> int:
-    """Write one block per frame/srl structure; return how many sentences got a block."""
+def write_opensesame(sentences: Iterable[Sentence], path: str | Path, *, strict: bool = False) -> int:
+    """Write one block per frame/srl structure; return how many sentences got a block.
+
+    Entity and event structures cannot be written: they are counted in a warning, or, with
+    ``strict``, refused (:class:`~paraspan.errors.FormatError`, nothing written)."""
     stats = _WriteStats()
+    left_out = KindsLeftOut("open-sesame", {"frame", "srl"}, strict)
 
     def blocks(sentence: Sentence, tokens: list[tuple[int, int]]) -> list[list[str]]:
+        left_out.check(sentence)
         out = [b for s in sentence.structures if s.kind in ("frame", "srl")
                if (b := _block(sentence, s, tokens, stats)) is not None]
         stats.without_frames += not out
@@ -238,5 +244,6 @@ def write_opensesame(sentences: Iterable[Sentence], path: str | Path) -> int:
         (stats.unanchored, "frame/srl structure(s) without a usable target were not written"),
         (stats.without_frames, "sentence(s) without frame/srl structures were not written (the format has one "
                                "block per frame)"),
+        *left_out.warnings(),
     ])
     return written
