@@ -88,8 +88,16 @@ def test_not_a_store(tmp_path):
     path.write_text("hello, not sqlite " * 100)
     with pytest.raises(StoreError, match="not a paraspan run store"):
         RunStore.open(path)
+    with pytest.raises(StoreError, match="not a SQLite run store") as info:  # not "already exists — pass --resume"
+        RunStore.create(path)
+    assert info.value.code == "E050"
+    assert path.read_text() == "hello, not sqlite " * 100  # never written over
     with pytest.raises(StoreError, match="no such run store"):
         RunStore.open(tmp_path / "missing.db")
+    other = tmp_path / "other.db"
+    sqlite3.connect(other).execute("CREATE TABLE t (x)").connection.close()
+    with pytest.raises(StoreError, match="not a paraspan run store"):
+        RunStore.open(other)
 
 
 def test_pending_streams_in_chunks(tmp_path):

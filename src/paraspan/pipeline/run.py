@@ -19,7 +19,7 @@ from paraspan.errors import ParaspanError
 from paraspan.pipeline.config import AugmentConfig, resume_differences
 from paraspan.pipeline.executors import BACKENDS, group_sizes, run_local, run_ray
 from paraspan.pipeline.loop import Augmenter
-from paraspan.pipeline.store import RunStore, StoreError, WorkResult
+from paraspan.pipeline.store import InputFingerprint, RunStore, StoreError, WorkResult
 from paraspan.pipeline.summary import RunSummary, summarize
 
 #: ``progress(done, total)``: called after every committed input.
@@ -31,15 +31,18 @@ def stored_config(store: RunStore) -> AugmentConfig:
     return AugmentConfig.from_dict(store.config, where=f"{store.path}: the stored run config")
 
 
-def open_store(path: Path, config: AugmentConfig, *, resume: bool) -> RunStore:
+def open_store(path: Path, config: AugmentConfig, *, resume: bool, missing_ok: bool = True) -> RunStore:
     """Create the store, or reopen it for ``resume`` after checking the settings match.
 
     ``config`` should be checked first (:func:`paraspan.pipeline.components.check`), so the
-    store records every component option, defaults included.
+    store records every component option, defaults included. ``missing_ok=False``: a ``resume``
+    of a store that does not exist is an error (E049), not a new run.
     """
     from paraspan.pipeline.components import generator_versions, resolve
 
     versions = generator_versions(config)
+    if resume and not missing_ok and not path.exists():
+        raise StoreError.from_code("E049", file=str(path))
     if not resume or not path.exists():
         store = RunStore.create(path, config.to_dict())
         store.set_meta(CODE_VERSIONS, versions)
@@ -121,7 +124,7 @@ def run_augment(
         sentences = corpus
     if limit is not None:
         sentences = islice(sentences, limit)
-    store.add_inputs((s, i) for i, s in enumerate(sentences))
+    _add_checked_inputs(store, sentences, given=isinstance(corpus, (str, Path)))
     total = store.count_inputs("pending", only=only)
     if not isinstance(workers, int):
         workers = _auto_workers(workers, config, backend, ray_address, total, warn)
@@ -153,6 +156,39 @@ def run_augment(
     from paraspan.pipeline.components import asked_checks
 
     return summarize(store, time.perf_counter() - started, processed, notes, checks=asked_checks(config))
+
+
+def _add_checked_inputs(store: RunStore, sentences: Iterable[Sentence], *, given: bool) -> None:
+    """Add the inputs the store lacks, after checking that the ones it holds are the corpus's first
+    ones (ids and texts, in order): a store resumed with another corpus is refused (E048) before
+    anything is added. ``given``: the corpus was named (a file), so an empty one is checked too;
+    an empty iterable means "no inputs to add" (a caller that adds them itself)."""
+    stored = store.count_inputs()
+    expected = store.input_fingerprint()[0] if stored else ""
+    seen = InputFingerprint()
+    checked = stored == 0
+
+    def check() -> None:
+        nonlocal checked
+        checked = True
+        got = seen.hexdigest()
+        if seen.count != stored or got != expected:
+            raise StoreError.from_code("E048", file=str(store.path), n=stored, expected=expected,
+                                       got=f"{got} from its first {seen.count} sentence(s)")
+
+    def numbered() -> Iterator[tuple[Sentence, int]]:
+        for position, sentence in enumerate(sentences):
+            if position == stored and not checked:
+                check()
+            seen.add(sentence.id, sentence.text)
+            if position >= stored:  # the ones before are in the store (checked above)
+                yield sentence, position
+        if not checked and (given or seen.count):
+            check()
+
+    store.add_inputs(numbered())
+    if seen.count >= stored and seen.count:
+        store.set_meta("input_fingerprint", {"sha256": seen.hexdigest(), "inputs": seen.count})
 
 
 def _auto_workers(requested: str, config: AugmentConfig, backend: str, ray_address: str | None, tasks: int,

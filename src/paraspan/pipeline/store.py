@@ -11,7 +11,9 @@ clear error, never silently reused):
     one row: the schema this file was written with, and the paraspan version that created it.
 ``meta(key TEXT PRIMARY KEY, value TEXT)``
     run settings as JSON (``config``: iterations, models, seed, filters …), used to refuse a
-    ``--resume`` with different settings.
+    ``--resume`` with different settings; ``input_fingerprint`` (``{"sha256", "inputs"}``: a
+    digest of the input ids and texts in corpus order, :class:`InputFingerprint`), used to refuse a
+    ``--resume`` with another corpus.
 ``inputs(id TEXT PRIMARY KEY, position INTEGER UNIQUE, json TEXT, status TEXT, structures INTEGER,
 note TEXT, worker TEXT, finished REAL)``
     every input sentence (``json`` = its corpus-schema line) in corpus order. ``status`` is
@@ -99,6 +101,38 @@ CREATE TABLE IF NOT EXISTS work_stats (input_id TEXT PRIMARY KEY, json TEXT NOT 
 
 class StoreError(ParaspanError):
     """A run store is missing, of another version, or does not match the run."""
+
+
+#: The first bytes of every SQLite database file.
+_SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+def is_sqlite(path: Path) -> bool:
+    """Whether ``path`` is a SQLite database file (an empty file counts: SQLite makes one a database)."""
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(len(_SQLITE_HEADER))
+    except OSError:
+        return False
+    return head in (b"", _SQLITE_HEADER)
+
+
+class InputFingerprint:
+    """A digest of input sentences (ids and texts, in order), built one sentence at a time."""
+
+    def __init__(self) -> None:
+        import hashlib
+
+        self._hash = hashlib.sha256()
+        self.count = 0
+
+    def add(self, sid: str, text: str) -> None:
+        # JSON with ASCII escapes: unambiguous between fields, and any str (a lone surrogate too) encodes
+        self._hash.update(json.dumps([sid, text]).encode("ascii") + b"\n")
+        self.count += 1
+
+    def hexdigest(self) -> str:
+        return self._hash.hexdigest()[:16]
 
 
 def _now() -> str:
@@ -214,8 +248,13 @@ class RunStore:
 
         path = Path(path)
         if path.exists():
+            if path.is_dir() or not is_sqlite(path):
+                raise StoreError.from_code("E050", file=str(path))
             raise StoreError.from_code("E701", file=str(path))
-        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError.from_code("E042", file=str(path), reason=exc.strerror or exc) from None
         conn = cls._connect(path, timeout)
         conn.execute("BEGIN")
         for statement in _SCHEMA.strip().split(";"):
@@ -284,6 +323,12 @@ class RunStore:
     def finish_run(self, run_id: int, status: str = "finished") -> None:
         self.conn.execute("UPDATE runs SET finished = ?, status = ? WHERE id = ?", (_now(), status, run_id))
 
+    def interrupt_running(self) -> bool:
+        """Mark the latest run ``interrupted`` if it is still ``running``; whether it was."""
+        cur = self.conn.execute("UPDATE runs SET finished = ?, status = 'interrupted' WHERE status = 'running' "
+                                "AND id = (SELECT MAX(id) FROM runs)", (_now(),))
+        return bool(cur.rowcount)
+
     # ------------------------------------------------------------------ inputs
 
     def add_inputs(self, sentences: Iterable[tuple[Sentence, int]], batch: int = 1000) -> int:
@@ -340,6 +385,19 @@ class RunStore:
         if status is None:
             return int(self.conn.execute("SELECT COUNT(*) FROM inputs").fetchone()[0])
         return int(self.conn.execute("SELECT COUNT(*) FROM inputs WHERE status = ?", (status,)).fetchone()[0])
+
+    def input_fingerprint(self) -> tuple[str, int]:
+        """The :class:`InputFingerprint` digest of the inputs the store holds, and their number: as
+        recorded in ``meta`` when that covers them all, else computed from the inputs table."""
+        total = self.count_inputs()
+        recorded = self.get_meta("input_fingerprint")
+        if isinstance(recorded, dict) and recorded.get("inputs") == total and isinstance(recorded.get("sha256"), str):
+            return recorded["sha256"], total
+        digest = InputFingerprint()
+        for (raw,) in self.conn.execute("SELECT json FROM inputs ORDER BY position"):
+            data = json.loads(raw)
+            digest.add(data["id"], data["text"])
+        return digest.hexdigest(), digest.count
 
     def source(self, input_id: str) -> Sentence | None:
         """The input sentence ``input_id`` (the source of its outputs)."""
