@@ -27,7 +27,8 @@ from paraspan.cli.common import (
     use_threads,
 )
 # the command is built on paraspan.api; its config and worker plan helpers stay importable from here
-from paraspan.api import DEMO, demo_corpus, directional_check, run_config, uses_gpu, worker_plan  # noqa: F401
+from paraspan.api import DEMO, demo_corpus  # noqa: F401
+from paraspan.runconfig import directional_check, run_config, uses_gpu, worker_plan  # noqa: F401
 from paraspan.errors import CorpusError, ParaspanError, Problem, ProblemList
 
 _Opt = typer.Option
@@ -147,6 +148,13 @@ def augment_cmd(
         raise ParaspanError.from_code("E732", option="--backend", value=backend, fix="use local or ray")
     if not corpus.exists():
         raise CorpusError.from_code("E010", file=str(corpus), what="file", fix="check the path")
+    from paraspan.cli.common import check_output, mark_interrupted, sigterm_as_interrupt
+
+    check_output(out, inputs=[corpus, *([splits] if splits else [])], store=store_path)  # before any work
+    if summary_path is not None:
+        check_output(summary_path, inputs=[corpus, out], store=store_path, option="--summary")
+    if resume and store_path is not None and not store_path.exists():
+        raise ParaspanError.from_code("E049", file=str(store_path))
     sentences = read(corpus, input_format(corpus, from_fmt),
                      **reader_options(split=split, splits=splits, scheme=scheme, trim_punct=trim_punct))
     con = console()
@@ -155,7 +163,7 @@ def augment_cmd(
         tmp = tempfile.TemporaryDirectory(prefix="paraspan-run-")
         store_path = Path(tmp.name) / "run.db"
     try:
-        with ProgressBar("augment", enabled=progress, unit="sentences") as bar:
+        with sigterm_as_interrupt(), ProgressBar("augment", enabled=progress, unit="sentences") as bar:
             # the filter -o gets and the learned filters are recorded for every output (a bad one fails now)
             run = augment(sentences, generator=generator or "cascade", filters=filter_name, iterations=iterations,
                           store=store_path, workers=workers, on_progress=bar, aligner=aligner, retries=retries,
@@ -173,6 +181,7 @@ def augment_cmd(
                     pass
             except KeyboardInterrupt:
                 if tmp is None:
+                    mark_interrupted(store_path)
                     con.print(f"interrupted: resume with --resume --store {store_path}")
                 raise
         summary = run.summary
@@ -250,9 +259,11 @@ def export_cmd(
                                                                 "structures).")] = False,
 ) -> None:
     """Write the outputs of a run store (those a filter keeps) in any writer's format."""
+    from paraspan.cli.common import check_output
     from paraspan.pipeline import decide_in_store, export_outputs
     from paraspan.pipeline.store import RunStore
 
+    check_output(out, inputs=[*([filter_model] if filter_model else [])], store=store_path)
     with RunStore.open(store_path) as store:
         if filter_model is not None:
             name = decide_in_store(store, f"learned:{filter_model}")

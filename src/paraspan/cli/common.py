@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Annotated, Any
@@ -30,7 +31,7 @@ Splits = Annotated[Path | None, typer.Option("--splits", help="FrameNet: the doc
 Exemplars = Annotated[bool, typer.Option("--exemplars", help="FrameNet: LU exemplar sentences.")]
 Scheme = Annotated[str | None, typer.Option("--scheme", help="bio: auto, iob1, iob2 or iobes (strict).")]
 TrimPunct = Annotated[bool, typer.Option("--trim-punct", help="conllu-srl, conll2009: trim punctuation.")]
-Limit = Annotated[int | None, typer.Option("--limit", help="Stop after this many input sentences.")]
+Limit = Annotated[int | None, typer.Option("--limit", min=0, help="Stop after this many input sentences.")]
 Progress = Annotated[bool, typer.Option("--progress/--no-progress", help="Show progress on stderr.")]
 #: What -o gets (the others go to --rejected, when given): a filter spec of paraspan.filter.
 FilterSpec = Annotated[str, typer.Option("--filter", help="What -o gets: verified (span shape, numbers and names, "
@@ -52,13 +53,46 @@ def reader_options(*, split: str | None = None, splits: Path | None = None, exem
 
 
 def input_format(path: Path, fmt: str | None, default: str | None = "jsonl") -> str:
-    """``fmt``, else the format the file name tells, else ``default`` (an error when that is None)."""
-    from paraspan.corpus.formats import guess_format
+    """``fmt``, else the format the file name tells, else ``default`` (an error when that is None, or
+    when the name says the file is in some other format that the name alone cannot pin down: a
+    ``.conll`` file is open-sesame or CoNLL-2009, never JSONL)."""
+    from paraspan.corpus.formats import guess_format, not_jsonl
 
-    found = fmt or guess_format(path) or default
+    found = fmt or guess_format(path)
+    if found is None and default == "jsonl" and not_jsonl(path):
+        default = None
+    found = found or default
     if found is None:
         raise ParaspanError.from_code("E021", path=path)
     return found
+
+
+def same_file(a: Path, b: Path) -> bool:
+    """Whether ``a`` and ``b`` name one file (links included; by resolved path when one does not exist yet)."""
+    import os
+
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        try:
+            return a.resolve() == b.resolve()
+        except (OSError, RuntimeError):
+            return False
+
+
+def check_output(out: Path, *, inputs: dict[str, Path] | Iterable[Path] = (), store: Path | None = None,
+                 directory_ok: bool = False, option: str = "-o") -> None:
+    """Refuse, before any work, an output that would write over an input (E040), the run store
+    (E040) or that is a directory (E041, unless ``directory_ok``: commands whose -o is a folder)."""
+    if str(out) == "-":
+        return
+    if not directory_ok and out.is_dir():
+        raise ParaspanError.from_code("E041", file=str(out), option=option, example=out / "out.jsonl")
+    named = list(inputs.values()) if isinstance(inputs, dict) else list(inputs)
+    for path in ([store] if store is not None else []) + named:
+        if str(path) != "-" and same_file(out, path):
+            raise ParaspanError.from_code("E040", option=option, out=out, path=path,
+                                          what="the run store" if path is store else "an input")
 
 
 def read_input(path: Path, fmt: str | None, *, limit: int | None = None, default: str | None = "jsonl",
@@ -70,6 +104,39 @@ def read_input(path: Path, fmt: str | None, *, limit: int | None = None, default
 
     sentences = read_corpus(path, input_format(path, fmt, default), **options)
     return islice(sentences, limit) if limit is not None else sentences
+
+
+@contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """Within the block, SIGTERM (``kill``, a scheduler's stop) is a KeyboardInterrupt in the main thread,
+    as Ctrl+C is: the run is marked interrupted and temporary stores are removed; the old handler is put
+    back after."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def mark_interrupted(store_path: Path) -> None:
+    """Mark the store's running run interrupted (its worker may be stopped before it can say so)."""
+    from paraspan.pipeline.store import RunStore
+
+    try:
+        with RunStore.open(store_path, timeout=5.0) as store:
+            store.interrupt_running()
+    except Exception:  # noqa: BLE001 - best effort while stopping: the interrupt itself must go on
+        return
 
 
 # -- consoles --

@@ -90,40 +90,53 @@ def convert(
     scheme: Scheme = None,
     trim_punct: TrimPunct = False,
     limit: Limit = None,
+    strict: Annotated[bool, typer.Option("--strict", help="Refuse (write nothing) when the output format "
+                                                           "cannot hold a structure kind of the input, "
+                                                           "instead of leaving those structures out with a "
+                                                           "warning.")] = False,
     show: Progress = True,
 ) -> None:
     """Convert a corpus between formats (all readers go through the one schema)."""
     from itertools import islice
 
-    from paraspan.corpus.formats import guess_format, read_corpus, write_corpus
+    from paraspan.cli.common import check_output
+    from paraspan.corpus.formats import guess_format, kinds_held, read_corpus, write_corpus
 
     from_fmt = input_format(src, from_fmt, default=None)
     if to_fmt is None:
         to_fmt = guess_format(out) or "jsonl"
     if str(out) == "-" and to_fmt != "jsonl":
         raise ParaspanError.from_code("E022")
+    check_output(out, inputs=[src, *([splits] if splits is not None else [])])
     start = time.perf_counter()
     sentences = read_corpus(src, from_fmt, **reader_options(split=split, splits=splits, exemplars=exemplars,
                                                             scheme=scheme, trim_punct=trim_punct))
     if limit is not None:
         sentences = islice(sentences, limit)
-    counted = _Counted(progress(sentences, f"{from_fmt} → {to_fmt}", show, unit="sentences"))
-    written = write_corpus(counted, out, to_fmt)
+    held = kinds_held(to_fmt)
+    counted = _Counted(progress(sentences, f"{from_fmt} → {to_fmt}", show, unit="sentences"), held)
+    written = write_corpus(counted, out, to_fmt, **({"strict": True} if strict and held is not None else {}))
     seconds = time.perf_counter() - start
-    console().print(f"wrote {written} sentences ({counted.structures} structures) to {out} "
+    left_out = f"; {counted.left_out} the format cannot hold were left out" if counted.left_out else ""
+    console().print(f"wrote {written} sentences ({counted.structures} structures{left_out}) to {out} "
                     f"as {to_fmt} in {seconds:.1f}s")
 
 
 class _Counted:
-    """Pass sentences through while counting their structures."""
+    """Pass sentences through while counting their structures: those of the kinds the output
+    format holds (``held``; None: all) and those it leaves out."""
 
-    def __init__(self, items: Iterator) -> None:
+    def __init__(self, items: Iterator, held: frozenset[str] | None = None) -> None:
         self.items = items
+        self.held = held
         self.structures = 0
+        self.left_out = 0
 
     def __iter__(self) -> Iterator:
         for sentence in self.items:
-            self.structures += len(sentence.structures)
+            kept = sum(1 for s in sentence.structures if self.held is None or s.kind in self.held)
+            self.structures += kept
+            self.left_out += len(sentence.structures) - kept
             yield sentence
 
 
@@ -298,7 +311,10 @@ def main(argv: list[str] | None = None) -> int:
 
     warnings.showwarning = _show_warning
     try:
-        app(args=argv, standalone_mode=False)
+        command = typer.main.get_command(app)
+        guard_outputs(command)
+        # outside standalone mode click returns the code of an Exit (typer turns Ctrl+C into Exit(130))
+        code = command.main(args=argv, prog_name="paraspan", standalone_mode=False)
     except ParaspanError as exc:
         report_error(exc)
         return EXIT_INPUT
@@ -307,16 +323,100 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         console().print("interrupted")
         return 130
-    except Exception as exc:  # click's usage errors
-        import click
+    except Exception as exc:  # click's usage errors, from whichever click the installed typer uses
+        handled = usage_error(exc)
+        if handled is None:
+            raise
+        return handled
+    return code if isinstance(code, int) and not isinstance(code, bool) else 0
 
-        if isinstance(exc, click.exceptions.ClickException):
-            exc.show(file=sys.stderr)
-            return exc.exit_code
-        if isinstance(exc, click.exceptions.Abort):
-            return 1
-        raise
-    return 0
+
+EXIT_USAGE = 2  # a command line click could not parse (unknown option, missing argument, bad value)
+
+
+def _click_exception_modules() -> list[Any]:
+    """``click.exceptions`` and, where typer vendors its own copy of click (typer >= 0.2x), that copy's."""
+    import importlib
+
+    modules = []
+    for name in ("click.exceptions", "typer._click.exceptions"):
+        try:
+            modules.append(importlib.import_module(name))
+        except ImportError:
+            continue
+    return modules
+
+
+def usage_error(exc: BaseException) -> int | None:
+    """Print a click exception as one line (what, and how to fix it); its exit code, or None when
+    ``exc`` is not one of click's (then it is a bug and its traceback is wanted)."""
+    from rich.markup import escape
+
+    aborts = tuple(a for a in (getattr(typer, "Abort", None), *(getattr(m, "Abort", None)
+                                                                for m in _click_exception_modules()))
+                   if isinstance(a, type))
+    if isinstance(exc, aborts):
+        console().print("aborted")
+        return 1
+    for module in _click_exception_modules():
+        if type(exc).__name__ == "NoArgsIsHelpError" and isinstance(exc, module.UsageError):
+            # a group run without a command: its help is the answer
+            typer.echo(exc.ctx.get_help() if exc.ctx is not None else exc.format_message())
+            return EXIT_USAGE
+        if isinstance(exc, module.UsageError):
+            ctx = exc.ctx
+            path = ctx.command_path if ctx is not None else "paraspan"
+            what = " ".join(exc.format_message().split())
+            console().print(f"[red]error[/red] \\[usage] {escape(path)}: {escape(what)} — see `{escape(path)} --help`",
+                            markup=True, highlight=False, soft_wrap=True)
+            return EXIT_USAGE
+        if isinstance(exc, module.ClickException):
+            what = " ".join(exc.format_message().split())
+            console().print(f"[red]error[/red] {escape(what)}", markup=True, highlight=False)
+            return int(exc.exit_code)
+    return None
+
+
+#: Options whose files a command writes; every other path it is given is an input it must not write over.
+_OUTPUT_OPTIONS = frozenset({"-o", "--output", "--rejected", "--summary"})
+
+
+def guard_outputs(command: Any) -> None:
+    """Wrap every command of the click group ``command`` so that, before it runs, an output path that
+    is the same file as one of its input paths (or its --store) is refused (E040)."""
+    import functools
+
+    for sub in getattr(command, "commands", {}).values():
+        guard_outputs(sub)
+    callback = getattr(command, "callback", None)
+    outputs = [p.name for p in getattr(command, "params", []) if set(getattr(p, "opts", ())) & _OUTPUT_OPTIONS]
+    if callback is None or not outputs or getattr(callback, "_paraspan_guarded", False):
+        return
+
+    @functools.wraps(callback)
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        from paraspan.cli.common import check_output
+
+        inputs = {name: value for name, value in kwargs.items() if name not in outputs}
+        for name in outputs:
+            value = kwargs.get(name)
+            if isinstance(value, Path):
+                check_output(value, inputs=_paths(inputs), directory_ok=True)
+        return callback(*args, **kwargs)
+
+    guarded._paraspan_guarded = True  # type: ignore[attr-defined]
+    command.callback = guarded
+
+
+def _paths(values: dict[str, Any]) -> dict[str, Path]:
+    """The path-valued parameters among ``values`` (lists of paths as NAME[i])."""
+    found: dict[str, Path] = {}
+    for name, value in values.items():
+        if isinstance(value, Path):
+            found[name] = value
+        elif isinstance(value, (list, tuple)):
+            found.update({f"{name}[{i}]": v for i, v in enumerate(value) if isinstance(v, Path)})
+    return found
 
 
 if __name__ == "__main__":

@@ -123,7 +123,7 @@ def review_cmd(
     if host not in ("127.0.0.1", "localhost", "::1"):
         err.print(f"[yellow]warning[/yellow] serving on {host}: anyone who can reach it can submit judgments",
                   markup=True)
-    app = create_app(store_path, ReviewSettings(redundancy=redundancy, lease=lease, mode=tables.name))
+    app = create_app(store_path, ReviewSettings(redundancy=redundancy, lease=lease, mode=tables.name), host=host)
     err.print(f"review at http://{host}:{port}/  (Ctrl+C stops)")
     uvicorn.run(app, host=host, port=port, log_level="warning")
 
