@@ -18,7 +18,7 @@ from paraspan.review.tasks import ReviewSettings
 
 @pytest.fixture
 def client(review_store):
-    return TestClient(create_app(review_store, ReviewSettings(redundancy=2)))
+    return TestClient(create_app(review_store, ReviewSettings(redundancy=2)), base_url="http://127.0.0.1")
 
 
 def _counts(path) -> tuple[int, int]:
@@ -87,7 +87,7 @@ def test_done_when_nothing_is_left(tmp_path):
     from tests.review.conftest import prepared_store
 
     path = prepared_store(tmp_path / "run.db", sample=2)
-    client = TestClient(create_app(path, ReviewSettings(redundancy=1)))
+    client = TestClient(create_app(path, ReviewSettings(redundancy=1)), base_url="http://127.0.0.1")
     for _ in range(2):
         task = client.post("/api/next", json={"annotator": "solo"}).json()
         body = {"annotator": "solo", "task": task["task"], "scores": {c["slot"]: 10 for c in task["candidates"]}}
@@ -127,7 +127,8 @@ def test_concurrent_annotators_on_a_live_server(live_server, review_store):
 
 @pytest.fixture
 def output_client(review_output_store):
-    return TestClient(create_app(review_output_store, ReviewSettings(redundancy=2, mode="output")))
+    return TestClient(create_app(review_output_store, ReviewSettings(redundancy=2, mode="output")),
+                      base_url="http://127.0.0.1")
 
 
 def test_output_mode_task_shows_source_and_output_spans_with_labels(output_client, review_output_store):
@@ -199,3 +200,76 @@ def test_trigger_mode_takes_notes_too(client, review_store):
         [judgment] = store.judgments()
     assert json.loads(judgment.note)["note"] == "looks fine" and "mode" not in json.loads(judgment.note)
     assert client.get("/api/config").json()["mode"] == "trigger"
+
+
+# -- hostile requests: 4xx with what is wrong, never a 500, never the body echoed -----------------------------------
+
+
+def _raw(client, path: str, body: bytes) -> httpx.Response:
+    return client.post(path, content=body, headers={"content-type": "application/json"})
+
+
+def test_lone_surrogates_nan_and_huge_ids_are_422_not_500(client, review_store):
+    task = client.post("/api/next", json={"annotator": "ann"}).json()
+    slots = [c["slot"] for c in task["candidates"]]
+    scores = "{" + ", ".join(f'"{s}": 50' for s in slots) + "}"
+
+    def submission(annotator: str = '"ann"', task_id: object = task["task"], score: str = scores,
+                   notes: str = "") -> bytes:
+        # raw JSON: json.dumps writes neither a lone surrogate escape nor NaN the way a hostile client may
+        return (f'{{"annotator": {annotator}, "task": {task_id}, "scores": {score}{notes}}}').encode()
+
+    bodies = [
+        b'{"annotator": "\\ud800"}',
+        submission(score=f'{{"{slots[0]}": NaN}}'),
+        submission(score=f'{{"{slots[0]}": Infinity}}'),
+        submission(task_id=2**70),
+        submission(task_id=-1),
+        submission(notes=f', "notes": {{"{slots[0]}": "\\udfff"}}'),
+        submission(annotator='"a\\ud800"'),
+    ]
+    for body in bodies:
+        path = "/api/next" if body.count(b'"') == 4 else "/api/judgments"
+        response = _raw(client, path, body)
+        assert response.status_code == 422, (body, response.text)
+        assert response.json()["code"] == "E142"
+    for encoded in ("%ED%A0%80", "%5Cud800", "%FF"):  # a surrogate as UTF-8, escaped, a byte that is no UTF-8
+        assert client.get(f"/api/progress?annotator={encoded}").status_code in (200, 400, 422)
+    assert _counts(review_store) == (0, 0)
+
+
+def test_a_body_over_the_limit_is_413_and_not_echoed(client):
+    big = b'{"annotator": "' + b"x" * 5_000_000 + b'"}'
+    response = _raw(client, "/api/next", big)
+    assert response.status_code == 413 and response.json()["code"] == "E140"
+    assert len(response.content) < 1000
+
+    def chunks():  # no Content-Length: counted as it streams
+        yield b'{"annotator": "'
+        for _ in range(200):
+            yield b"x" * 10_000
+        yield b'"}'
+
+    response = client.post("/api/next", content=chunks(), headers={"content-type": "application/json"})
+    assert response.status_code == 413 and len(response.content) < 1000
+
+
+def test_a_long_field_is_422_without_its_value(client):
+    response = client.post("/api/next", json={"annotator": "y" * 50_000})
+    assert response.status_code == 422 and "yyyy" not in response.text
+
+
+def test_the_host_header_is_checked_against_the_bound_address(review_store):
+    app = create_app(review_store, ReviewSettings(redundancy=2), host="127.0.0.1")
+    for host in ("127.0.0.1", "localhost:8000", "[::1]:8000", "127.0.0.1:1234"):
+        assert TestClient(app, base_url=f"http://{host}").get("/api/health").status_code == 200, host
+    evil = TestClient(app, base_url="http://evil.example")
+    response = evil.get("/api/health")
+    assert response.status_code == 400 and response.json()["code"] == "E141"
+    assert evil.post("/api/next", json={"annotator": "ann"}).status_code == 400
+    served = create_app(review_store, ReviewSettings(redundancy=2), host="10.1.2.3")
+    assert TestClient(served, base_url="http://10.1.2.3:8000").get("/api/health").status_code == 200
+    assert TestClient(served, base_url="http://127.0.0.1").get("/api/health").status_code == 400
+    for anywhere in (create_app(review_store, ReviewSettings(redundancy=2), host="0.0.0.0"),
+                     create_app(review_store, ReviewSettings(redundancy=2))):
+        assert TestClient(anywhere, base_url="http://any.name").get("/api/health").status_code == 200
