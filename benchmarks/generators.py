@@ -279,7 +279,7 @@ RUNS: dict[str, tuple[str, str, list[str]]] = {
     # likewise its NER data (WikiANN train, 25% subsets of seeds 0-2): 30 written outputs drawn at random, each
     # judged with every mention it carries (the page shows one)
     "wikiann-ds-cascade": ("-", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
-    # the code with the connective and attribution rules (generate/rewrite/connective.py) on fresh
+    # the code with the connective and attribution rules (generate/rewrite/rules_connective.py) on fresh
     # sentences: FrameNet 1.5 LU exemplars (step `exemplars`), a random sample, and those the new
     # rules rewrite (chosen for the rules: their precision, not coverage)
     "fn-cascade-exemplars": ("fn-exemplars.jsonl", "cascade", ["--iterations", "3", "--choose-by", "verified"]),
@@ -464,7 +464,7 @@ def subset(work: Path, seed: int) -> None:
                             ("ewt-dev-part.jsonl", parts["dev"]), ("wikiann-dev.jsonl", wikiann),
                             ("wikiann-dev-b.jsonl", wikiann[400:]), ("wikiann-dev-c.jsonl", wikiann[800:]),
                             ("wikiann-dev-d.jsonl", wikiann[1200:]), ("wikiann-dev-e.jsonl", wikiann[1600:]),
-                            ("wikiann-dev-f.jsonl", wikiann[2000:]),  # for the rules of generate/rewrite/connective.py
+                            ("wikiann-dev-f.jsonl", wikiann[2000:]),  # for the rules of generate/rewrite/rules_connective.py
                             ("wikiann-dev-g.jsonl", wikiann[2400:]),  # the paraphraser on NER
                             ("wikiann-dev-h.jsonl", wikiann[2424:]),  # what wikiann-paraphrase-g left
                             ("wikiann-dev-i.jsonl", wikiann[2824:]),  # after wikiann-cascade-h's 400
@@ -524,7 +524,7 @@ def train_verbs(work: Path, seed: int) -> None:
     print(f"{work / 'fn-train-verbs-b.jsonl'}: {len(chosen) - 180} sentences")
 
 
-#: the rules the connective/attribution subset is chosen for (generate/rewrite/connective.py)
+#: the rules the connective/attribution subset is chosen for (generate/rewrite/rules_connective.py)
 CONNECTIVE_RULES = ("lower-connective", "raise-connective", "move-attribution", "front-attribution")
 ALTERNATION_RULES = ("particle-shift", "dative-shift")
 

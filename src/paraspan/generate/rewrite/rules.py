@@ -1,11 +1,11 @@
 """The rule registry and rule sets.
 
 Hand-written rules are specs in ``data/rules.json`` (:mod:`.spec`), read when the registry
-:data:`rewrite_rules` is first used; the connective and alternation rules are registered by
-``"module:attr"`` strings. Learned rules come from JSON files: the one shipped in
-``data/learned-rules.json`` (extracted by ``paraspan learn-rules`` from MultiMWA train and MRPC
-positive pairs), or any other. A *refined* rules file (``paraspan refine-rules``) holds every
-candidate rule with its SVM weight and whether it was kept; ``RuleSet.from_file`` reads either.
+:data:`rewrite_rules` is first used; a plugin may register more by entry point. Learned rules
+come from JSON files: the one shipped in ``data/learned-rules.json`` (extracted by ``paraspan
+learn-rules`` from MultiMWA train and MRPC positive pairs), or any other. A *refined* rules file
+(``paraspan refine-rules``) holds every candidate rule with its SVM weight and whether it was
+kept; ``RuleSet.from_file`` reads either.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from paraspan.registry import Entry, Registry
 
 
 class _RuleRegistry(Registry[Rule]):
-    """The rule registry: the hand-written rules of ``data/rules.json`` join the registered ones on first use."""
+    """The rule registry: the hand-written rules of ``data/rules.json`` join any registered by entry point."""
 
     def _load_entry_points(self) -> None:
         if self._entry_points_loaded:
@@ -36,14 +36,6 @@ class _RuleRegistry(Registry[Rule]):
 
 
 rewrite_rules: Registry[Rule] = _RuleRegistry("rewrite_rules")
-for _name, _attr in (
-    ("lower-connective", "LOWER_CONNECTIVE"), ("raise-connective", "RAISE_CONNECTIVE"),
-    ("move-attribution", "MOVE_ATTRIBUTION"), ("front-attribution", "FRONT_ATTRIBUTION"),
-    ("swap-conjuncts", "SWAP_CONJUNCTS"),
-):
-    rewrite_rules.register(_name, f"paraspan.generate.rewrite.connective:{_attr}")
-for _name, _attr in (("particle-shift", "PARTICLE_SHIFT"), ("dative-shift", "DATIVE_SHIFT")):
-    rewrite_rules.register(_name, f"paraspan.generate.rewrite.alternation:{_attr}")
 
 SHIPPED_LEARNED = "learned-rules.json"
 

@@ -54,6 +54,8 @@ RULE_MODULES = (
     "paraspan.generate.rewrite.rules_split",
     "paraspan.generate.rewrite.rules_genitive",
     "paraspan.generate.rewrite.rules_words",
+    "paraspan.generate.rewrite.rules_connective",
+    "paraspan.generate.rewrite.rules_alternation",
 )
 
 
