@@ -13,6 +13,8 @@ from typing import Annotated, Any
 
 import typer
 
+# the command is built on paraspan.api; its config and worker plan helpers stay importable from here
+from paraspan.api import DEMO, demo_corpus  # noqa: F401
 from paraspan.cli.common import (
     FromFormat,
     Progress,
@@ -26,10 +28,8 @@ from paraspan.cli.common import (
     reader_options,
     use_threads,
 )
-# the command is built on paraspan.api; its config and worker plan helpers stay importable from here
-from paraspan.api import DEMO, demo_corpus  # noqa: F401
-from paraspan.runconfig import directional_check, run_config, uses_gpu, worker_plan  # noqa: F401
 from paraspan.errors import CorpusError, ParaspanError, Problem, ProblemList
+from paraspan.runconfig import directional_check, run_config, uses_gpu, worker_plan  # noqa: F401
 
 _Opt = typer.Option
 
