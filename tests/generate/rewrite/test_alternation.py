@@ -37,22 +37,22 @@ def test_particle_moves_either_way(nlp, source, expected):
     "They handed out leaflets, posters and badges.",  # a list
     "He gave up smoking.",  # a gerund
     "She looked up the chimney.",  # a preposition, not a particle
-    # read by hand on FrameNet exemplars (fn-exemplars-alternation; patterns re-written here):
+    # read by hand on FrameNet exemplars (patterns re-written here):
     "The water trickled down the old pipes.",  # no phrasal verb "trickle down": a preposition
     "Smoke was blowing off the lake.",  # a natural thing is a place here
     "He turned on his heel and left.",  # an idiom
     "They are tracking down the men responsible.",  # a word after the noun
     "The words took on a new meaning.",  # "took a new meaning on" is not said
     "The fans lapped up every minute to the end.",  # "up to" would read as one
-    # fn-cascade-exemplars-alternation-b (patterns re-written here)
+    # patterns of judged rewrites, re-written here
     "Only then will they take the unions up on their offer of help.",  # an idiom
     "The essays will make up the second volume.",  # "make the second volume up" would be inventing it
     "They are licensed to carry on banking business.",  # continue
     "She took time off from writing to visit him.",  # an idiom
-    "He left in 1990 to take over the helm at a rival firm .",  # an idiom (fn-cascade-exemplars-m)
+    "He left in 1990 to take over the helm at a rival firm .",  # an idiom
     "Spread the icing , press a candle on to each corner of the cake .",  # "on to" is one preposition
-    "The duke sent out men at arms to guard the bridge.",  # "men at arms" is one name (exemplars-q)
-    # an object shared with the verb before (ewt-ds-cascade, pattern re-written here)
+    "The duke sent out men at arms to guard the bridge.",  # "men at arms" is one name
+    # an object shared with the verb before
     "A clerk is working with us to audit and set up the new files .",
 ])
 def test_particle_shift_leaves_alone(nlp, source):
@@ -60,7 +60,7 @@ def test_particle_shift_leaves_alone(nlp, source):
 
 
 def test_particle_shift_after_a_verb_that_takes_a_bare_infinitive(nlp):
-    """A bare verb is one after "make", "let", "help" …; after "get" it is a noun misread (v11)."""
+    """A bare verb is one after "make", "let", "help" …; after "get" it is a noun misread."""
     assert "She made me try out this game." in _texts(nlp, "particle-shift", "She made me try this game out.")
     assert "Let us set the tent up." in _texts(nlp, "particle-shift", "Let us set up the tent.")
     assert _texts(nlp, "particle-shift", "so excited, we will get the Lena break up video soon") == []
@@ -68,7 +68,7 @@ def test_particle_shift_after_a_verb_that_takes_a_bare_infinitive(nlp):
 
 def test_particle_shift_leaves_a_correlative_object_whole(nlp):
     """"not just X, but Y" is one object, its second half parsed apart: the particle stays before it
-    (v11; FrameNet dev, pattern re-written here). The other particle in the sentence still moves."""
+    (FrameNet dev, pattern re-written here). The other particle in the sentence still moves."""
     texts = _texts(nlp, "particle-shift", "Fans dread the moment someone sets off not just a flare , but a firework "
                    "that would scare off the horses .")
     assert not [t for t in texts if "flare off" in t]
@@ -78,7 +78,7 @@ def test_particle_shift_leaves_a_correlative_object_whole(nlp):
 
 
 def test_dative_shift_keeps_a_possessive_after_its_recipient(nlp):
-    """v7: "offered them their first contract" is no "offered their first contract to them", whose
+    """"offered them their first contract" is no "offered their first contract to them", whose
     "their" may read as the offerer's (the pattern of a judged WNUT17 output, re-written). A
     first-person one moves."""
     assert _texts(nlp, "dative-shift", "I think Omar offered them their first contract.") == []
@@ -88,7 +88,7 @@ def test_dative_shift_keeps_a_possessive_after_its_recipient(nlp):
 
 
 def test_dative_shift_moves_a_possessive_that_cannot_be_the_pronoun_recipients(nlp):
-    """v8: a pronoun recipient is referred to by its own possessive only, so "her" after "them" is
+    """a pronoun recipient is referred to by its own possessive only, so "her" after "them" is
     someone else's either way (v7 declined these)."""
     assert "I bet Lena will lend her own car to them." in _texts(
         nlp, "dative-shift", "I bet Lena will lend them her own car.")
@@ -97,7 +97,7 @@ def test_dative_shift_moves_a_possessive_that_cannot_be_the_pronoun_recipients(n
 
 
 def test_particle_shift_leaves_keep_on_alone(nlp):
-    """"keep on the line" (stay on it) is no "keep the line on" (fn-cascade-exemplars-t, re-written)."""
+    """"keep on the line" (stay on it) is no "keep the line on"."""
     assert _texts(nlp, "particle-shift", "It was a great try from a boy who really finds it hard to keep on the "
                   "line , you know .") == []
 
@@ -132,9 +132,9 @@ def test_dative_shifts_either_way(nlp, source, expected):
     "Rob gave her an angry scowl.",  # a look given is not handed over
     "She paid attention to Anna and her sister's plans.",  # a light verb, a "to" phrase that goes on
     "She sent the boy to his aunt.",  # a person sent somewhere: caused motion
-    "The new tools gave rise to small industries.",  # an idiom (fn-cascade-exemplars-alternation-b)
+    "The new tools gave rise to small industries.",  # an idiom
     "They give you a good rollicking and leave it at that.",  # a scolding given
-    "If the Lord will bring me safe home again , I will serve him .",  # a place (fn-cascade-exemplars-l)
+    "If the Lord will bring me safe home again , I will serve him .",  # a place
     "Bring us tea -- a pot of tea , and then we can talk .",  # an apposition parsed as a second object (-s)
     # the phrase after a common-noun recipient may be its own, and would be left to the theme (-t)
     "The bank once sent credit cards to new customers with good jobs who turned out to be thieves .",

@@ -222,7 +222,7 @@ def test_connective_and_attribution_moves_carry_every_span_with_its_words(rewrit
 
 def test_a_discontinuous_target_gets_no_rewrite():
     """The output's anchor would be the target's first piece alone: "rang a vague bell" came out with the
-    anchor "rang a" (fn-cascade-exemplars-k). The substituter, infilling and sister-LU baselines decline it too."""
+    anchor "rang a". The substituter, infilling and sister-LU baselines decline it too."""
     text = "The name rang a vague bell ."
     structure = Structure("frame", "Evoking", Span(9, 15, "ring a bell.v"), [Span(0, 8, "Stimulus")],
                           extra={"anchor_rest": [[23, 27]]})
@@ -237,7 +237,7 @@ def test_a_discontinuous_target_gets_no_rewrite():
 
 def test_a_common_word_the_tagger_took_for_a_name_is_lower_cased_when_moved_inside():
     """"Noise" opening a sentence is tagged PROPN with no entity, or NOUN and a PERSON: fronted behind
-    "Under water," it kept its capital (fn-cascade-exemplars-t, re-written). Names stay: "Alexei" (no
+    "Under water," it kept its capital. Names stay: "Alexei" (no
     entity, no common word), "Bill" (PROPN, PERSON, though "bill" is a common word)."""
     rewriter = Rewriter(RuleSet([r for r in hand_rules() if r.name == "front-trailing-adverbial"]))
     for source, expected in [
@@ -249,7 +249,7 @@ def test_a_common_word_the_tagger_took_for_a_name_is_lower_cased_when_moved_insi
         ("Bill sold the farm in the spring .", "In the spring, Bill sold the farm."),
     ]:
         assert [r.text for r in rewriter.raw_rewrites(rewriter.nlp(source))] == [expected]
-    # a possessor is a name, not a common word, whatever WordNet knows of "ash" (fn-cascade-exemplars-v)
+    # a possessor is a name, not a common word, whatever WordNet knows of "ash"
     genitives = Rewriter(RuleSet([r for r in hand_rules() if r.name == "genitive-to-pp"]))
     assert [r.text for r in genitives.raw_rewrites(genitives.nlp("Ash 's face was close to the flame ."))] == [
         "The face of Ash was close to the flame ."]
@@ -364,7 +364,7 @@ def test_a_labelled_name_keeps_its_capital_when_a_rule_moves_it(rewriter):
 
 def test_a_labelled_name_keeps_its_capital_whatever_a_rule_lowers(rewriter):
     # it-cleft lower-cases a first word it takes for a common noun; the gold mention says it is a name
-    # (the article keeps it from reading as a headline, which it-cleft v19 leaves alone)
+    # (the article keeps it from reading as a headline, which it-cleft leaves alone)
     outputs = rewriter.rewrite_sentence(entity("t", "Small stage NEEDS to have Mira Vale on the show!!!",
                                                ("creative-work", "Small stage"), ("person", "Mira Vale")))
     clefts = [o for o in outputs if o.provenance["rules"] == ["it-cleft"]]

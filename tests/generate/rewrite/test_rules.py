@@ -176,7 +176,7 @@ def test_splits_and_passives_from_the_cascade_judgments(nlp):
 
 
 def test_an_abbreviations_full_stop_does_not_end_the_sentence(nlp):
-    """"in 587 b.c. , when …": the comma stays and "when" keeps its case (FrameNet train, fn-cascade-train)."""
+    """"in 587 b.c. , when …": the comma stays and "when" keeps its case (FrameNet train)."""
     out = _texts(nlp, "genitive-to-pp", "The end of David 's dynasty came in 587 b.c. , when the king invaded Judah .")
     assert out and all("b.c. , when" in t for t in out), out
 
@@ -209,8 +209,8 @@ def test_v5_relative_clause_agreement_cleft_capital_from_the_downstream_judgment
     assert _texts(nlp, "extract-relative-clause", "He thanked the nurses , who were kind to him .") == [
         "He thanked the nurses. The nurses were kind to him."]
     assert _texts(nlp, "it-cleft", "Disease took a heavy toll on the army .") == []
-    # a bare singular noun that starts the sentence is declined since it-cleft v10: the tagger's NN does not
-    # tell "Drought took …" from a name it missed ("Victor roared …" → "It was victor that …"; exemplars-k)
+    # a bare singular noun that starts the sentence is declined since it-cleft: the tagger's NN does not
+    # tell "Drought took …" from a name it missed ("Victor roared …" → "It was victor that …")
     assert _texts(nlp, "it-cleft", "Drought took a further toll .") == []
     assert _texts(nlp, "it-cleft", "The drought took a further toll .") == [
         "It was the drought that took a further toll ."]
@@ -253,9 +253,9 @@ def test_v5_no_comma_splice_and_no_prepositional_participle(nlp):
         "The man left the party. The man was wearing a red hat."]
 
 def test_a_score_line_is_no_apposition(nlp):
-    """extract-appositive v27, delete-appositive v3: the second set of a score hangs on the first as
-    an apposition in the parse; neither extracted ("The final 6–1 was 6–3") nor deleted (wikiann-cascade-j,
-    re-written). An apposition still is."""
+    """extract-appositive, delete-appositive: the second set of a score hangs on the first as
+    an apposition in the parse; neither extracted ("The final 6–1 was 6–3") nor deleted
+    (re-written). An apposition still is."""
     text = "Marina Petrova won in the final 6–1, 6–3, against Olga Ivanova."
     assert _texts(nlp, "extract-appositive", text) == []
     assert _texts(nlp, "delete-appositive", text) == []
@@ -264,22 +264,21 @@ def test_a_score_line_is_no_apposition(nlp):
 
 
 def test_a_phrase_an_adverb_restricts_stays_with_it(nlp):
-    """front-trailing-adverbial v20: "played mostly on X" is not "On X, it was played mostly"
-    (wikiann-cascade-j, re-written)."""
+    """front-trailing-adverbial: "played mostly on X" is not "On X, it was played mostly"."""
     assert _texts(nlp, "front-trailing-adverbial", "It was shown mostly on music channels such as MTV.") == []
     assert _texts(nlp, "front-trailing-adverbial", "It was sold mainly in small shops.") == []
     assert _texts(nlp, "front-trailing-adverbial", "He sold the farm in 1998.") == ["In 1998, he sold the farm."]
 
 
 def test_an_ordinal_of_a_group_is_no_possession(nlp):
-    """pp-to-genitive v24: "the second of the Vasa Five" picks one of them; "the Vasa Five's second"
+    """pp-to-genitive: "the second of the Vasa Five" picks one of them; "the Vasa Five's second"
     is someone else (WikiANN dev, re-written). A possession still turns."""
     assert _texts(nlp, "pp-to-genitive", "She was the second of the Vasa Five.") == []
     assert _texts(nlp, "pp-to-genitive", "The arrival of the train was late.") == ["The train's arrival was late."]
 
 
 def test_a_genitive_that_names_a_kind_stays(nlp):
-    """genitive-to-pp v18: a genitive WordNet lists as one noun names a kind ("the advocate of the
+    """genitive-to-pp: a genitive WordNet lists as one noun names a kind ("the advocate of the
     devil" is not what "the devil's advocate" means)."""
     assert _texts(nlp, "genitive-to-pp", "The senator played the devil's advocate at the hearing.") == []
     assert _texts(nlp, "genitive-to-pp", "The bird's nest was empty.") == []
@@ -287,7 +286,7 @@ def test_a_genitive_that_names_a_kind_stays(nlp):
 
 
 def test_extract_participial_tense(nlp):
-    """v6: a passive dated in the past is in the past whatever the main clause's tense (WikiANN dev,
+    """a passive dated in the past is in the past whatever the main clause's tense (WikiANN dev,
     re-written), and a main verb the tagger read as a participle is a past tense."""
     assert _texts(nlp, "extract-participial", "Founded in 2009, the NWBL is a member of the Western Baseball "
                                               "Union.") == [
@@ -299,7 +298,7 @@ def test_extract_participial_tense(nlp):
 
 
 def test_v6_from_the_fresh_train_judgments(nlp):
-    """From fn-cascade-train-c: a one-letter "A" is no acronym and is lowered in a cleft; an
+    """Patterns of judged rewrites, re-written here: a one-letter "A" is no acronym and is lowered in a cleft; an
     appositive of an indefinite noun ("another officer, Maria Lopez") or one opened by "especially"
     is not extracted; a relative clause after a coordination ("from Peru and Chile, which …") is
     about a noun before it."""
@@ -314,7 +313,7 @@ def test_v6_from_the_fresh_train_judgments(nlp):
 def test_v4_fronting_and_genitives_from_the_train_d_judgments(nlp):
     """"This attack was in response to …" fronted left "…, this attack was."; a date fronted from
     "joined X in 1994 and Y in 1995" dated both; "the majority of these reports" became "these
-    reports' majority" (fn-cascade-train-d)."""
+    reports' majority"."""
     assert _texts(nlp, "front-trailing-adverbial", "The strike was in response to a raid on the port two days "
                                                    "earlier .") == []
     assert _texts(nlp, "front-trailing-adverbial", "Chile joined the first treaty in 1994 and the second treaty "
@@ -334,7 +333,7 @@ def test_v6_from_the_train_f_judgments(nlp):
 
 
 def test_from_the_train_g_judgments(nlp):
-    """Relative clauses v4: none of an indefinite noun (the copy makes a generic claim), none inside
+    """Relative clauses: none of an indefinite noun (the copy makes a generic claim), none inside
     an it-cleft; no rewrite of a sentence the parser broke after a title's full stop ("Dr .")."""
     from paraspan.generate.rewrite import Rewriter
     from paraspan.generate.rewrite.generator import false_sentence_break
@@ -353,8 +352,8 @@ def test_from_the_train_g_judgments(nlp):
 
 
 def test_from_the_train_h_judgments(nlp):
-    """An appositive or relative clause is extracted only right after its noun's phrase (appositive v8,
-    relative clauses v5), and a relative clause not after a noun inside another noun's phrase."""
+    """An appositive or relative clause is extracted only right after its noun's phrase (appositive,
+    relative clauses), and a relative clause not after a noun inside another noun's phrase."""
     assert _texts(nlp, "extract-appositive",
                   "Half a million people died in the war against Rome , a number unequaled in history .") == []
     assert _texts(nlp, "extract-relative-clause", "They postponed visits to sites related to the new program , "
@@ -413,7 +412,7 @@ def test_v5_v7_from_the_train_e_judgments(nlp):
 
 def test_no_split_under_a_condition_or_not_only(nlp):
     """A split may not assert on its own what a condition or "not only" held over both conjuncts
-    (judged wrong in relations-equivalence-rules); a plain split still happens."""
+    (judged wrong); a plain split still happens."""
     for text in ("If it rains tomorrow , the farmers will stay home , and the market will be empty .",
                  "Unless the bridge is repaired , the buses will stop , and the school will close ."):
         assert _texts(nlp, "split-conjoined-clauses", text) == [], text
@@ -443,7 +442,7 @@ def test_deletions_that_would_not_give_a_more_general_sentence(nlp):
     """A modifier under a negation, a negative or universal determiner or a condition is kept (its
     deletion would make the sentence more specific, not more general), and so is one inside a
     hyphenated word, a name, or between "a"/"an" and a word of the other sound; a subject is not
-    under its verb's negation (relations-forward-rules design)."""
+    under its verb's negation."""
     for text in ("There is no great hurry , the mayor said .", "Every old farmer sold a cow .",
                  "He ate an old pear .", "The open-source editor was praised .", "The Dow Jones industrial average rose ."):
         assert _texts(nlp, "delete-adjective", text) == [], text
@@ -456,7 +455,7 @@ def test_deletions_that_would_not_give_a_more_general_sentence(nlp):
 
 def test_deletions_from_the_forward_rules_only_judgments(nlp):
     """No deletion under "lose", "difficult" or "block", in a question, a quotation or a compound term,
-    and no ordinal dropped (relations-forward-rules-only, -b)."""
+    and no ordinal dropped."""
     for rule, text in (("delete-adverb", "The town 's ability to directly monitor the river was lost in May ."),
                        ("delete-adverb", "It is difficult to accurately count the birds ."),
                        ("delete-adjective", "Has the number of wild birds increased since 1999 ?"),
@@ -472,7 +471,7 @@ def test_deletions_under_a_focus_word_or_a_condition(nlp):
     """"only" on a verb, on a number or as "the only" keeps everything in its clause; on a noun
     phrase it keeps the rest of the clause but lets that phrase's modifiers go ("found only empty
     jars" entails "found only jars"); "to the extent that" and "as long as" are conditions; nothing
-    goes under "abolish" (relations-forward-seed1 and -rules-only-b judgments)."""
+    goes under "abolish"."""
     for rule, text in (("delete-adjective", "He only eats red apples ."),
                        ("delete-adjective", "In only one dry year did the large farms sell cattle ."),
                        ("delete-adjective", "She said the only new tool was broken ."),
@@ -487,7 +486,7 @@ def test_deletions_under_a_focus_word_or_a_condition(nlp):
 
 def test_deletions_keep_single_quotations_and_the_comma_before_a_reporting_clause(nlp):
     """A word inside single quotation marks stays (a plural possessive's apostrophe opens none), and a
-    modifier dropped before a trailing "the paper said" leaves its comma (relations-forward-seed2)."""
+    modifier dropped before a trailing "the paper said" leaves its comma."""
     assert _texts(nlp, "delete-adjective", "The mayor called the plan 'a dreadful mess' on Monday .") == []
     assert _texts(nlp, "delete-adjective", "The players' old union sold the stadium .") == [
         "The players' union sold the stadium ."]
@@ -501,8 +500,7 @@ def test_deletions_keep_single_quotations_and_the_comma_before_a_reporting_claus
 
 def test_deletions_keep_contrasts_names_and_needed_modifiers(nlp):
     """An adjective whose antonym is in the sentence sets two things apart, one after "so-called" is
-    part of a name, one on "level" or "basis" is what the noun says, and nothing goes under "hinder"
-    (relations-forward-seed2)."""
+    part of a name, one on "level" or "basis" is what the noun says, and nothing goes under "hinder"."""
     for text in ("The town allowed checks on its present farms but refused checks on past farms .",
                  "The report said a so-called dirty bomb was found .",
                  "At the federal level , the tax has been rising .",
@@ -515,7 +513,7 @@ def test_deletions_keep_contrasts_names_and_needed_modifiers(nlp):
 def test_deletions_keep_the_whole_of_a_proportion_and_splits_keep_bare_verbs(nlp):
     """Nothing goes from the whole a proportion is of ("90 percent of foreign grain" is not "90
     percent of grain") or under "excluding"; a bare verb conjoined to a past one belongs under its
-    "to" and is not split off, while a present plural's is (relations-*-seed2)."""
+    "to" and is not split off, while a present plural's is."""
     for text in ("Ninety percent of foreign grain arrives by ship .", "Half of the new cars were red .",
                  "The firm said profits rose , excluding taxes and other costs ."):
         assert _texts(nlp, "delete-adjective", text) == [], text
@@ -526,18 +524,18 @@ def test_deletions_keep_the_whole_of_a_proportion_and_splits_keep_bare_verbs(nlp
 
 def test_deletions_keep_partitives_ordinals_and_idioms(nlp):
     """Nothing goes inside a partitive ("seven of the nine major farms"), an ordinal-like adjective
-    stays ("the final chapter"), and so does the adjective of "a difficult time" (relations-forward-seed1b)."""
+    stays ("the final chapter"), and so does the adjective of "a difficult time"."""
     for text in ("Seven of the nine major farms sold cattle .", "The judge wrote the final chapter .",
                  "Farmers who have a difficult time selling cattle left ."):
         assert _texts(nlp, "delete-adjective", text) == [], text
-    # the exception is to the leading phrase, which may not go without it (relations-forward-seed1b)
+    # the exception is to the leading phrase, which may not go without it
     assert _texts(nlp, "delete-leading-modifier",
                   "In every election since 1950 , except for 1964 , the party won more votes .") == []
     assert _texts(nlp, "delete-leading-modifier", "In 1998 , he sold the farm .") == ["He sold the farm ."]
 
 
 def test_a_since_that_a_perfect_measures_from_stays(nlp):
-    """"Since 1990, the club has won six cups" claims six cups of that period (relations-forward-seed5-train)."""
+    """"Since 1990, the club has won six cups" claims six cups of that period."""
     assert _texts(nlp, "delete-leading-modifier", "Since 1990 , the club has won six cups .") == []
     assert _texts(nlp, "delete-leading-modifier", "Since March , the price has risen ten percent .") == []
     assert _texts(nlp, "delete-leading-modifier", "In 1990 , the club won six cups .") == ["The club won six cups ."]
@@ -545,7 +543,7 @@ def test_a_since_that_a_perfect_measures_from_stays(nlp):
 
 def test_a_dropped_clause_before_a_closing_quote_leaves_its_comma(nlp):
     """'… the old bridge, which collapsed in May," the mayor said.' keeps the comma before the quotation
-    mark that "the mayor said" follows (relations-forward-seed3)."""
+    mark that "the mayor said" follows."""
     assert _texts(nlp, "delete-relative-clause", "`` We will fix the old bridge , which fell in May , '' the mayor said .") == [
         "`` We will fix the old bridge, '' the mayor said ."]
 
@@ -553,7 +551,7 @@ def test_a_dropped_clause_before_a_closing_quote_leaves_its_comma(nlp):
 def test_extractions_leave_quotations_and_misparsed_clauses_alone(nlp):
     """No clause is pulled out of a quotation (the copy would be the writer's claim) or out of "forced
     X, who …, to …" (the parser puts the infinitive inside the clause), and an abbreviation that ends
-    the copy gets no second period (relations-equivalence-seed2, -seed3)."""
+    the copy gets no second period."""
     assert _texts(nlp, "extract-relative-clause",
                   "We will fix the bridge , which fell in May , '' the mayor said .") == []
     assert _texts(nlp, "extract-relative-clause", "Three attacks forced the club organizer , who called himself "
@@ -589,10 +587,10 @@ def test_the_complementizer_rules_decline_where_that_matters(nlp):
     assert _texts(nlp, "insert-that", 'He said "the plan failed".') == []
     assert _texts(nlp, "insert-that", "He said that was wrong.") == []
     assert _texts(nlp, "insert-that", "He asked whether the plan failed.") == []
-    # a verb that needs an object and has none: the clause is a relative one on the object before (v5)
+    # a verb that needs an object and has none: the clause is a relative one on the object before
     assert _texts(nlp, "insert-that", "I know the band name of the shirt Tom is wearing in the video") == []
     assert _texts(nlp, "insert-that", "We hope you do!") == ["We hope that you do!"]  # "do" stands alone
-    # a title is a name: no "that" added or dropped in it (v5, v4)
+    # a title is a name: no "that" added or dropped in it
     assert _texts(nlp, "insert-that", "Album: I Never Knew You Were Waiting for Me") == []
     assert _texts(nlp, "delete-that", "I Knew That You Were Waiting for Me") == []
     assert _texts(nlp, "delete-that", "I knew that you were waiting for me") == ["I knew you were waiting for me"]
@@ -664,8 +662,8 @@ def test_swap_conjuncts_declines_lists_dates_one_names_and_titles(nlp):
 
 
 def test_exemplar_judgments_fronting_of_a_governed_preposition_and_a_cut_modifier_list(nlp):
-    """fn-cascade-exemplars-connective (patterns re-written here): front-trailing-adverbial v8 does
-    not front the preposition the verb governs; pp-to-genitive v9 makes no genitive of a phrase the
+    """Patterns of judged rewrites, re-written here: front-trailing-adverbial does
+    not front the preposition the verb governs; pp-to-genitive makes no genitive of a phrase the
     parser cut before a list of modifiers."""
     assert _texts(nlp, "front-trailing-adverbial", "The nurses will insist on a shorter week .") == []
     assert _texts(nlp, "front-trailing-adverbial", "The union will meet in the spring .") == [
@@ -675,45 +673,45 @@ def test_exemplar_judgments_fronting_of_a_governed_preposition_and_a_cut_modifie
 
 
 def test_exemplar_judgments_b(nlp):
-    """fn-cascade-exemplars-b (patterns re-written here): no fronting of the second half of "as
-    much X, as Y" (front-trailing-adverbial v9), no "the nest of an ants" (genitive-to-pp v5)."""
+    """Patterns of judged rewrites, re-written here: no fronting of the second half of "as
+    much X, as Y" (front-trailing-adverbial), no "the nest of an ants" (genitive-to-pp)."""
     assert "As to keep the river out, the dam was built as much to keep water in." not in _texts(
         nlp, "front-trailing-adverbial", "The dam was built as much to keep water in , as to keep the river out .")
     assert _texts(nlp, "genitive-to-pp", "The yard looked like an ants ' nest as children ran about .") == []
-    # the tagger reads the main verb as no verb here: the copy's "was"/"is" cannot be told (extract-participial v3)
+    # the tagger reads the main verb as no verb here: the copy's "was"/"is" cannot be told (extract-participial)
     assert _texts(nlp, "extract-participial", "Studying his prey through cold eyes , Mortimer strode ahead ,"
                   " gun ready .") == []
 
 
 def test_swap_conjuncts_v2_keeps_shared_surnames_articles_and_routes(nlp):
-    """fn-cascade-exemplars-swap (patterns re-written here)."""
+    """Patterns of judged rewrites, re-written here."""
     assert _texts(nlp, "swap-conjuncts", "Children will enjoy the books by Tom and Mary Baker .") == []
     assert _texts(nlp, "swap-conjuncts", "Farmers in the North and East burned wood .") == []
     assert _texts(nlp, "swap-conjuncts", "The birds flew home through Spain and France in May .") == []
 
 
 def test_wikiann_f_judgments(nlp):
-    """wikiann-cascade-f (pattern re-written here): "the civil parish of X" names X (pp-to-genitive v10)."""
+    """Patterns of judged rewrites, re-written here: "the civil parish of X" names X (pp-to-genitive)."""
     assert _texts(nlp, "pp-to-genitive", "The church is located in the civil parish of Ballymore .") == []
 
 
 def test_exemplar_judgments_c(nlp):
-    """fn-cascade-exemplars-c (patterns re-written here): pp-to-genitive v11, front-trailing-adverbial v10."""
+    """Patterns of judged rewrites, re-written here: pp-to-genitive, front-trailing-adverbial."""
     assert _texts(nlp, "pp-to-genitive",
                   'She likes books like " The habits of the smaller birds " , but these sell less .') == []
     assert _texts(nlp, "front-trailing-adverbial", "Mira leapt through the broken glass and into the van .") == []
 
 
 def test_exemplar_judgments_d(nlp):
-    """fn-cascade-exemplars-d (patterns re-written here): pp-to-genitive v12, front-trailing-adverbial v11."""
+    """Patterns of judged rewrites, re-written here: pp-to-genitive, front-trailing-adverbial."""
     assert _texts(nlp, "pp-to-genitive", "On the basis of these notes we can see why the plan failed .") == []
     assert _texts(nlp, "front-trailing-adverbial",
                   "The pair are praised for a knack for spotting new talent before the studios find it .") == []
 
 
 def test_exemplar_judgments_e(nlp):
-    """fn-cascade-exemplars-e (patterns re-written here): it-cleft v7, front-trailing-adverbial v12,
-    genitive-to-pp v6, extract-appositive v14."""
+    """Patterns of judged rewrites, re-written here: it-cleft, front-trailing-adverbial,
+    genitive-to-pp, extract-appositive."""
     assert _texts(nlp, "it-cleft", "A sharp whistle blew and Tom climbed down from the roof .") == []
     assert _texts(nlp, "it-cleft", "Tom climbed down from the roof .") == [
         "It was Tom that climbed down from the roof ."]
@@ -727,14 +725,14 @@ def test_exemplar_judgments_e(nlp):
 
 
 def test_exemplar_judgments_f(nlp):
-    """fn-cascade-exemplars-f (patterns re-written here): pp-to-genitive v13, genitive-to-pp v7."""
+    """Patterns of judged rewrites, re-written here: pp-to-genitive, genitive-to-pp."""
     assert _texts(nlp, "pp-to-genitive", "There were cries at the sight of the lost dog .") == []
     assert _texts(nlp, "genitive-to-pp", "Now we know the secret behind that Cheshire Cat 's wide grin !") == []
 
 
 def test_exemplar_judgments_g(nlp):
-    """fn-cascade-exemplars-g (patterns re-written here): it-cleft v8, split-conjoined-vp v6,
-    pp-to-genitive v14."""
+    """Patterns of judged rewrites, re-written here: it-cleft, split-conjoined-vp,
+    pp-to-genitive."""
     assert _texts(nlp, "it-cleft", "Many people find it hard to join a choir .") == []
     assert _texts(nlp, "split-conjoined-vp", "A man drove a truck into the yard and asked him to fix the brakes .") == []
     assert _texts(nlp, "split-conjoined-vp", "The man drove a truck into the yard and asked him to fix the brakes .") == [
@@ -743,8 +741,8 @@ def test_exemplar_judgments_g(nlp):
 
 
 def test_exemplar_judgments_h(nlp):
-    """fn-cascade-exemplars-h (patterns re-written here): split-conjoined-vp v7 (a copy keeps a
-    hyphenated word whole), front-trailing-adverbial v13 (no dash before the phrase)."""
+    """Patterns of judged rewrites, re-written here: split-conjoined-vp (a copy keeps a
+    hyphenated word whole), front-trailing-adverbial (no dash before the phrase)."""
     assert _texts(nlp, "split-conjoined-vp",
                   "The tail-in turn is very easy in calm air and becomes harder as the wind grows .") == [
         "The tail-in turn is very easy in calm air. The tail-in turn becomes harder as the wind grows ."]
@@ -753,15 +751,15 @@ def test_exemplar_judgments_h(nlp):
 
 
 def test_extract_participial_copy_keeps_a_hyphenated_word_whole(nlp):
-    """extract-participial v4: its copied subject is built like the other extractions' copies
-    (it spelled "well - known" before, the defect fixed for them in exemplars-h)."""
+    """extract-participial: its copied subject is built like the other extractions' copies
+    (it spelled "well - known" before, the defect fixed for them)."""
     assert _texts(nlp, "extract-participial",
                   "Wearing a long coat , the well-known singer walked onto the stage .") == [
         "The well-known singer walked onto the stage . The well-known singer was wearing a long coat."]
 
 
 def test_split_conjoined_clauses_declines_a_noun_read_as_a_verb(nlp):
-    """split-conjoined-clauses v8 (a candidate of fn-cascade-exemplars-h, pattern re-written here): the
+    """split-conjoined-clauses (a refused candidate, pattern re-written here): the
     parser reads "cooks" as the verb of a "when" clause and "began" as a second main clause."""
     assert _texts(nlp, "split-conjoined-clauses",
                   "In fact , the only time Tom ever talked with other people was when the school cooks , "
@@ -771,14 +769,14 @@ def test_split_conjoined_clauses_declines_a_noun_read_as_a_verb(nlp):
 
 
 def test_split_conjoined_clauses_declines_a_subject_after_its_verb(nlp):
-    """split-conjoined-clauses v11 (wikiann-ds-cascade, judged): the parser read the object "Qatar" as
+    """split-conjoined-clauses: the parser read the object "Qatar" as
     the subject of "represents", and the split wrote a sentence with no subject."""
     assert _texts(nlp, "split-conjoined-clauses", "He was born in Keiyo , Kenya , but now represents Qatar .") == []
     assert _texts(nlp, "split-conjoined-clauses", "He came home , and she stayed .") == ["He came home. She stayed ."]
 
 
 def test_split_conjoined_clauses_declines_the_last_of_a_list_of_verb_phrases(nlp):
-    """split-conjoined-clauses v12 (read on WikiANN dev, pattern re-written here): "A, B, and C" where A
+    """split-conjoined-clauses (read on WikiANN dev, pattern re-written here): "A, B, and C" where A
     and B are verb phrases of one subject left "He attended X, graduated from Y." without its "and"."""
     assert _texts(nlp, "split-conjoined-clauses", "He attended Dartmouth College from 1973 to 1975 , graduated "
                   "from Yale University in 1977 , and he is a 1980 graduate of Harvard Law School .") == []
@@ -795,14 +793,14 @@ def test_split_conjoined_clauses_declines_the_last_of_a_list_of_verb_phrases(nlp
 
 
 def test_a_new_first_word_after_an_opening_quote_is_capitalised_and_joined(nlp):
-    """ewt-ds-cascade (judged, pattern re-written here): genitive-to-pp put "the" first after an opening
+    """Patterns of judged rewrites, re-written here: genitive-to-pp put "the" first after an opening
     quote and wrote '" the secular nationalism of Arafat …'."""
     assert _texts(nlp, "genitive-to-pp", '" Arafat \'s secular nationalism was supple enough to compromise .') == [
         '"The secular nationalism of Arafat was supple enough to compromise .']
 
 
 def test_it_cleft_lowers_a_common_noun_before_a_persons_name(nlp):
-    """it-cleft (wikiann-ds-cascade, judged; pattern re-written here): "It was Singer Billy Murray that …"
+    """it-cleft (judged; pattern re-written here): "It was Singer Billy Murray that …"
     kept the capital of a common noun that only started the sentence; a title tagged as a name stays."""
     assert _texts(nlp, "it-cleft", "Singer Billy Murray recorded two versions in 1907 .") == [
         "It was singer Billy Murray that recorded two versions in 1907 ."]
@@ -811,26 +809,26 @@ def test_it_cleft_lowers_a_common_noun_before_a_persons_name(nlp):
 
 
 def test_move_leading_adverbial_declines_a_stranded_preposition(nlp):
-    """move-leading-adverbial v7 (wikiann-ds-cascade, judged): WikiANN drops linked text and leaves
+    """move-leading-adverbial: WikiANN drops linked text and leaves
     "… is in , and in ."; the moved phrase read "and in in the California State Legislature"."""
     assert _texts(nlp, "move-leading-adverbial", "In the California State Legislature , Seven Trees is in , and in .") == []
     assert _texts(nlp, "move-leading-adverbial", "In 1998 , he sold it .") == ["He sold it in 1998."]
 
 
 def test_exemplar_judgments_i(nlp):
-    """fn-cascade-exemplars-i (patterns re-written here): genitive-to-pp v8 (no possessor right after
-    "and": "Ann and Tom's mother" may be the mother of both), split-conjoined-clauses v8 (no second
+    """Patterns of judged rewrites, re-written here: genitive-to-pp (no possessor right after
+    "and": "Ann and Tom's mother" may be the mother of both), split-conjoined-clauses (no second
     clause whose "subject" is a preposition's object)."""
     assert _texts(nlp, "genitive-to-pp", "On a visit to their home , I enjoyed meeting Ann and Tom 's mother , "
                   "who was the soul of kindness .") == []
     assert _texts(nlp, "genitive-to-pp", "I enjoyed meeting Tom 's mother .") == [
         "I enjoyed meeting the mother of Tom."]
     assert _texts(nlp, "split-conjoined-clauses", "Later she taught French and music at the High School , and "
-                  "before marriage published a book about the Essays of Elia .") == []  # v8: no subject
+                  "before marriage published a book about the Essays of Elia .") == []  # no subject
 
 
 def test_exemplar_judgments_j(nlp):
-    """fn-cascade-exemplars-j (pattern re-written here): insert-that v2, no "that" before an embedded
+    """Patterns of judged rewrites, re-written here: insert-that, no "that" before an embedded
     question ("know that what …")."""
     assert _texts(nlp, "insert-that", "` I 'd like to know what were supposed to be doing , that 's all , \" "
                   "Tom grumbled .") == []
@@ -838,8 +836,8 @@ def test_exemplar_judgments_j(nlp):
 
 
 def test_wikiann_cascade_h_judgments(nlp):
-    """wikiann-cascade-h (patterns re-written here): genitive-to-pp v9 (no capitalised possessed noun:
-    "Mimirin's Mother" is a role's name), it-cleft v9 (the first word of a name the tagger split keeps
+    """Patterns of judged rewrites, re-written here: genitive-to-pp (no capitalised possessed noun:
+    "Mimirin's Mother" is a role's name), it-cleft (the first word of a name the tagger split keeps
     its capital)."""
     assert _texts(nlp, "genitive-to-pp", "Pat Smith ( 1993 ) – Peizuri , Mimirin 's Mother") == []
     assert _texts(nlp, "it-cleft", "Topic Map methods give results relevant to a specific topic.") == [
@@ -848,7 +846,7 @@ def test_wikiann_cascade_h_judgments(nlp):
 
 
 def test_exemplar_judgments_k(nlp):
-    """fn-cascade-exemplars-k (patterns re-written here): split-conjoined-vp v8, no quotation copied as
+    """Patterns of judged rewrites, re-written here: split-conjoined-vp, no quotation copied as
     the subject of an inverted "said X", no copied subject that would drop its exception."""
     assert _texts(nlp, "split-conjoined-vp", '` That ! " said Tom briefly , and pointed a long finger at the top '
                   "corner of the window .") == []
@@ -856,7 +854,7 @@ def test_exemplar_judgments_k(nlp):
                   "plan and wants it to go .") == []
     assert _texts(nlp, "split-conjoined-vp", "He grinned and stroked his whiskers .") == [
         "He grinned. He stroked his whiskers ."]
-    # it-cleft v10, front-trailing-adverbial v14, extract-appositive v16 (found at the end of that session)
+    # it-cleft, front-trailing-adverbial, extract-appositive (found at the end of that session)
     assert _texts(nlp, "it-cleft", "Victor roared with good humour .") == []  # a name the tagger missed
     assert _texts(nlp, "it-cleft", "The crowd roared with good humour .") == [
         "It was the crowd that roared with good humour ."]
@@ -867,7 +865,7 @@ def test_exemplar_judgments_k(nlp):
 
 
 def test_genitive_carries_a_noun_targets_of_phrase():
-    """pp-to-genitive v15: FrameNet's frame element "of the train" of the target "arrival" becomes "the
+    """pp-to-genitive: FrameNet's frame element "of the train" of the target "arrival" becomes "the
     train's" (before, it was lost with its "of" and the structure had no candidate)."""
     from paraspan.corpus.schema import Sentence, Span, Structure
     from paraspan.generate.rewrite.generator import rewrite_sentence
@@ -885,7 +883,7 @@ def test_genitive_carries_a_noun_targets_of_phrase():
 
 
 def test_exemplar_judgments_l(nlp):
-    """fn-cascade-exemplars-l (patterns re-written here): split-conjoined-vp v9, it-cleft v11, pp-to-genitive v16."""
+    """Patterns of judged rewrites, re-written here: split-conjoined-vp, it-cleft, pp-to-genitive."""
     # a fronted phrase the parser took for a second subject was copied as the subject
     assert _texts(nlp, "split-conjoined-vp", "The first of its kind in Wales , this course teaches a strong German "
                   "element and has been developed with industry .") == []
@@ -899,8 +897,7 @@ def test_exemplar_judgments_l(nlp):
 
 
 def test_exemplar_judgments_alternation(nlp):
-    """fn-cascade-exemplars-alternation (patterns re-written here): split-conjoined-vp v10, split-conjoined-clauses
-    v9, extract-appositive v17, pp-to-genitive v17."""
+    """Patterns of judged rewrites, re-written here: split-conjoined-vp, split-conjoined-clauses, extract-appositive, pp-to-genitive."""
     assert _texts(nlp, "split-conjoined-vp", '` You and your Private Detective , " said Dolly , and pulled her coat up , '
                   "revealing her white scarf .") == []
     assert _texts(nlp, "split-conjoined-clauses", "Did n't they all know about the strange visit of the wolf last "
@@ -914,7 +911,7 @@ def test_exemplar_judgments_alternation(nlp):
 
 
 def test_exemplar_judgments_m(nlp):
-    """fn-cascade-exemplars-m (patterns re-written here): front-trailing-adverbial v15, pp-to-genitive v18."""
+    """Patterns of judged rewrites, re-written here: front-trailing-adverbial, pp-to-genitive."""
     # right after an intransitive verb or its object a place or a manner is the verb's or the noun's own
     assert _texts(nlp, "front-trailing-adverbial", "I looked in the box .") == []
     assert _texts(nlp, "front-trailing-adverbial", "Her lips curled in a smile .") == []
@@ -932,8 +929,7 @@ def test_exemplar_judgments_m(nlp):
 
 
 def test_exemplar_judgments_n(nlp):
-    """fn-cascade-exemplars-n (patterns re-written here): delete-that v2 and insert-that v3, extract-relative-clause
-    v9, front-trailing-adverbial v16, pp-to-genitive v19."""
+    """Patterns of judged rewrites, re-written here: delete-that and insert-that, extract-relative-clause, front-trailing-adverbial, pp-to-genitive."""
     # "claims" after a name is a noun the parser read as a verb without a subject
     assert _texts(nlp, "delete-that", "Novell has reacted angrily to Oracle claims that a large share of users "
                   "prefer its product .") == []
@@ -948,7 +944,7 @@ def test_exemplar_judgments_n(nlp):
 
 
 def test_exemplar_judgments_o(nlp):
-    """fn-cascade-exemplars-o (pattern re-written here): extract-appositive v18, no vocative."""
+    """Patterns of judged rewrites, re-written here: extract-appositive, no vocative."""
     assert _texts(nlp, "extract-appositive", "` Do I detect from your tone , Chief Inspector , that you think us a "
                   "pair of fools ?") == []
     assert _texts(nlp, "extract-appositive", "Mexico City , the biggest city in the world , has many sites .") == [
@@ -956,8 +952,8 @@ def test_exemplar_judgments_o(nlp):
 
 
 def test_exemplar_judgments_p(nlp):
-    """fn-cascade-exemplars-p (patterns re-written here): front-trailing-adverbial v17, genitive-to-pp v10,
-    move-leading-adverbial v4."""
+    """Patterns of judged rewrites, re-written here: front-trailing-adverbial, genitive-to-pp,
+    move-leading-adverbial."""
     # after a noun a place phrase may be the noun's ("staff at the College for the Deaf at Exeter")
     assert _texts(nlp, "front-trailing-adverbial", "The new lift was fitted in the library by staff at the Royal "
                   "College for the Deaf at Exeter .") == []
@@ -970,8 +966,8 @@ def test_exemplar_judgments_p(nlp):
 
 
 def test_exemplar_judgments_x(nlp):
-    """fn-cascade-exemplars-x (patterns re-written here): genitive-to-pp v13, extract-relative-clause v11,
-    extract-appositive v21."""
+    """Patterns of judged rewrites, re-written here: genitive-to-pp, extract-relative-clause,
+    extract-appositive."""
     # a clipped word's apostrophe is no possessive
     assert _texts(nlp, "genitive-to-pp", "` Flippin' nuisance , \" muttered Ann to herself as she looked at the car .") == []
     # a quotation left open: the new sentence would read as part of it
@@ -979,13 +975,13 @@ def test_exemplar_judgments_x(nlp):
                   "very hard day but she acted sensibly by staying calm .") == []
     assert "He sold the house. The house was old." in _texts(nlp, "extract-relative-clause",
                                                              "He sold the house , which was old .")
-    # a possessive's apostrophe opens no quotation (fn-cascade-exemplars-p's right extraction, re-written)
+    # a possessive's apostrophe opens no quotation
     assert "She sent a dog to find the boy ARTHUR. The boy was James ' son." in _texts(
         nlp, "extract-relative-clause", "She sent a dog to find the boy ARTHUR , who was James ' son .")
 
 
 def test_exemplar_judgments_w(nlp):
-    """fn-cascade-exemplars-w (patterns re-written here): genitive-to-pp v12, pp-to-genitive v22."""
+    """Patterns of judged rewrites, re-written here: genitive-to-pp, pp-to-genitive."""
     from spacy.tokens import Doc
 
     # the verb "rings" read as a noun: the of-phrase would land after it
@@ -1002,7 +998,7 @@ def test_exemplar_judgments_w(nlp):
 
 
 def test_exemplar_judgments_v(nlp):
-    """fn-cascade-exemplars-v (patterns re-written here): front-trailing-adverbial v19, extract-appositive v20."""
+    """Patterns of judged rewrites, re-written here: front-trailing-adverbial, extract-appositive."""
     from spacy.tokens import Doc
 
     # a present verb and a past time after the object's own phrase: the time is the story's
@@ -1024,8 +1020,8 @@ def test_exemplar_judgments_v(nlp):
 
 
 def test_exemplar_judgments_u(nlp):
-    """fn-cascade-exemplars-u (patterns re-written here): genitive-to-pp v11, extract-appositive v19,
-    extract-relative-clause v10."""
+    """Patterns of judged rewrites, re-written here: genitive-to-pp, extract-appositive,
+    extract-relative-clause."""
     # a plural possessor that classifies: "the cats' home" is a kind of place
     assert _texts(nlp, "genitive-to-pp", "On a cold morning we walked to the cats ' home .") == []
     assert "She took the toys of the children." in _texts(nlp, "genitive-to-pp", "She took the children 's toys .")
@@ -1039,8 +1035,8 @@ def test_exemplar_judgments_u(nlp):
 
 
 def test_exemplar_judgments_t(nlp):
-    """fn-cascade-exemplars-t (patterns re-written here): pp-to-genitive v21, move-leading-adverbial v5,
-    front-trailing-adverbial v18."""
+    """Patterns of judged rewrites, re-written here: pp-to-genitive, move-leading-adverbial,
+    front-trailing-adverbial."""
     # "the aspect of X" is no "X's aspect"
     assert _texts(nlp, "pp-to-genitive", "They studied the legal aspect of the new policy .") == []
     # "that" resumes the if-clause: behind it, it would point at nothing
@@ -1053,7 +1049,7 @@ def test_exemplar_judgments_t(nlp):
 
 
 def test_exemplar_judgments_s(nlp):
-    """fn-cascade-exemplars-s (patterns re-written here): split-conjoined-clauses v10."""
+    """Patterns of judged rewrites, re-written here: split-conjoined-clauses."""
     # the second "was" left out: "The council dissolved." alone would be active
     assert _texts(nlp, "split-conjoined-clauses", "In May 1990 the charter was suspended and the council dissolved "
                   "following the coup in March .") == []
@@ -1070,7 +1066,7 @@ def test_exemplar_judgments_s(nlp):
 
 
 def test_exemplar_judgments_q(nlp):
-    """fn-cascade-exemplars-q (patterns re-written here): pp-to-genitive v20."""
+    """Patterns of judged rewrites, re-written here: pp-to-genitive."""
     # "the problem of X" is a problem about X, not one X has
     assert _texts(nlp, "pp-to-genitive", "The problem of the lonely child was harder because of the danger posed by "
                   "his friends .") == []
@@ -1096,7 +1092,7 @@ def test_exemplar_judgments_q(nlp):
     "We obtained our sample B12/ 71 from another lab .",  # the object's name hung on the verb
 ])
 def test_active_to_passive_declines_what_the_exemplar_blocks_showed(nlp, sentence):
-    """Passives read on FrameNet exemplar blocks -t … -x (v7; the sentences re-written)."""
+    """Passives read on FrameNet exemplar blocks -t … -x (the sentences re-written)."""
     assert _texts(nlp, "active-to-passive", sentence) == []
 
 
@@ -1133,7 +1129,7 @@ def test_passive_to_active_declines_measures_and_particles(nlp, sentence):
     "They coin nouns to talk about objects , verbs to talk about actions , and adjectives to talk about states .",
 ])
 def test_active_to_passive_declines_what_the_voice_set_showed(nlp, sentence):
-    """Passives judged wrong on fn-cascade-exemplars-y and -voice (the sentences re-written)."""
+    """Passives judged wrong (the sentences re-written)."""
     assert _texts(nlp, "active-to-passive", sentence) == []
 
 
@@ -1167,7 +1163,7 @@ def test_rules_decline_what_fn_cascade_exemplars_y_showed(nlp, rule, sentence):
 
 def test_a_capital_after_a_word_the_parser_split_off_stays(nlp):
     """"Q Recently my son …": the parser makes "Q" a sentence of its own; "Recently" was lower-cased as a
-    sentence start moved inside (fn-cascade-exemplars-y)."""
+    sentence start moved inside."""
     out = _texts(nlp, "split-conjoined-clauses",
                  "Q Recently my son enlarged our garden pond and while moving the fish , we noticed a crack .")
     assert out == ["Q Recently my son enlarged our garden pond. While moving the fish , we noticed a crack ."]
@@ -1190,8 +1186,7 @@ def test_a_capital_after_a_word_the_parser_split_off_stays(nlp):
     ("extract-participial", "Having regard to future needs , an exclusion clause would be essential in the new system ."),
 ])
 def test_rules_decline_what_the_voice_sets_and_z_showed(nlp, rule, sentence):
-    """Outputs judged wrong on fn-cascade-exemplars-voice-b and -z (active-to-passive v9, passive-to-active
-    v4, extract-participial v5; the sentences re-written)."""
+    """Outputs judged wrong (active-to-passive, passive-to-active, extract-participial; the sentences re-written)."""
     assert _texts(nlp, rule, sentence) == []
 
 
@@ -1201,8 +1196,8 @@ def test_a_passive_of_some_of_a_plural_is_plural(nlp):
 
 
 def test_a_modifier_before_a_clause_conjunction_is_no_list(nlp):
-    """", but he …" after a relative clause starts a clause, not a second modifier (fn-cascade-exemplars-p's
-    right output, which the first version of the list check of extract-appositive v22 dropped)."""
+    """", but he …" after a relative clause starts a clause, not a second modifier (a
+    right extraction, which the first version of the list check of extract-appositive dropped)."""
     assert _texts(nlp, "extract-relative-clause",
                   "She sent two snakes to kill the young Tom , who was the son of Zeus , but he strangled them .") == [
         "She sent two snakes to kill the young Tom but he strangled them . The young Tom was the son of Zeus."]
@@ -1210,7 +1205,7 @@ def test_a_modifier_before_a_clause_conjunction_is_no_list(nlp):
 
 def test_no_cleft_of_a_sentence_the_parser_began_after_and(nlp):
     """The parser can end a sentence at an "and" and begin the next at its subject ("…, Emily put on her
-    stockings and Preston piled …" on a FrameNet exemplar, fn-cascade-exemplars-aa); the cleft wrote "and
+    stockings and Preston piled …" on a FrameNet exemplar); the cleft wrote "and
     It was Preston that piled …". The parse is built here as the parser made it."""
     from spacy.tokens import Doc
 
@@ -1229,14 +1224,14 @@ def test_no_cleft_of_a_sentence_the_parser_began_after_and(nlp):
 
 
 def test_dative_shift_leaves_give_leave_alone(nlp):
-    """"when they give you your first leave" (time off) is no "give your first leave to you" (exemplars-aa)."""
+    """"when they give you your first leave" (time off) is no "give your first leave to you"."""
     assert _texts(nlp, "dative-shift", "He promised him it would be a special Christmas when they give you your "
                                        "first leave .") == []
 
 
 def test_no_cleft_of_an_indefinite_subject(nlp):
     """"A woman has to be brave or mad to sail alone" → "It is a woman that …" contrasts her with a man
-    (it-cleft v14; fn-cascade-exemplars-ab); a definite subject and a specific indefinite one ("an officer
+    (it-cleft); a definite subject and a specific indefinite one ("an officer
     pulled …", judged right in -n) are still clefted."""
     assert _texts(nlp, "it-cleft", "A woman has to be brave or mad to sail alone these days .") == []
     assert _texts(nlp, "it-cleft", "The farmer sold the tractor.") == ["It was the farmer that sold the tractor."]
@@ -1246,7 +1241,7 @@ def test_no_cleft_of_an_indefinite_subject(nlp):
 
 def test_no_apposition_of_an_absolute_phrase(nlp):
     """"…, pipe in mouth, …" parsed as an apposition of the noun before it: "The steps were pipe in mouth."
-    (extract-appositive v23; fn-cascade-exemplars-ac). The parse is built here as the parser made it."""
+    (extract-appositive). The parse is built here as the parser made it."""
     from spacy.tokens import Doc
 
     words = "He walked up the steps , hat in hand , muttered a greeting and knocked on the door .".split()
@@ -1263,7 +1258,7 @@ def test_no_apposition_of_an_absolute_phrase(nlp):
 
 
 @pytest.mark.parametrize(("rule", "sentence"), [
-    # the possessor may own the coordinated noun too (genitive-to-pp v14)
+    # the possessor may own the coordinated noun too (genitive-to-pp)
     ("genitive-to-pp", "She glanced at her uncle 's broad smiling face and sparkling brown eyes and guessed that Tom "
                        "was teasing ."),
     ("genitive-to-pp", "On my father 's side , my uncle and his family emigrated when he was offered a job ."),  # lineage
@@ -1274,11 +1269,11 @@ def test_rules_decline_what_fn_cascade_exemplars_ac_showed(nlp, rule, sentence):
 
 
 @pytest.mark.parametrize(("rule", "sentence"), [
-    # the second verb's number is another subject's: "The hotel in Palma are fully equipped" (split-conjoined-vp v12)
+    # the second verb's number is another subject's: "The hotel in Palma are fully equipped" (split-conjoined-vp)
     ("split-conjoined-vp", "The hotel in Palma consists of rooms which sleep 2-3 people , and are fully equipped "
                            "with kitchens and balconies ."),
     # a noun the parser did not make an object stands nearer: the appositive renames "subject", not "aspect"
-    # (extract-appositive v24)
+    # (extract-appositive)
     ("extract-appositive", "In the next talk in our course on physics , we are going to look at one aspect of that "
                            "most baffling and intriguing topic , the birth of stars ."),
 ])
@@ -1288,7 +1283,7 @@ def test_rules_decline_what_fn_cascade_exemplars_ad_showed(nlp, rule, sentence):
 
 def test_v15_genitive_from_the_fn_ds_s3_judgments(nlp):
     """A list item's first word is often an imperative, which the parser reads into the name after it:
-    "the general funds of Guard ACME" (fn-ds-s3, re-written here); a name after it is moved."""
+    "the general funds of Guard ACME"; a name after it is moved."""
     assert _texts(nlp, "genitive-to-pp", "7- Guard ACME 's general funds and do not waste these funds .") == []
     assert _texts(nlp, "genitive-to-pp", "7- President Obama 's plan failed .") == [
         "7- the plan of President Obama failed ."]  # a list item's first word that is no verb stays in the name
@@ -1301,7 +1296,7 @@ def test_v15_genitive_from_the_fn_ds_s3_judgments(nlp):
     "Kovacs banned for two years after failed test .",  # a passive without "was": Kovacs did not ban
 ])
 def test_no_cleft_of_a_headline(nlp, sentence):
-    """it-cleft v19: a headline drops its articles and auxiliaries, and a cleft of it reads as neither
+    """it-cleft: a headline drops its articles and auxiliaries, and a cleft of it reads as neither
     ("It is X that fails drug test"; WNUT17, re-written here)."""
     assert _texts(nlp, "it-cleft", sentence) == []
 
@@ -1319,7 +1314,7 @@ def test_cleft_of_a_sentence_beside_a_headline(nlp):
 
 
 def test_move_leading_adverbial_puts_no_pronoun_before_its_noun(nlp):
-    """move-leading-adverbial v8: "If a dog …, its owner …" moved behind would put "its" before "a dog"
+    """move-leading-adverbial: "If a dog …, its owner …" moved behind would put "its" before "a dog"
     (a judged WNUT17 output's pattern, re-written). A pronoun the phrase repeats moves."""
     assert _texts(nlp, "move-leading-adverbial", "If a dog barks during the night in Leeds , its owner may be "
                   "fined .") == []
@@ -1333,7 +1328,7 @@ def test_move_leading_adverbial_puts_no_pronoun_before_its_noun(nlp):
 
 
 def test_leading_noun_phrase_must_say_when(nlp):
-    """_leading v8/v6: a leading noun phrase that names no date or time is a fragment the parser hung on the
+    """_leading: a leading noun phrase that names no date or time is a fragment the parser hung on the
     clause (a weather line; WNUT17, made up); "Last week" still moves and goes."""
     line = "Mostly Cloudy and 55 F at Leeds Airport , UK Winds are Calm ."
     assert _texts(nlp, "move-leading-adverbial", line) == []
@@ -1347,9 +1342,9 @@ def test_leading_noun_phrase_must_say_when(nlp):
 
 def test_a_locator_a_dangling_participle_and_a_full_stop_inside_a_name(nlp):
     """Read in the verified cascade's WikiANN train store (patterns re-written here):
-    extract-appositive v28 makes no second name of a place in a work ("Ann Lee was chapter 4");
-    extract-participial v7 does not copy a leading participle onto a subject with a possessive,
-    which it may be about ("Its museum was founded in 1950"); swap-conjuncts v3 does not move a
+    extract-appositive makes no second name of a place in a work ("Ann Lee was chapter 4");
+    extract-participial does not copy a leading participle onto a subject with a possessive,
+    which it may be about ("Its museum was founded in 1950"); swap-conjuncts does not move a
     name whose token holds the sentence's full stop ("… Tom Jones Jr. and Mary Smith" without one)."""
     assert _texts(nlp, "extract-appositive", "Written by Ann Lee, chapter 4.") == []
     assert _texts(nlp, "extract-appositive", "The book was written by Ann Lee, a teacher from Leeds.") == [
@@ -1366,8 +1361,8 @@ def test_a_locator_a_dangling_participle_and_a_full_stop_inside_a_name(nlp):
 
 def test_a_shared_object_and_a_possessor_holding_the_full_stop(nlp):
     """Read in the verified cascade's WikiANN train store (patterns re-written here):
-    split-conjoined-vp v14 does not split verbs that share the object after the second ("The
-    committee discussed. The committee approved the budget."); pp-to-genitive v25 makes no genitive of a
+    split-conjoined-vp does not split verbs that share the object after the second ("The
+    committee discussed. The committee approved the budget."); pp-to-genitive makes no genitive of a
     possessor whose token holds the sentence's full stop ("Tom Jones Jr.'s daughter" without one)."""
     assert _texts(nlp, "split-conjoined-vp", "The committee discussed and approved the budget.") == []
     assert _texts(nlp, "split-conjoined-vp", "The council reviewed and rejected the plan in May.") == []
@@ -1378,7 +1373,7 @@ def test_a_shared_object_and_a_possessor_holding_the_full_stop(nlp):
 
 
 def test_an_inverted_as_clause_read_as_a_possession_stays(nlp):
-    """front-trailing-adverbial v21: "…, as have many famous singers" is an inverted clause whose verb
+    """front-trailing-adverbial: "…, as have many famous singers" is an inverted clause whose verb
     stands for the clause before it, though the parser reads "have" as owning the singers; fronted,
     it comes before what it stands for (WikiANN dev, read; re-written). An ordinary "as" clause moves."""
     assert _texts(nlp, "front-trailing-adverbial",
