@@ -168,6 +168,8 @@ def test_a_stream_is_checked_as_it_is_read_and_bad_options_are_refused(tmp_path)
         list(run)
     with pytest.raises(ValueError, match="resume=True needs the store of the run"):
         paraspan.augment(SENTENCES, resume=True, workers=1, **FAKE)
+    with pytest.raises(ParaspanError, match="there is no run store here"):
+        paraspan.augment(SENTENCES, resume=True, store=tmp_path / "missing.db", workers=1, **FAKE)
     with pytest.raises(ParaspanError, match="unknown"):
         paraspan.augment(SENTENCES, generator="no-such-generator", workers=1)
     store = tmp_path / "run.db"

@@ -276,6 +276,8 @@ def augment(
     if resume and store is None:
         raise ApiValueError.from_code("E982", option="resume", value=resume, problem="needs the store of the run",
                                       fix="pass store=PATH (the run store of the run to continue)")
+    if resume and store is not None and not Path(store).exists():
+        raise ParaspanError.from_code("E049", file=str(store))  # a new run would pass for the old one's resumption
     if backend not in ("local", "ray"):
         raise ParaspanError.from_code("E732", option="backend", value=backend, fix="use local or ray")
     if not isinstance(filters, (str, dict)):
