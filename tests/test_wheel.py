@@ -40,9 +40,14 @@ def test_the_wheel_installs_into_a_fresh_venv_and_augments(tmp_path: Path) -> No
         shutil.copy(REPO / name, source / name)
     shutil.copytree(REPO / "src", source / "src", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
     dist = tmp_path / "dist"
-    # --no-isolation: the build backend (setuptools) of this environment, no download; -x: setuptools
-    # builds wheels itself (the `wheel` package it lists is not needed since setuptools 70.1)
-    _run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "-x", "--outdir", str(dist), str(source)])
+    # --no-isolation: the build backend (setuptools) of this environment, no download, when it is recent
+    # enough (pyproject asks for 77); -x: setuptools builds wheels itself (`wheel` is not needed since 70.1).
+    # Otherwise build's own isolated environment, from the package index.
+    import setuptools
+
+    local = int(setuptools.__version__.split(".")[0]) >= 77
+    _run([sys.executable, "-m", "build", "--wheel", *(["--no-isolation", "-x"] if local else []),
+          "--outdir", str(dist), str(source)])
     (wheel,) = dist.glob("paraspan-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert "paraspan/data/demo/framenet_demo.jsonl" in names and "paraspan/api.py" in names
