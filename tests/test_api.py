@@ -143,6 +143,12 @@ def test_read_and_write_round_trip_and_refuse_writing_over_the_input(tmp_path) -
     assert corpus.read_bytes() == before  # untouched
     with pytest.raises(ParaspanError, match="cannot tell the format"):
         paraspan.read(tmp_path / "corpus.unknown")
+    assert paraspan.write(SENTENCES, tmp_path / "dicts.jsonl") == 4  # corpus-schema dicts are sentences too
+    with pytest.raises(TypeError, match="paraspan.write got a str"):
+        paraspan.write("corpus.jsonl", tmp_path / "x.jsonl")
+    with pytest.raises(ValueError, match="item 0 is not a sentence"):
+        paraspan.write([{"id": "x"}], tmp_path / "x.jsonl")
+    assert not (tmp_path / "x.jsonl").exists()
 
 
 @pytest.mark.parametrize(("given", "error", "words"), [

@@ -113,8 +113,7 @@ def write(sentences: Iterable[Sentence], path: str | os.PathLike[str], format: s
     out = Path(path)
     if isinstance(sentences, Corpus) and _same_path(sentences.path, out):
         raise ApiValueError.from_code("E983", file=str(out))
-    _check_sentences(sentences, "write")
-    return write_corpus(sentences, out, format or guess_format(out) or "jsonl", **options)
+    return write_corpus(_corpus(sentences, "write"), out, format or guess_format(out) or "jsonl", **options)
 
 
 def _same_path(a: Path, b: Path) -> bool:
@@ -131,9 +130,10 @@ _EXPECTED = ("an iterable of paraspan.Sentence (or of corpus-schema dicts: id, t
              "e.g. paraspan.read(path, format)")
 
 
-def _check_sentences(sentences: Any, function: str) -> None:
-    """Refuse, before any work, what cannot be a corpus: a string or path, a single sentence or dict,
-    a non-iterable (E980, a TypeError); a list whose items are not sentences (E980/E981)."""
+def _corpus(sentences: Any, function: str) -> Iterable[Sentence]:
+    """``sentences`` as sentences: what cannot be a corpus (a string or path, a single sentence or dict, a
+    non-iterable) is refused now (E980, a TypeError); a list is converted whole now, each dict through the
+    schema (E981, a ValueError), and any other iterable (a :class:`Corpus`, a generator) as it is read."""
     fix = f"read the file first: paraspan.{function}(paraspan.read(path, format), ...)"
     if isinstance(sentences, (str, bytes, os.PathLike)):
         raise ApiTypeError.from_code("E980", function=function, what=f"a {type(sentences).__name__} "
@@ -144,9 +144,11 @@ def _check_sentences(sentences: Any, function: str) -> None:
     if not isinstance(sentences, Iterable):
         raise ApiTypeError.from_code("E980", function=function, what=f"a {type(sentences).__name__}",
                                      expected=_EXPECTED, fix=fix)
-    if isinstance(sentences, Sequence):  # a list is checked whole now; a stream as it is read
-        for index, item in enumerate(sentences):
-            _as_sentence(item, index, function)
+    if isinstance(sentences, Sequence):
+        return [_as_sentence(item, index, function) for index, item in enumerate(sentences)]
+    if isinstance(sentences, Corpus):
+        return sentences
+    return _sentences_of(sentences, function)
 
 
 def _as_sentence(item: Any, index: int, function: str) -> Sentence:
@@ -270,9 +272,7 @@ def augment(
     """
     from paraspan.filter import build_filter
 
-    _check_sentences(sentences, "augment")
-    if isinstance(sentences, Sequence):
-        sentences = [_as_sentence(s, i, "augment") for i, s in enumerate(sentences)]
+    sentences = _corpus(sentences, "augment")
     if resume and store is None:
         raise ApiValueError.from_code("E982", option="resume", value=resume, problem="needs the store of the run",
                                       fix="pass store=PATH (the run store of the run to continue)")
@@ -359,7 +359,7 @@ class _Runner:
             if self.corpus_name is not None and store.get_meta(CORPUS_META) is None:
                 store.set_meta(CORPUS_META, {"name": self.corpus_name})
             run_id = store.start_run(self.command)
-            summary = run_augment(_sentences_of(self.sentences, "augment"), store, self.config,
+            summary = run_augment(self.sentences, store, self.config,
                                   limit=self.limit, workers=self.plan["workers"], backend=self.backend,
                                   ray_address=self.ray_address, progress=self.progress, on_commit=self.committed)
             store.finish_run(run_id)
