@@ -158,3 +158,10 @@ def test_a_rule_survives_pickling():
     rule = pickle.loads(pickle.dumps(rewrite_rules.get("it-cleft")))
     doc = load_spacy()("The farmer sold the tractor.")
     assert rule.apply(doc, RuleContext()) and rule.version == rewrite_rules.get("it-cleft").version
+
+
+def test_version_covers_the_helpers_and_their_word_lists():
+    functions, lists = load_specs()["delete-adverb"].depends_on()
+    names = {fn.__qualname__ for fn in functions}
+    assert {"downward", "quoted", "tidy"} <= names  # helpers the vetoes and the renderer call
+    assert {"downward", "downward-heads", "no-delete-adverbs"} <= set(lists)  # named in a helper or the spec

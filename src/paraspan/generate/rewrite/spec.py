@@ -17,7 +17,8 @@ A rule's spec (one entry of ``data/rules.json``) says where the rule may apply a
   rewrite of a site that passed, or declines it with ``None``.
 
 A rule's version is a hash of its spec, its vetoes' names and code, its renderer's and site
-source's code and the word lists that code names: any change to what the rule does changes it.
+source's code, the code of this package's helpers they call, and the word lists all that code
+names: any change to what the rule does changes it.
 Specs load on first use; a spec that does not parse, names an unknown veto, renderer, site
 source or word list is an error with the file, the line and the fix, raised then.
 """
@@ -223,18 +224,29 @@ class RuleSpec:
     def _holds(self, tokens: dict[str, Any], names: Any) -> bool:
         return all(c.holds(tokens[n]) for n in names if n in self.where for c in self.where[n])
 
+    def depends_on(self) -> tuple[list[Callable[..., Any]], list[str]]:
+        """The functions that decide what the rule writes (site source, renderer, vetoes, and the
+        helpers of this package they call, in a fixed order) and the word lists they or the spec name."""
+        found: dict[str, Callable[..., Any]] = {}
+        todo = [PARTS.sources[self.sites], PARTS.renderers[self.renderer], *(PARTS.vetoes[n] for n in self.vetoes)]
+        while todo:
+            fn = todo.pop(0)
+            key = f"{fn.__module__}.{fn.__qualname__}"
+            if key in found:
+                continue
+            found[key] = fn
+            todo += [g for g in _called(fn) if g.__module__.startswith(__package__ or "")]
+        functions = list(found.values())
+        text = "\n".join(inspect.getsource(fn) for fn in functions)
+        lists = set(re.findall(r'\b(?:words|word_map|word_list)\(\s*"([a-z0-9-]+)"\)', text)) | _lists_in(self.raw)
+        return functions, sorted(lists)
+
     @functools.cached_property
     def version(self) -> str:
         """A hash of everything that decides what the rule writes (see the module docstring)."""
-        parts = [json.dumps(self.raw, sort_keys=True)]
-        code = [PARTS.sources[self.sites], PARTS.renderers[self.renderer]]
-        code += [PARTS.vetoes[name] for name in self.vetoes]
-        parts += list(self.vetoes)
-        sources = [inspect.getsource(fn) for fn in code]
-        parts += sources
-        named = sorted(set(re.findall(r'\b(?:words|word_map|word_list)\("([a-z0-9-]+)"\)', "\n".join(sources)))
-                       | _lists_in(self.raw))
-        for name in named:
+        functions, lists = self.depends_on()
+        parts = [json.dumps(self.raw, sort_keys=True), *self.vetoes, *(inspect.getsource(fn) for fn in functions)]
+        for name in lists:
             wl = word_list(name)
             parts.append(json.dumps([name, sorted(wl.reasons.items()), sorted((wl.values or {}).items())]))
         return hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()[:12]
@@ -242,6 +254,18 @@ class RuleSpec:
     def rule(self) -> Rule:
         return Rule(self.name, self.family, "hand", self.apply, version=self.version,
                     description=self.description, example=self.example)
+
+
+def _called(fn: Callable[..., Any]) -> list[Callable[..., Any]]:
+    """The module-level functions ``fn``'s code names (its nested functions' too), in order."""
+    names: list[str] = []
+    codes = [fn.__code__]
+    while codes:
+        code = codes.pop(0)
+        names += code.co_names
+        codes += [c for c in code.co_consts if inspect.iscode(c)]
+    scope = fn.__globals__
+    return [scope[n] for n in dict.fromkeys(names) if inspect.isfunction(scope.get(n))]
 
 
 def _lists_in(raw: Any) -> set[str]:
