@@ -338,44 +338,9 @@ class Augmenter:
         cand = candidates[chosen]
         (a_start, a_end), a_score = placed[0]  # type: ignore[misc]
         anchor_text = cand.text[a_start:a_end]
-        lu: AnchorLU | None = None
-        gold_pos = lu_pos(anchor.label) if structure.kind == "frame" else None
-        if gold_pos and anchor_text.lower().split() == sentence.text[anchor.start:anchor.end].lower().split():
-            # the anchor's words are unchanged (a rewrite around it): its LU is the gold one. A parse's
-            # guess gave "a lot.n" → "lot.n", "after.prep" → "after.scon", "fulfilling.a" → "fulfilly.a"
-            lu = AnchorLU(anchor.label.rsplit(".", 1)[0], gold_pos, "source")
-            lemma, label = lu.lemma, anchor.label
-        elif structure.kind == "frame":  # a new LU: its POS is the new word's, read from a parse of cand.text
-            lu = self.tagger.lu(cand.text, a_start, a_end, lu_pos(anchor.label), placed=cand.structures)
-            lemma, label = lu.lemma, lu.label or anchor.label
-        else:
-            lemma, label = anchor_lemma(anchor_text, None), anchor.label
-        new_args: list[Span] = []
-        span_info: list[dict[str, Any]] = [{"role": "anchor", "label": anchor.label,
-                                            "source": [anchor.start, anchor.end], "placed": [a_start, a_end],
-                                            "score": _r(a_score)}]
-        for arg, (where, score) in zip(args, placed[1:], strict=True):
-            span_info.append({"role": "arg", "label": arg.label, "source": [arg.start, arg.end],
-                              "placed": list(where) if where else None, "score": _r(score),
-                              **({"kept": True} if cfg.keep_args else {})})
-            if where is not None:
-                new_args.append(Span(where[0], where[1], arg.label))
-        # an argument that is the anchor itself (FrameNet: a noun target that is its own FE, "plutonium"
-        # as Substance) goes where the anchor went; it was not placed apart from it (held-out rewrites
-        # lost these FEs)
-        for arg in structure.args:
-            if arg.start == anchor.start and arg.end == anchor.end:
-                new_args.append(Span(a_start, a_end, arg.label))
-                span_info.append({"role": "arg", "label": arg.label, "source": [arg.start, arg.end],
-                                  "placed": [a_start, a_end], "score": _r(a_score), "with_anchor": True})
-        # an argument that holds the anchor and more ("nuclear [weapons]") keeps its words around the
-        # new anchor; it was dropped before (an output without one of its source's FEs, judged fn-infill-v4)
-        for arg, where in around:
-            span_info.append({"role": "arg", "label": arg.label, "source": [arg.start, arg.end],
-                              "placed": list(where) if where else None, "score": _r(a_score), "around_anchor": True})
-            if where is not None:
-                new_args.append(Span(where[0], where[1], arg.label))
-        new_args.sort(key=lambda s: (s.start, s.end))
+        lu, lemma, label = self._anchor_lu(sentence, structure, cand, (a_start, a_end))
+        new_args, span_info = _placed_args(structure, (a_start, a_end), a_score, args, placed[1:], around,
+                                           kept=cfg.keep_args)
         extra = {k: v for k, v in structure.extra.items() if k not in _OFFSET_EXTRAS}
         out_structure = Structure(structure.kind, structure.label, Span(a_start, a_end, label), new_args, extra)
         scores = {k: _r(cand.scores[k]) for k in ("forward", "backward", "score") if k in cand.scores}
@@ -409,6 +374,32 @@ class Augmenter:
             provenance["entities_carried"] = len(others)
         out = Sentence(f"{sentence.id}~s{index}i{iteration}", cand.text, [out_structure, *(others or [])], meta,
                        source_id=sentence.id, provenance=provenance)
+        decisions = self._decide(out, sentence, provenance)
+        return OutputRow(out, index, iteration, offset + chosen, scores.get("forward"), scores.get("backward"),
+                         scores.get("score"), _r(a_score), min(placed_scores) if placed_scores else None,
+                         structure.label if structure.kind == "frame" else f"{structure.kind}:{structure.label}",
+                         anchor_text, lemma, decisions)
+
+    def _anchor_lu(self, sentence: Sentence, structure: Structure, cand: Candidate,
+                   at: tuple[int, int]) -> tuple[AnchorLU | None, str, str]:
+        """The new anchor's LU (frames), lemma and label, placed at ``at`` in ``cand``."""
+        anchor = require_anchor(structure, "the augmentation loop")
+        anchor_text = cand.text[at[0]:at[1]]
+        gold_pos = lu_pos(anchor.label) if structure.kind == "frame" else None
+        if gold_pos and anchor_text.lower().split() == sentence.text[anchor.start:anchor.end].lower().split():
+            # the anchor's words are unchanged (a rewrite around it): its LU is the gold one. A parse's
+            # guess gave "a lot.n" → "lot.n", "after.prep" → "after.scon", "fulfilling.a" → "fulfilly.a"
+            lu = AnchorLU(anchor.label.rsplit(".", 1)[0], gold_pos, "source")
+            return lu, lu.lemma, anchor.label
+        if structure.kind == "frame":  # a new LU: its POS is the new word's, read from a parse of cand.text
+            lu = self.tagger.lu(cand.text, at[0], at[1], lu_pos(anchor.label), placed=cand.structures)
+            return lu, lu.lemma, lu.label or anchor.label
+        return None, anchor_lemma(anchor_text, None), anchor.label
+
+    def _decide(self, out: Sentence, sentence: Sentence,
+                provenance: dict[str, Any]) -> dict[str, tuple[bool, str, float | None]]:
+        """Every filter's decision on ``out`` (a combined check's parts too), recorded in ``provenance``
+        (``out``'s)."""
         decisions: dict[str, tuple[bool, str, float | None]] = {}
         checks: dict[str, dict[str, Any]] = {}
         provenance["checks"] = checks  # filled as the checks decide: a learned filter reads those before it
@@ -422,10 +413,42 @@ class Augmenter:
         provenance["filters"] = {name: d[0] for name, d in decisions.items()}
         if not checks:
             del provenance["checks"]
-        return OutputRow(out, index, iteration, offset + chosen, scores.get("forward"), scores.get("backward"),
-                         scores.get("score"), _r(a_score), min(placed_scores) if placed_scores else None,
-                         structure.label if structure.kind == "frame" else f"{structure.kind}:{structure.label}",
-                         anchor_text, lemma, decisions)
+        return decisions
+
+
+def _placed_args(structure: Structure, at: tuple[int, int], a_score: float, args: Sequence[Span],
+                 placed: Sequence[Placed], around: Sequence[tuple[Span, tuple[int, int] | None]], *,
+                 kept: bool) -> tuple[list[Span], list[dict[str, Any]]]:
+    """The output's arguments (by offset) and what provenance records of every span: the anchor at
+    ``at``, each argument where it was ``placed``, an argument that is the anchor itself, and one
+    that holds the anchor and more (``around``)."""
+    anchor = require_anchor(structure, "the augmentation loop")
+    a_start, a_end = at
+    new_args: list[Span] = []
+    span_info: list[dict[str, Any]] = [{"role": "anchor", "label": anchor.label,
+                                        "source": [anchor.start, anchor.end], "placed": [a_start, a_end],
+                                        "score": _r(a_score)}]
+    for arg, (where, score) in zip(args, placed, strict=True):
+        span_info.append({"role": "arg", "label": arg.label, "source": [arg.start, arg.end],
+                          "placed": list(where) if where else None, "score": _r(score),
+                          **({"kept": True} if kept else {})})
+        if where is not None:
+            new_args.append(Span(where[0], where[1], arg.label))
+    # an argument that is the anchor itself (FrameNet: a noun target that is its own FE, "plutonium"
+    # as Substance) goes where the anchor went; it was not placed apart from it
+    for arg in structure.args:
+        if arg.start == anchor.start and arg.end == anchor.end:
+            new_args.append(Span(a_start, a_end, arg.label))
+            span_info.append({"role": "arg", "label": arg.label, "source": [arg.start, arg.end],
+                              "placed": [a_start, a_end], "score": _r(a_score), "with_anchor": True})
+    # an argument that holds the anchor and more ("nuclear [weapons]") keeps its words around the new anchor
+    for arg, where in around:
+        span_info.append({"role": "arg", "label": arg.label, "source": [arg.start, arg.end],
+                          "placed": list(where) if where else None, "score": _r(a_score), "around_anchor": True})
+        if where is not None:
+            new_args.append(Span(where[0], where[1], arg.label))
+    new_args.sort(key=lambda s: (s.start, s.end))
+    return new_args, span_info
 
 
 def _around(text: str, anchor: tuple[int, int], before: str, after: str) -> tuple[int, int] | None:
