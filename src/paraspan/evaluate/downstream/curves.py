@@ -8,7 +8,6 @@ the model seed, so their differences are paired.
 from __future__ import annotations
 
 import json
-import math
 import statistics
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -39,11 +38,12 @@ def paired_stats(base: Sequence[float | None], other: Sequence[float | None]) ->
     if len(gains) >= 2:
         sd = statistics.stdev(gains)
         out["gain_sd"] = round(sd, 2)
-        if sd > 0:
-            t = statistics.fmean(gains) / (sd / math.sqrt(len(gains)))
+        if sd > 0:  # (no test of a constant gain)
             from scipy import stats
 
-            out["p_value"] = round(float(2 * stats.t.sf(abs(t), len(gains) - 1)), 4)
+            paired = [(b, o) for b, o in zip(base, other, strict=False) if b is not None and o is not None]
+            test = stats.ttest_rel([o for _, o in paired], [b for b, _ in paired])
+            out["p_value"] = round(float(test.pvalue), 4)
     return out
 
 
