@@ -40,7 +40,7 @@ from paraspan.filter.thresholds import PRESETS, RECORDED
 from paraspan.registry import Registry
 
 __all__ = ["RECORDED", "BaseFilter", "BatchFilter", "Filter", "FilterDecision", "build_filter", "build_filters",
-           "decide_all", "filters", "split_by", "unjudged_rules"]
+           "decide_all", "filters", "split_by"]
 
 #: Filter factories by name; each factory's keyword parameters are its options.
 filters: Registry[Callable[..., Filter]] = Registry("filters")
@@ -163,14 +163,3 @@ def split_by(spec: str | Mapping[str, Any], outputs: Iterable[Sentence], sources
             yield from flush()
     if chunk:
         yield from flush()
-
-
-def unjudged_rules(flt: Filter) -> frozenset[str]:
-    """The rewrite rules whose outputs ``flt`` (or a part of it, when it combines checks) keeps
-    without asking the NLI judges (the relation filter's ``unjudged_rules``)."""
-    from paraspan.filter.combine import AllOf
-    from paraspan.filter.relations import RelationFilter
-
-    if isinstance(flt, AllOf):
-        return frozenset().union(*(unjudged_rules(part) for part in flt.parts))
-    return flt.unjudged_rules if isinstance(flt, RelationFilter) else frozenset()

@@ -63,6 +63,16 @@ def recorded_names(flt: Filter) -> list[str]:
     return [*dict.fromkeys([*names, flt.name])]
 
 
+def unjudged_rules(flt: Filter) -> frozenset[str]:
+    """The rewrite rules whose outputs ``flt`` (or a part of it, when it combines checks) keeps
+    without asking the NLI judges (the relation filter's ``unjudged_rules``)."""
+    from paraspan.filter.relations import RelationFilter
+
+    if isinstance(flt, AllOf):
+        return frozenset().union(*(unjudged_rules(part) for part in flt.parts))
+    return flt.unjudged_rules if isinstance(flt, RelationFilter) else frozenset()
+
+
 def all_of(parts: list[str | dict[str, Any]], short_circuit: bool = False, record_as: str | None = None) -> AllOf:
     """``parts``: filter specs (see :func:`paraspan.filter.build_filter`); recorded as
     ``record_as`` (default: the parts' names joined by ``+``); ``short_circuit``: a rejected

@@ -117,7 +117,7 @@ def check_unjudged_rules(filters: list[Any]) -> None:
     """Every name in a filter's ``unjudged_rules`` (its parts' too) is a hand-written rewrite rule:
     a misspelt one ("it-clef") would leave every cleft judged, silently. Checked here, where the
     pipeline sees both packages (the filters cannot import the rules: ``generate`` imports ``filter``)."""
-    from paraspan.filter import unjudged_rules
+    from paraspan.filter.combine import unjudged_rules
     from paraspan.generate.rewrite.rules import rewrite_rules
 
     known = set(rewrite_rules.names())
