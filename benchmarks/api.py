@@ -14,6 +14,11 @@ augmenter's own cost, apart from training on more examples). ``--fraction`` make
 
     .venv/bin/python benchmarks/api.py --part first
     .venv/bin/python benchmarks/api.py --part spacy [--fraction 0.1]
+    .venv/bin/python benchmarks/api.py --part merge [--limit 10]
+
+``--part merge``: ``augment -o`` (one line per output text, with every structure verified on it) against
+``export --per-structure`` of the same store, on the first sentences of EWT dev (SRL: several predicates a
+sentence, so one rewrite is often verified for several of them).
 """
 
 from __future__ import annotations
@@ -98,6 +103,29 @@ def first_output(work: Path) -> dict[str, Any]:
     }
 
 
+def merged_outputs(work: Path, limit: int) -> dict[str, Any]:
+    """Lines of ``augment -o`` (each output text once, with all its structures) against ``--per-structure``
+    (``export`` of the same store), on the first ``limit`` sentences of EWT dev (Universal PropBank)."""
+    paraspan = str(REPO / ".venv" / "bin" / "paraspan")
+    ewt = REPO.parent / "shared" / "data" / "srl" / "up-english-ewt" / "en_ewt-up-dev.conllu"
+    start = time.perf_counter()
+    subprocess.run([paraspan, "augment", str(ewt), "--from", "conllu-srl", "--limit", str(limit), "-k", "2",
+                    "--workers", "1", "--store", str(work / "run.db"), "-o", str(work / "out.jsonl"), "--no-progress"],
+                   env=_env(), check=True, capture_output=True)
+    seconds = time.perf_counter() - start
+    subprocess.run([paraspan, "export", str(work / "run.db"), "-o", str(work / "per.jsonl"), "--filter", "verified",
+                    "--per-structure"], env=_env(), check=True, capture_output=True)
+    rows = {name: [json.loads(line) for line in (work / f"{name}.jsonl").read_text(encoding="utf-8").splitlines()]
+            for name in ("out", "per")}
+    return {"corpus": f"EWT dev (Universal PropBank), first {limit} sentences", "settings": "cascade, verified, -k 2",
+            "lines": len(rows["out"]), "lines_per_structure": len(rows["per"]),
+            "distinct_texts": len({(r["source_id"], r["text"]) for r in rows["per"]}),
+            "structures": sum(len(r["structures"]) for r in rows["out"]),
+            "structures_per_structure": sum(len(r["structures"]) for r in rows["per"]),
+            "most_structures_on_one_line": max((len(r["structures"]) for r in rows["out"]), default=0),
+            "seconds": round(seconds, 1), "load_average": load_average()}
+
+
 def _config(train: Path, dev: Path, store: Path | None, path: Path) -> Path:
     from spacy.cli.init_config import init_config
 
@@ -176,7 +204,8 @@ def spacy_overhead(work: Path, fraction: float) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--part", choices=("first", "spacy"), required=True)
+    parser.add_argument("--part", choices=("first", "spacy", "merge"), required=True)
+    parser.add_argument("--limit", type=int, default=10, help="EWT dev sentences (--part merge)")
     parser.add_argument("--fraction", type=float, default=0.1, help="of WikiANN train (--part spacy)")
     args = parser.parse_args()
     data = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
@@ -185,13 +214,16 @@ def main() -> None:
         started = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         if args.part == "first":
             part = first_output(work)
+        elif args.part == "merge":
+            part = merged_outputs(work, args.limit)
         else:
             if not WIKIANN.exists():
                 raise SystemExit(f"{WIKIANN} is not there (../shared)")
             part = spacy_overhead(work, args.fraction)
     part.update({"machine": machine(), "started": started,
                  "command": f".venv/bin/python benchmarks/api.py --part {args.part}"
-                            + (f" --fraction {args.fraction}" if args.part == "spacy" else "")})
+                            + (f" --fraction {args.fraction}" if args.part == "spacy" else "")
+                            + (f" --limit {args.limit}" if args.part == "merge" else "")})
     data[args.part] = part
     RESULTS.write_text(json.dumps(data, indent=1) + "\n")
     print(json.dumps(part, indent=1))
