@@ -273,7 +273,7 @@ def check_rewrites(rewrites: str | None, relation: str | None) -> str:
     adjectives 95 in 103, the LLM's forward outputs 33 in 45; the reverse insertions 64 in 72, the
     LLM's reverse outputs 18 in 25; and the rules cost about 2-5 s per sentence on a CPU, the
     insertions about 10 (with the judges), the LLM's sampling 30."""
-    from paraspan.generate.paraphrase import INSERTIONS, RULE_FAMILIES
+    from paraspan.generate.directions import INSERTIONS, RULE_FAMILIES
 
     if rewrites is None:
         return "only" if relation in RULE_FAMILIES or relation in INSERTIONS else "off"
@@ -467,7 +467,8 @@ def paraphrase_worker(*, model: str, llm_backend: str, device: str, seed: int, n
     from paraspan.filter.judges import load_judge
     from paraspan.filter.relations import relate
     from paraspan.generate.base import GenerationRequest, GenerationResult
-    from paraspan.generate.paraphrase import INSERTIONS, Paraphraser, context_size
+    from paraspan.generate.directions import INSERTIONS
+    from paraspan.generate.paraphrase import Paraphraser, context_size
     from paraspan.llm.hf_backend import load_backend
 
     rewrites = judging.rewrites if judging is not None else "off"
@@ -483,7 +484,7 @@ def paraphrase_worker(*, model: str, llm_backend: str, device: str, seed: int, n
 
         elaborator = Elaborator(backend, ElaborateConfig(n=judging.candidates, seed=seed))
     elif rewrites != "off" and judging is not None:
-        from paraspan.generate.paraphrase import relation_rewriter
+        from paraspan.generate.directions import relation_rewriter
 
         rewriter = relation_rewriter(judging.relation)
     use_threads(threads)  # the NLI encoders' (the LLMs take n_threads)

@@ -303,7 +303,7 @@ generators.register("substitute", "paraspan.generate.substitute:make_substituter
                     "the LLM's contextual substitutes of the anchor, the rest of the sentence kept")
 generators.register("elaborate", "paraspan.generate.elaborate:make_elaborator",
                     "more specific sentences: the LLM's relative clause after a noun phrase (reverse entailment)")
-generators.register("generalize", "paraspan.generate.paraphrase:make_generalizer",
+generators.register("generalize", "paraspan.generate.directions:make_generalizer",
                     "more general sentences: the rule rewriter's deletions of modifiers (forward entailment)")
 generators.register("trained", "paraspan.generate.trained:make_trained",
                     "a LoRA adapter trained on the corpus fills masked spans and triggers (paraspan train-generator)")
