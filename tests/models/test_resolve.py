@@ -339,3 +339,24 @@ def test_known_names_win_over_files_in_the_working_folder(
     with pytest.raises(ModelError) as err:
         res.resolve("llm", "")
     assert err.value.code == "E302"
+
+
+def test_the_assembly_lock_serialises_two_holders(tmp_path: Path) -> None:
+    """cache.file_lock (filelock, on every platform): a second holder waits until the first lets go."""
+    import time
+
+    order: list[str] = []
+    lock = tmp_path / "sub" / "model.lock"
+
+    def hold(name: str, pause: float) -> None:
+        with cache.file_lock(lock):
+            order.append(f"{name} in")
+            time.sleep(pause)
+            order.append(f"{name} out")
+
+    first = threading.Thread(target=hold, args=("a", 0.3))
+    first.start()
+    time.sleep(0.1)
+    hold("b", 0.0)
+    first.join()
+    assert order == ["a in", "a out", "b in", "b out"] and lock.exists()

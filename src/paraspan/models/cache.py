@@ -56,23 +56,17 @@ def check_private(path: Path) -> None:
 
 @contextlib.contextmanager
 def file_lock(path: Path) -> Iterator[None]:
-    """An exclusive advisory lock on ``path`` (created if needed), held for the block.
+    """An exclusive lock on ``path`` (created if needed), held for the block (``filelock``: flock on
+    POSIX, msvcrt on Windows).
 
     Two processes that assemble the same model serialize here; the second one then finds the
     finished file and returns at once.
     """
+    from filelock import FileLock
+
     path.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
-    with open(path, "a+b") as handle:
-        try:
-            import fcntl
-        except ImportError:  # Windows: no flock; assembling twice is slow but still correct
-            yield
-            return
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+    with FileLock(str(path)):
+        yield
 
 
 def sha256_file(path: Path) -> str:
