@@ -118,3 +118,17 @@ def test_cli_resume_with_another_corpus_writes_nothing(tmp_path, corpus, capsys)
     assert "[E050]" in capsys.readouterr().err and notes.read_text() == "mine\n"
     with RunStore.open(store) as opened:
         assert opened.input_fingerprint()[1] == len(SENTENCES)
+
+
+def test_export_to_bio_counts_or_refuses_the_frames(tmp_path, corpus, capsys):
+    from paraspan.cli.main import main
+    from tests.cli.test_augment import FAKE_ARGS
+
+    store = tmp_path / "run.db"
+    assert main(["augment", str(corpus), "-o", str(tmp_path / "out.jsonl"), "--store", str(store), *FAKE_ARGS]) == 0
+    capsys.readouterr()
+    assert main(["export", str(store), "-o", str(tmp_path / "x.bio"), "--to", "bio"]) == 0
+    assert "frame structure(s) left out" in capsys.readouterr().err
+    assert main(["export", str(store), "-o", str(tmp_path / "y.bio"), "--to", "bio", "--strict"]) == 1
+    assert "[E043]" in capsys.readouterr().err and not (tmp_path / "y.bio").exists()
+    assert main(["export", str(store), "-o", str(tmp_path / "z.jsonl"), "--strict"]) == 0  # jsonl holds every kind

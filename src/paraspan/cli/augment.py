@@ -257,6 +257,9 @@ def export_cmd(
     per_structure: Annotated[bool, _Opt("--per-structure", help="A sentence per structure's output (default: "
                                                                 "each output text once, with all its "
                                                                 "structures).")] = False,
+    strict: Annotated[bool, _Opt("--strict", help="Refuse (write nothing) when --to cannot hold a structure "
+                                                  "kind of the outputs, instead of leaving those structures "
+                                                  "out with a warning.")] = False,
 ) -> None:
     """Write the outputs of a run store (those a filter keeps) in any writer's format."""
     from paraspan.cli.common import check_output
@@ -269,7 +272,7 @@ def export_cmd(
             name = decide_in_store(store, f"learned:{filter_model}")
             filter_name = filter_name or name
         written = export_outputs(store, out, to_fmt, filter_name, include_inputs=include_inputs,
-                                 per_structure=per_structure)
+                                 per_structure=per_structure, strict=strict)
     console().print(f"wrote {written} sentences to {out} ({to_fmt})")
 
 

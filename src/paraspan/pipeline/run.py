@@ -202,7 +202,7 @@ def _auto_workers(requested: str, config: AugmentConfig, backend: str, ray_addre
 
 
 def export_outputs(store: RunStore, out: str | Path, fmt: str = "jsonl", filter: Any = None,
-                   *, include_inputs: bool = False, per_structure: bool = False) -> int:
+                   *, include_inputs: bool = False, per_structure: bool = False, strict: bool = False) -> int:
     """Write the store's outputs (those ``filter`` keeps) to ``out`` in ``fmt``, atomically.
 
     ``filter``: None or ``"all"`` for every output; a filter whose decisions the store records
@@ -212,9 +212,10 @@ def export_outputs(store: RunStore, out: str | Path, fmt: str = "jsonl", filter:
     ``include_inputs``: the input sentences come first (those without structures too).
     Each output text is written once per source, with every structure kept on it
     (:func:`merge_outputs`); ``per_structure``: a sentence per structure's output, as the store
-    holds them (each labelled sentence once per source, :func:`distinct_outputs`).
+    holds them (each labelled sentence once per source, :func:`distinct_outputs`). ``strict``: a
+    structure kind ``fmt`` cannot hold is an error (E043, nothing written), not a counted warning.
     """
-    from paraspan.corpus.formats import write_corpus
+    from paraspan.corpus.formats import kinds_held, write_corpus
 
     name: str | None = None
     empty = store.conn.execute("SELECT COUNT(*) FROM outputs").fetchone()[0] == 0
@@ -230,7 +231,7 @@ def export_outputs(store: RunStore, out: str | Path, fmt: str = "jsonl", filter:
         kept = (record.sentence for record in store.iter_outputs(name))
         yield from distinct_outputs(kept) if per_structure else merge_outputs(kept)
 
-    return write_corpus(sentences(), out, fmt)
+    return write_corpus(sentences(), out, fmt, **({"strict": True} if strict and kinds_held(fmt) is not None else {}))
 
 
 def distinct_outputs(sentences: Iterable[Sentence]) -> Iterator[Sentence]:
