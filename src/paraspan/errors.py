@@ -175,6 +175,10 @@ class ModelError(ParaspanError):
     """A model could not be resolved or loaded."""
 
 
+class TrainError(ParaspanError):
+    """A generator cannot be trained, or a trained adapter cannot be used as asked."""
+
+
 @dataclass
 class ProblemList:
     """Collects problems while validating; raise once at the end."""
@@ -620,6 +624,70 @@ CATALOGUE: dict[str, ErrorSpec] = {
         "no word list {name!r}",
         "add it to the word-list file, or use one of: {known}",
     ),
+    "E500": ErrorSpec(
+        "no_spans_of_kind",
+        "the corpus has no {wanted} structures with spans to learn from (it has: {have})",
+        "pass --kinds with one of the kinds it has, or a corpus annotated for {wanted}",
+    ),
+    "E501": ErrorSpec(
+        "bad_train_option",
+        "{option} {value!r} is not allowed",
+        "{fix}",
+    ),
+    "E502": ErrorSpec(
+        "output_holds_adapter",
+        "{path} already holds an adapter or a run",
+        "pass --resume to go on from its last checkpoint, or choose another -o",
+    ),
+    "E503": ErrorSpec(
+        "base_not_loadable",
+        "the base model {base!r} cannot be loaded for training: {exc}",
+        "transformers must read it (a .gguf of a supported architecture, or a save_pretrained folder); "
+        "try --base 0.5b or --base default",
+        max_length=600,
+    ),
+    "E504": ErrorSpec(
+        "too_few_examples",
+        "only {count} training examples fit in {max_length} tokens; training needs at least {minimum}",
+        "give a larger corpus (or --max-examples unset), or raise --max-length",
+    ),
+    "E505": ErrorSpec(
+        "nothing_to_resume",
+        "--resume found no complete checkpoint in {folder}",
+        "run without --resume to start training",
+    ),
+    "E506": ErrorSpec(
+        "checkpoint_write_failed",
+        "writing a checkpoint failed ({exc}); the last complete checkpoint is {checkpoint}",
+        "free disk space or fix the folder, then run again with --resume",
+        max_length=600,
+    ),
+    "E507": ErrorSpec(
+        "gguf_lora_not_written",
+        "the GGUF LoRA {path} cannot be written: {problem}",
+        "train on a GGUF base of a supported architecture, or use the peft adapter with --backend transformers",
+    ),
+    "E508": ErrorSpec(
+        "not_an_adapter",
+        "{path} is not a paraspan adapter: {exc}",
+        "pass a folder written by `paraspan train-generator`, or a shipped adapter name: {names}",
+    ),
+    "E509": ErrorSpec(
+        "adapter_for_other_base",
+        "the adapter {adapter} was trained on {need} (sha256 {need_sha}), not on {have} (sha256 {have_sha})",
+        "pass --model {need}, or train an adapter for this base with `paraspan train-generator --base`",
+    ),
+    "E510": ErrorSpec(
+        "adapter_lacks_labels",
+        "the adapter {adapter} was not trained on {what}: {missing}",
+        "train an adapter on a corpus with these labels, or augment a corpus of the labels it knows",
+    ),
+    "E511": ErrorSpec(
+        "adapter_lacks_task",
+        "the adapter {adapter} was trained for {have}, not for {want}",
+        "train one with `paraspan train-generator --task {want}`",
+    ),
+    "E512": ErrorSpec("lora_not_loadable", "{problem}", "{fix}"),
     "E600": ErrorSpec(
         "malformed_task_json",
         "malformed JSON: {msg} (column {column})",

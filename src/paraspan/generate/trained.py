@@ -1,0 +1,278 @@
+"""The ``trained`` generator: a LoRA adapter trained on the corpus fills masked spans and triggers.
+
+For one structure it masks an argument span (a frame element, a role, an entity mention) or the
+anchor, asks the adapter (:mod:`paraspan.train`) for several fillers by top-k sampling, and splices
+each filler in: the spans are placed by construction, so projection is exact. A filler equal to the
+original text is dropped; a new trigger is sampled with the original trigger's forms banned,
+re-inflected to the original's form (LemmInflect), and must be a known lexical unit of the frame
+when a FrameNet frame index is given. The pipeline's ``verified`` checks judge what is returned.
+"""
+
+from __future__ import annotations
+
+import random
+import zlib
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from paraspan.corpus.schema import Sentence, Span, Structure
+from paraspan.generate.base import Candidate, Capabilities, GenerationRequest, GenerationResult
+from paraspan.train.examples import TRIGGER, Mask, maskable_args, parse_answer, render_prompt, span_kind
+
+__all__ = ["TrainedConfig", "TrainedInfiller", "make_trained"]
+
+
+@dataclass(frozen=True)
+class TrainedConfig:
+    """Settings of :class:`TrainedInfiller`.
+
+    ``masks``: span choices tried per structure (each one argument, or two with ``pairs``);
+    ``samples``: fillers sampled per choice; ``triggers``: also propose new triggers;
+    ``n``: candidates returned, best mean log-probability first.
+    """
+
+    masks: int = 3
+    samples: int = 6
+    pairs: bool = False
+    triggers: bool = True
+    top_k: int = 40
+    temperature: float = 1.0
+    max_words: int = 12
+    n: int = 6
+    seed: int = 0
+
+
+@dataclass
+class _Fill:
+    text: str
+    spans: list[Span | None]
+    structures: list[Structure | None]
+    logprob: float
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+class TrainedInfiller:
+    """Fills masked spans and triggers with a trained adapter (see the module docstring)."""
+
+    capabilities = Capabilities(honours_ban=False, needs_structure=True, deterministic=True, keeps_meaning=False,
+                                retries=0)
+
+    def __init__(self, backend: Any, card: dict[str, Any], config: TrainedConfig | None = None,
+                 frames: Any = None) -> None:
+        self.backend = backend
+        self.card = card
+        self.config = config or TrainedConfig()
+        self.frames = frames
+        self.bos = bool(card.get("prompt", {}).get("bos", False))
+        self.info: dict[str, Any] = {"adapter": card.get("name"), "adapter_base": card.get("base", {}).get("name"),
+                                     "trained_config": {k: v for k, v in vars(self.config).items()}}
+
+    # ------------------------------------------------------------------ prompting
+    def _prompt_tokens(self, prompt: str) -> list[int]:
+        tokens = self.backend.tokenize(prompt)
+        if self.bos:
+            from paraspan.llm.llama_backend import start_tokens
+
+            tokens = start_tokens(self.backend)[:1] + tokens
+        return tokens
+
+    def _sample(self, prompt: str, count: int, seed: int, bans: Any = None) -> list[tuple[str, float]]:
+        from paraspan.llm.backend import SampleGroup
+        from paraspan.text.constraints import BanSet
+
+        group = SampleGroup(n=self.config.samples, seed=seed, bans=bans or BanSet(), fields=count if count > 1 else 0,
+                            max_words=self.config.max_words * count)
+        samples = self.backend.sample_groups(self._prompt_tokens(prompt), [group], top_k=self.config.top_k,
+                                             max_tokens=24 * count, temperature=self.config.temperature)
+        return [(s.text, s.mean_logprob) for s in samples if s.finish in ("stop", "newline")]
+
+    # ------------------------------------------------------------------ generation
+    def generate(self, request: GenerationRequest) -> GenerationResult:
+        sentence, index = request.sentence, request.structure
+        if sentence is None or index is None or not 0 <= index < len(sentence.structures):
+            return GenerationResult(request, [], note="the trained generator needs an annotated structure")
+        structure = sentence.structures[index]
+        kinds = self.card.get("labels", {}).get("kinds")
+        if kinds and span_kind(structure) not in kinds:
+            from paraspan.models.adapters import check_labels
+
+            check_labels(self.card, str(self.card.get("name")), {span_kind(structure)}, set())
+        stats: Counter[str] = Counter()
+        rng = random.Random(zlib.crc32(f"{self.config.seed}:{request.id}:{index}:{request.attempt}".encode()))
+        fills: list[_Fill] = []
+        for masked in self._choices(sentence, structure, rng):
+            fills.extend(self._fill_spans(sentence, index, masked, rng, stats))
+        if self.config.triggers and structure.kind != "entity" and structure.anchor is not None:
+            fills.extend(self._fill_trigger(sentence, index, rng, stats))
+        seen: set[str] = set()
+        candidates = []
+        for fill in sorted(fills, key=lambda f: -f.logprob):
+            if fill.text in seen or fill.text == sentence.text:
+                continue
+            seen.add(fill.text)
+            candidates.append(Candidate(fill.text, {"score": fill.logprob}, fill.structures, None,
+                                        {"keeps_anchor": fill.meta.get("task") == "span", **fill.meta}))
+        candidates = candidates[: request.n or self.config.n]
+        note = None if candidates else "no filler differed from the original and parsed: " + (
+            ", ".join(f"{k} {v}" for k, v in sorted(stats.items())) or "nothing to mask")
+        return GenerationResult(request, candidates, note=note, stats=dict(stats))
+
+    def _choices(self, sentence: Sentence, structure: Structure, rng: random.Random) -> list[list[Span]]:
+        if structure.kind == "entity":
+            spans = [structure.anchor] if structure.anchor is not None else []
+        else:
+            spans = maskable_args(sentence.text, structure, self.config.max_words)
+        known = set(self.card.get("labels", {}).get("labels", []))
+        if known:  # a marker the adapter never saw would be answered at random
+            spans = [s for s in spans if self._marker(structure, s) in known]
+        choices = [[s] for s in spans]
+        if self.config.pairs and len(spans) > 1:
+            choices += [[a, b] for i, a in enumerate(spans) for b in spans[i + 1:]]
+        rng.shuffle(choices)
+        return choices[: self.config.masks]
+
+    def _marker(self, structure: Structure, span: Span) -> str:
+        return structure.label if structure.kind == "entity" else str(span.label)
+
+    def _fill_spans(self, sentence: Sentence, index: int, masked: list[Span], rng: random.Random,
+                    stats: Counter[str]) -> list[_Fill]:
+        structure = sentence.structures[index]
+        holder = Structure("entity", "entities") if structure.kind == "entity" else structure
+        masks = [Mask(s.start, s.end, self._marker(structure, s)) for s in masked]
+        prompt = render_prompt(sentence.text, holder, masks, "span")
+        ordered = sorted(masked, key=lambda s: s.start)
+        originals = [sentence.text[s.start:s.end] for s in ordered]
+        out = []
+        for text, logprob in self._sample(prompt, len(ordered), rng.randrange(1 << 30)):
+            parts = parse_answer(text, len(ordered))
+            if parts is None:
+                stats["unparsed"] += 1
+                continue
+            if any(p.lower() == o.lower() for p, o in zip(parts, originals, strict=False)):
+                stats["same as original"] += 1
+                continue
+            placed = self._splice(sentence, list(zip(ordered, parts, strict=False)))
+            if placed is None:
+                stats["overlaps another span"] += 1
+                continue
+            new_text, structures = placed
+            out.append(_Fill(new_text, [], structures, logprob,
+                             {"task": "span", "masked": [self._marker(structure, s) for s in ordered],
+                              "replaced": originals, "fillers": parts}))
+        return out
+
+    def _fill_trigger(self, sentence: Sentence, index: int, rng: random.Random, stats: Counter[str]) -> list[_Fill]:
+        from paraspan.generate.sister_lu import inflect_lu_like
+        from paraspan.models.inflect import inflections, lemmas
+        from paraspan.text.constraints import BanSet
+
+        structure = sentence.structures[index]
+        anchor = structure.anchor
+        assert anchor is not None
+        original = sentence.text[anchor.start:anchor.end]
+        lu = anchor.label or ""
+        lemma, _, pos = lu.rpartition(".") if "." in lu else (original.lower(), "", "")
+        upos = {"v": "VERB", "n": "NOUN", "a": "ADJ", "adv": "ADV"}.get(pos)
+        forms = {original.lower(), *lemma.split()[:1]}
+        for words in inflections(lemma.split()[0], upos).values() if lemma.split() and upos else ():
+            forms.update(w.lower() for w in words)
+        prompt = render_prompt(sentence.text, structure, [Mask(anchor.start, anchor.end, TRIGGER)], "trigger")
+        out = []
+        for text, logprob in self._sample(prompt, 1, rng.randrange(1 << 30), BanSet.exact(forms, [original])):
+            parts = parse_answer(text, 1)
+            if parts is None:
+                stats["unparsed"] += 1
+                continue
+            word = parts[0]
+            found = lemmas(word.split()[0], upos) if upos else []
+            new_lemma = " ".join([found[0] if found else word.split()[0].lower(), *word.lower().split()[1:]])
+            if new_lemma == lemma:
+                stats["same trigger"] += 1
+                continue
+            new_lu = f"{new_lemma}.{pos}" if pos else new_lemma
+            if self.frames is not None and structure.kind == "frame" and not self._known(structure.label, new_lu):
+                stats["trigger not an LU of the frame"] += 1
+                continue
+            form = inflect_lu_like(original, lu, new_lu, sentence.text[:anchor.start].split()[-1:][0]
+                                   if sentence.text[:anchor.start].split() else "") if pos else word
+            if not form:
+                stats["not inflectable"] += 1
+                continue
+            placed = self._splice(sentence, [(anchor, form)], relabel={index: new_lu})
+            if placed is None:
+                stats["overlaps another span"] += 1
+                continue
+            new_text, structures = placed
+            out.append(_Fill(new_text, [], structures, logprob,
+                             {"task": "trigger", "lu_from": lu, "lu_to": new_lu, "replaced": [original],
+                              "fillers": [form]}))
+        return out
+
+    def _known(self, frame: str, lu: str) -> bool:
+        try:
+            return any(s.name == lu for s in self.frames.sister_lus(lu, frame)) or frame in self.frames.frames_of_lu(lu)
+        except Exception:  # an LU name the index cannot parse
+            return False
+
+    @staticmethod
+    def _splice(sentence: Sentence, edits: Sequence[tuple[Span, str]],
+                relabel: dict[int, str] | None = None) -> tuple[str, list[Structure | None]] | None:
+        """The text with ``edits`` made and every structure moved with it (None where a span of it
+        straddles an edit); None when no structure survives."""
+        from paraspan.generate.project import Edit, span_relation, splice
+
+        spans: list[Span] = []
+        owners: list[int] = []
+        for k, structure in enumerate(sentence.structures):
+            for span in structure.spans():
+                spans.append(span)
+                owners.append(k)
+        cuts = [Edit(span.start, span.end, new) for span, new in edits]
+        # a span the same as an edit's moves with it; one that an edit cuts loses its structure
+        broken = {owners[i] for i, span in enumerate(spans) if span_relation(span, cuts) == "broken"}
+        new_text, moved = splice(sentence.text, spans, edits)
+        structures: list[Structure | None] = []
+        at = 0
+        for k, structure in enumerate(sentence.structures):
+            count = (1 if structure.anchor is not None else 0) + len(structure.args)
+            own = moved[at:at + count]
+            at += count
+            if k in broken:
+                structures.append(None)
+                continue
+            anchor = own[0] if structure.anchor is not None else None
+            args = own[1:] if structure.anchor is not None else own
+            if anchor is not None and relabel and k in relabel:
+                anchor = Span(anchor.start, anchor.end, relabel[k], dict(anchor.extra))
+            structures.append(Structure(structure.kind, structure.label, anchor, list(args), dict(structure.extra)))
+        if all(s is None for s in structures):
+            return None
+        return new_text, structures
+
+
+def make_trained(adapter: str = "framenet", model: str | None = None, backend: str = "auto", device: str = "auto",
+                 frames: str | None = None, masks: int = 3, samples: int = 6, pairs: bool = False,
+                 triggers: bool = True, top_k: int = 40, temperature: float = 1.0, n: int = 6, seed: int = 0,
+                 threads: int | None = None) -> TrainedInfiller:
+    """The registered ``trained`` generator.
+
+    ``adapter``: a folder written by ``paraspan train-generator`` or a shipped adapter name
+    (``framenet``, ``ner``, ``srl``); ``model``: the base (default: the one the adapter was trained on,
+    which must match by sha256); ``backend``: llama (CPU, the GGUF LoRA), transformers (peft; GPU) or
+    auto; ``frames``: a FrameNet release, so that only known LUs of a frame are proposed as its new
+    triggers; the rest are :class:`TrainedConfig`'s settings.
+    """
+    from paraspan.llm.adapters import load_adapter_backend
+
+    runtime, card = load_adapter_backend(adapter, model=model, backend=backend, device=device, n_threads=threads)
+    index = None
+    if frames is not None:
+        from paraspan.corpus.frame_index import FrameIndex
+
+        index = FrameIndex.load(Path(frames))
+    config = TrainedConfig(masks=masks, samples=samples, pairs=pairs, triggers=triggers, top_k=top_k,
+                           temperature=temperature, n=n, seed=seed)
+    return TrainedInfiller(runtime, card, config, index)

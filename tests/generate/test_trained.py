@@ -1,0 +1,109 @@
+"""The trained generator: fillers spliced in by construction, originals and malformed answers dropped,
+triggers re-inflected. A scripted backend stands in for the model (the model itself: tests/train)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from paraspan.corpus.schema import Sentence, Span, Structure
+from paraspan.errors import ParaspanError
+from paraspan.generate.base import GenerationRequest
+from paraspan.generate.trained import TrainedConfig, TrainedInfiller
+from paraspan.llm.backend import Sample
+
+CARD = {"name": "scripted", "base": {"name": "small"}, "prompt": {"bos": False},
+        "labels": {"kinds": ["frame"], "structures": ["Commerce_sell"],
+                   "labels": ["Seller", "Goods", "Buyer", "Time"]}}
+
+
+class Scripted:
+    """Answers each prompt with the scripted lines of the first key it contains."""
+
+    def __init__(self, answers: dict[str, list[str]]) -> None:
+        self.answers = answers
+        self.prompts: list[str] = []
+
+    def tokenize(self, text: str, *, special: bool = False) -> list[int]:
+        self.prompts.append(text)
+        return [len(self.prompts) - 1]
+
+    def sample_groups(self, prompt: Sequence[int], groups: Sequence[Any], **_: Any) -> list[Sample]:
+        text = self.prompts[prompt[-1]]
+        for key, lines in self.answers.items():
+            if key in text:
+                return [Sample(line, [1], [-0.5 - i], "newline") for i, line in enumerate(lines)]
+        return []
+
+
+def _sentence() -> Sentence:
+    text = "The farmer sold his old tractor to a neighbour last spring."
+    frame = Structure("frame", "Commerce_sell", Span(11, 15, "sell.v"),
+                      [Span(0, 10, "Seller"), Span(16, 31, "Goods"), Span(32, 46, "Buyer"), Span(47, 58, "Time")])
+    person = Structure("entity", "PER", Span(0, 10))
+    return Sentence("s1", text, [frame, person])
+
+
+def _request(sentence: Sentence) -> GenerationRequest:
+    return GenerationRequest(id=sentence.id, text=sentence.text, sentence=sentence, structure=0)
+
+
+def test_fillers_are_placed_exactly_and_other_structures_move_with_them() -> None:
+    backend = Scripted({"<Goods>": ["a rusty plough", "his old tractor", "x | y"]})
+    generator = TrainedInfiller(backend, CARD, TrainedConfig(masks=4, triggers=False))
+    result = generator.generate(_request(_sentence()))
+    texts = [c.text for c in result.candidates]
+    assert texts == ["The farmer sold a rusty plough to a neighbour last spring."]
+    candidate = result.candidates[0]
+    frame = candidate.structures[0]
+    assert [candidate.text[a.start:a.end] for a in frame.args] == ["The farmer", "a rusty plough", "to a neighbour",
+                                                                    "last spring"]
+    assert candidate.text[frame.anchor.start:frame.anchor.end] == "sold"
+    assert candidate.structures[1] is not None  # the entity before the edit keeps its place
+    assert candidate.meta["replaced"] == ["his old tractor"] and candidate.meta["task"] == "span"
+    assert result.stats["same as original"] == 1 and result.stats["unparsed"] == 1
+
+
+def test_a_span_equal_to_the_masked_one_moves_with_it() -> None:
+    backend = Scripted({"<Seller>": ["My aunt Rosa"]})
+    generator = TrainedInfiller(backend, CARD, TrainedConfig(masks=4, triggers=False))
+    result = generator.generate(_request(_sentence()))
+    candidate = result.candidates[0]
+    assert candidate.text.startswith("My aunt Rosa sold")
+    assert candidate.structures[1] is not None  # the PER mention had exactly the masked span: it moves with it
+    assert candidate.text[candidate.structures[1].anchor.start:candidate.structures[1].anchor.end] == "My aunt Rosa"
+
+
+def test_a_structure_whose_span_an_edit_cuts_is_lost() -> None:
+    sentence = _sentence()
+    sentence.structures[1] = Structure("entity", "MISC", Span(4, 15))  # "farmer sold": cut by a new Seller
+    result = TrainedInfiller(Scripted({"<Seller>": ["My aunt"]}), CARD,
+                             TrainedConfig(masks=4, triggers=False)).generate(_request(sentence))
+    assert result.candidates[0].structures[1] is None and result.candidates[0].structures[0] is not None
+
+
+def test_a_new_trigger_is_inflected_like_the_old_one_and_relabelled() -> None:
+    backend = Scripted({"<TARGET>": ["trade", "sell"]})
+    generator = TrainedInfiller(backend, CARD, TrainedConfig(masks=0, triggers=True))
+    result = generator.generate(_request(_sentence()))
+    assert [c.text for c in result.candidates] == ["The farmer traded his old tractor to a neighbour last spring."]
+    frame = result.candidates[0].structures[0]
+    assert frame.anchor.label == "trade.v"
+    assert result.candidates[0].text[frame.anchor.start:frame.anchor.end] == "traded"
+    assert result.stats["same trigger"] == 1
+
+
+def test_a_kind_the_adapter_was_not_trained_on_is_refused() -> None:
+    generator = TrainedInfiller(Scripted({}), CARD)
+    sentence = _sentence()
+    request = GenerationRequest(id="s1", text=sentence.text, sentence=sentence, structure=1)
+    with pytest.raises(ParaspanError) as caught:
+        generator.generate(request)
+    assert caught.value.code == "E510"
+
+
+def test_without_a_structure_there_is_a_note() -> None:
+    result = TrainedInfiller(Scripted({}), CARD).generate(GenerationRequest(id="x", text="Hello."))
+    assert result.candidates == [] and result.note
