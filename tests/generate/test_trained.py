@@ -16,7 +16,8 @@ from paraspan.llm.backend import Sample
 
 CARD = {"name": "scripted", "base": {"name": "small"}, "prompt": {"bos": False},
         "labels": {"kinds": ["frame"], "structures": ["Commerce_sell"],
-                   "labels": ["Seller", "Goods", "Buyer", "Time"]}}
+                   "labels": ["Seller", "Goods", "Buyer", "Time"]},
+        "lexicon": {"Commerce_sell": ["sell.v", "trade.v"]}}
 
 
 class Scripted:
@@ -51,7 +52,7 @@ def _request(sentence: Sentence) -> GenerationRequest:
 
 
 def test_fillers_are_placed_exactly_and_other_structures_move_with_them() -> None:
-    backend = Scripted({"<Goods>": ["a rusty plough", "his old tractor", "x | y"]})
+    backend = Scripted({"<Goods>": ["a rusty plough", "his old tractor", "x | y", "its"]})
     generator = TrainedInfiller(backend, CARD, TrainedConfig(masks=4, triggers=False))
     result = generator.generate(_request(_sentence()))
     texts = [c.text for c in result.candidates]
@@ -64,6 +65,7 @@ def test_fillers_are_placed_exactly_and_other_structures_move_with_them() -> Non
     assert candidate.structures[1] is not None  # the entity before the edit keeps its place
     assert candidate.meta["replaced"] == ["his old tractor"] and candidate.meta["task"] == "span"
     assert result.stats["same as original"] == 1 and result.stats["unparsed"] == 1
+    assert result.stats["a function word alone"] == 1
 
 
 def test_a_span_equal_to_the_masked_one_moves_with_it() -> None:
@@ -85,7 +87,7 @@ def test_a_structure_whose_span_an_edit_cuts_is_lost() -> None:
 
 
 def test_a_new_trigger_is_inflected_like_the_old_one_and_relabelled() -> None:
-    backend = Scripted({"<TARGET>": ["trade", "sell"]})
+    backend = Scripted({"<TARGET>": ["trade", "sell", "eat"]})
     generator = TrainedInfiller(backend, CARD, TrainedConfig(masks=0, triggers=True))
     result = generator.generate(_request(_sentence()))
     assert [c.text for c in result.candidates] == ["The farmer traded his old tractor to a neighbour last spring."]
@@ -93,6 +95,7 @@ def test_a_new_trigger_is_inflected_like_the_old_one_and_relabelled() -> None:
     assert frame.anchor.label == "trade.v"
     assert result.candidates[0].text[frame.anchor.start:frame.anchor.end] == "traded"
     assert result.stats["same trigger"] == 1
+    assert result.stats["trigger not an LU of the frame"] == 1  # "ate": not in the adapter's lexicon
 
 
 def test_a_kind_the_adapter_was_not_trained_on_is_refused() -> None:
@@ -107,3 +110,42 @@ def test_a_kind_the_adapter_was_not_trained_on_is_refused() -> None:
 def test_without_a_structure_there_is_a_note() -> None:
     result = TrainedInfiller(Scripted({}), CARD).generate(GenerationRequest(id="x", text="Hello."))
     assert result.candidates == [] and result.note
+
+
+class Scorer:
+    """Scores a text by how many times it says "tractor" (for the retrieval ranking)."""
+
+    def start_tokens(self) -> list[int]:
+        return [0]
+
+    def tokenize(self, text: str, *, special: bool = False) -> list[int]:
+        self.last = text
+        return [1 + text.count("tractor")]
+
+    def logprobs(self, items: Any) -> list[float]:
+        return [-1.0 / continuation[0] for _, continuation in items]
+
+
+def test_retrieval_draws_fillers_of_the_same_slot_and_ranks_them() -> None:
+    from paraspan.generate.retrieve import RetrievalConfig, RetrievalFiller, SlotPool, slot_key
+
+    donor = Sentence("d1", "Her uncle sold a tractor to the school.", [
+        Structure("frame", "Commerce_sell", Span(10, 14, "sell.v"),
+                  [Span(0, 9, "Seller"), Span(15, 24, "Goods"), Span(25, 38, "Buyer")])])
+    other = Sentence("d2", "Tom sold bread to us.", [
+        Structure("frame", "Commerce_sell", Span(4, 8, "sell.v"), [Span(0, 3, "Seller"), Span(9, 14, "Goods"),
+                                                                  Span(15, 20, "Buyer")])])
+    pool = SlotPool().add_all([donor, other])
+    assert pool.fillers(("Commerce_sell", "Buyer", "to")) == ["to the school", "to us"]
+    sentence = _sentence()
+    frame = sentence.structures[0]
+    assert slot_key(frame, frame.args[2], sentence.text) == ("Commerce_sell", "Buyer", "to")
+    generator = RetrievalFiller(pool, Scorer(), RetrievalConfig(masks=4, pool=5, n=20))
+    result = generator.generate(_request(sentence))
+    texts = [c.text for c in result.candidates]
+    assert "The farmer sold a tractor to a neighbour last spring." in texts
+    assert "The farmer sold his old tractor to us last spring." in texts
+    assert all(c.meta["task"] == "span" for c in result.candidates)
+    # the scorer prefers texts that still say "tractor": the one whose Goods became "bread" ranks last
+    assert texts[-1] == "The farmer sold bread to a neighbour last spring."
+    assert all(c.structures[0] is not None for c in result.candidates)

@@ -307,5 +307,7 @@ generators.register("generalize", "paraspan.generate.directions:make_generalizer
                     "more general sentences: the rule rewriter's deletions of modifiers (forward entailment)")
 generators.register("trained", "paraspan.generate.trained:make_trained",
                     "a LoRA adapter trained on the corpus fills masked spans and triggers (paraspan train-generator)")
+generators.register("retrieve", "paraspan.generate.retrieve:make_retriever",
+                    "fillers of the same slot from a training corpus, ranked by the base model (no decoding)")
 generators.register("cascade", "paraspan.generate.cascade:make_cascade",
                     "several generators in one chain, in order (default: rewrite, then substitute)")

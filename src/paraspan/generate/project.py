@@ -500,3 +500,36 @@ def apply_edits(text: str, structures: Sequence[Structure | None], tokens: Seque
             continue
         placed.append(Structure(st.kind, st.label, anchors.get(k), args.get(k, []), dict(st.extra)))
     return new_text, placed, new_tokens, new_edits
+
+
+def splice_structures(sentence: Sentence, edits: Sequence[tuple[Span, str]],
+                      relabel: dict[int, str] | None = None) -> tuple[str, list[Structure | None]] | None:
+    """The text with ``edits`` made and every structure moved with it (None where a span of it
+    straddles an edit); None when no structure survives."""
+    spans: list[Span] = []
+    owners: list[int] = []
+    for k, structure in enumerate(sentence.structures):
+        for span in structure.spans():
+            spans.append(span)
+            owners.append(k)
+    cuts = [Edit(span.start, span.end, new) for span, new in edits]
+    # a span the same as an edit's moves with it; one that an edit cuts loses its structure
+    broken = {owners[i] for i, span in enumerate(spans) if span_relation(span, cuts) == "broken"}
+    new_text, moved = splice(sentence.text, spans, edits)
+    structures: list[Structure | None] = []
+    at = 0
+    for k, structure in enumerate(sentence.structures):
+        count = (1 if structure.anchor is not None else 0) + len(structure.args)
+        own = moved[at:at + count]
+        at += count
+        if k in broken:
+            structures.append(None)
+            continue
+        anchor = own[0] if structure.anchor is not None else None
+        args = own[1:] if structure.anchor is not None else own
+        if anchor is not None and relabel and k in relabel:
+            anchor = Span(anchor.start, anchor.end, relabel[k], dict(anchor.extra))
+        structures.append(Structure(structure.kind, structure.label, anchor, list(args), dict(structure.extra)))
+    if all(s is None for s in structures):
+        return None
+    return new_text, structures

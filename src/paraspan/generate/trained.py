@@ -10,19 +10,29 @@ when a FrameNet frame index is given. The pipeline's ``verified`` checks judge w
 
 from __future__ import annotations
 
+import functools
+import json
 import random
 import zlib
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass, field
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
 from paraspan.corpus.schema import Sentence, Span, Structure
 from paraspan.generate.base import Candidate, Capabilities, GenerationRequest, GenerationResult
+from paraspan.generate.project import splice_structures
 from paraspan.train.examples import TRIGGER, Mask, maskable_args, parse_answer, render_prompt, span_kind
 
-__all__ = ["TrainedConfig", "TrainedInfiller", "make_trained"]
+__all__ = ["TrainedConfig", "TrainedInfiller", "dangling_fillers", "make_trained"]
+
+
+@functools.lru_cache(maxsize=1)
+def dangling_fillers() -> frozenset[str]:
+    """Words that cannot fill an argument slot alone (``generate/data/trained.json``, with its reason)."""
+    data = json.loads(files("paraspan.generate").joinpath("data", "trained.json").read_text(encoding="utf-8"))
+    return frozenset(data["dangling_fillers"]["words"])
 
 
 @dataclass(frozen=True)
@@ -39,7 +49,7 @@ class TrainedConfig:
     pairs: bool = False
     triggers: bool = True
     top_k: int = 40
-    temperature: float = 1.0
+    temperature: float = 0.8
     max_words: int = 12
     n: int = 6
     seed: int = 0
@@ -67,6 +77,7 @@ class TrainedInfiller:
         self.config = config or TrainedConfig()
         self.frames = frames
         self.bos = bool(card.get("prompt", {}).get("bos", False))
+        self.lexicon: dict[str, set[str]] = {f: set(lus) for f, lus in card.get("lexicon", {}).items()}
         self.info: dict[str, Any] = {"adapter": card.get("name"), "adapter_base": card.get("base", {}).get("name"),
                                      "trained_config": {k: v for k, v in vars(self.config).items()}}
 
@@ -151,10 +162,13 @@ class TrainedInfiller:
             if parts is None:
                 stats["unparsed"] += 1
                 continue
-            if any(p.lower() == o.lower() for p, o in zip(parts, originals, strict=False)):
+            if any(p.lower() == o.lower() for p, o in zip(parts, originals, strict=True)):
                 stats["same as original"] += 1
                 continue
-            placed = self._splice(sentence, list(zip(ordered, parts, strict=False)))
+            if any(p.lower() in dangling_fillers() for p in parts):
+                stats["a function word alone"] += 1
+                continue
+            placed = splice_structures(sentence, list(zip(ordered, parts, strict=False)))
             if placed is None:
                 stats["overlaps another span"] += 1
                 continue
@@ -193,7 +207,7 @@ class TrainedInfiller:
                 stats["same trigger"] += 1
                 continue
             new_lu = f"{new_lemma}.{pos}" if pos else new_lemma
-            if self.frames is not None and structure.kind == "frame" and not self._known(structure.label, new_lu):
+            if structure.kind == "frame" and not self._known(structure.label, new_lu):
                 stats["trigger not an LU of the frame"] += 1
                 continue
             form = inflect_lu_like(original, lu, new_lu, sentence.text[:anchor.start].split()[-1:][0]
@@ -201,7 +215,7 @@ class TrainedInfiller:
             if not form:
                 stats["not inflectable"] += 1
                 continue
-            placed = self._splice(sentence, [(anchor, form)], relabel={index: new_lu})
+            placed = splice_structures(sentence, [(anchor, form)], relabel={index: new_lu})
             if placed is None:
                 stats["overlaps another span"] += 1
                 continue
@@ -212,50 +226,16 @@ class TrainedInfiller:
         return out
 
     def _known(self, frame: str, lu: str) -> bool:
-        try:
-            return any(s.name == lu for s in self.frames.sister_lus(lu, frame)) or frame in self.frames.frames_of_lu(lu)
-        except Exception:  # an LU name the index cannot parse
-            return False
-
-    @staticmethod
-    def _splice(sentence: Sentence, edits: Sequence[tuple[Span, str]],
-                relabel: dict[int, str] | None = None) -> tuple[str, list[Structure | None]] | None:
-        """The text with ``edits`` made and every structure moved with it (None where a span of it
-        straddles an edit); None when no structure survives."""
-        from paraspan.generate.project import Edit, span_relation, splice
-
-        spans: list[Span] = []
-        owners: list[int] = []
-        for k, structure in enumerate(sentence.structures):
-            for span in structure.spans():
-                spans.append(span)
-                owners.append(k)
-        cuts = [Edit(span.start, span.end, new) for span, new in edits]
-        # a span the same as an edit's moves with it; one that an edit cuts loses its structure
-        broken = {owners[i] for i, span in enumerate(spans) if span_relation(span, cuts) == "broken"}
-        new_text, moved = splice(sentence.text, spans, edits)
-        structures: list[Structure | None] = []
-        at = 0
-        for k, structure in enumerate(sentence.structures):
-            count = (1 if structure.anchor is not None else 0) + len(structure.args)
-            own = moved[at:at + count]
-            at += count
-            if k in broken:
-                structures.append(None)
-                continue
-            anchor = own[0] if structure.anchor is not None else None
-            args = own[1:] if structure.anchor is not None else own
-            if anchor is not None and relabel and k in relabel:
-                anchor = Span(anchor.start, anchor.end, relabel[k], dict(anchor.extra))
-            structures.append(Structure(structure.kind, structure.label, anchor, list(args), dict(structure.extra)))
-        if all(s is None for s in structures):
-            return None
-        return new_text, structures
+        """Whether ``lu`` is a lexical unit of ``frame``: in the FrameNet index when one is given, else in
+        the lexicon of the adapter's training corpus (a trigger the model invents is not proposed)."""
+        if self.frames is not None:
+            return frame in self.frames.frames_of_lu(lu)
+        return lu in self.lexicon.get(frame, ())
 
 
 def make_trained(adapter: str = "framenet", model: str | None = None, backend: str = "auto", device: str = "auto",
                  frames: str | None = None, masks: int = 3, samples: int = 6, pairs: bool = False,
-                 triggers: bool = True, top_k: int = 40, temperature: float = 1.0, n: int = 6, seed: int = 0,
+                 triggers: bool = True, top_k: int = 40, temperature: float = 0.8, n: int = 6, seed: int = 0,
                  threads: int | None = None) -> TrainedInfiller:
     """The registered ``trained`` generator.
 

@@ -22,7 +22,7 @@ from paraspan.errors import TrainError
 from paraspan.models.adapters import file_sha256
 from paraspan.train.examples import Example
 
-__all__ = ["BaseModelInfo", "TrainConfig", "TrainReport", "encode", "load_base", "train_lora"]
+__all__ = ["BaseModelInfo", "TrainConfig", "TrainReport", "encode", "last_checkpoint", "load_base", "train_lora"]
 
 #: Every projection of a decoder block (attention and MLP), as the issue's measurements used.
 TARGET_MODULES = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
@@ -254,14 +254,14 @@ def train_lora(model: Any, tokenizer: Any, train: Sequence[Example], dev: Sequen
     trainer = _AnswerLossTrainer(model=peft_model, args=args, train_dataset=_Rows(rows),
                                  eval_dataset=_Rows(dev_rows) if has_dev else None,
                                  data_collator=_collate(tokenizer.pad_token_id), callbacks=callbacks)
-    last = _last_checkpoint(checkpoints) if resume else None
+    last = last_checkpoint(checkpoints) if resume else None
     if resume and last is None:
         raise TrainError.from_code("E505", folder=checkpoints)
     started = time.monotonic()
     try:
         result = trainer.train(resume_from_checkpoint=str(last) if last else None)
     except OSError as exc:  # a full disk or a vanished folder while a checkpoint is written
-        intact = _last_checkpoint(checkpoints)
+        intact = last_checkpoint(checkpoints)
         raise TrainError.from_code("E506", exc=f"{type(exc).__name__}: {exc}",
                                    checkpoint=intact or "none yet") from None
     seconds = time.monotonic() - started
@@ -281,7 +281,7 @@ def train_lora(model: Any, tokenizer: Any, train: Sequence[Example], dev: Sequen
     return trainer.model, report
 
 
-def _last_checkpoint(folder: Path) -> Path | None:
+def last_checkpoint(folder: Path) -> Path | None:
     """The newest complete ``checkpoint-N`` folder (its trainer state is written last)."""
     if not folder.is_dir():
         return None

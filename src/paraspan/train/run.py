@@ -14,7 +14,7 @@ from paraspan.train.examples import TASKS, Example, ExampleConfig, build_example
 from paraspan.train.export import CARD, GGUF_NAME, write_adapter
 from paraspan.train.lora import MIN_EXAMPLES, TrainConfig, load_base, train_lora
 
-__all__ = ["KINDS", "prepare_examples", "train_generator"]
+__all__ = ["KINDS", "lexicon", "prepare_examples", "train_generator"]
 
 #: Structure kinds an adapter can learn to fill.
 KINDS = ("frame", "srl", "entity")
@@ -39,6 +39,17 @@ def prepare_examples(sentences: Iterable[Sentence], *, kinds: Sequence[str] | No
     return build_examples(sentences, example_config, tasks=tasks, kinds=wanted, limit=limit)
 
 
+def lexicon(sentences: Iterable[Sentence]) -> dict[str, list[str]]:
+    """Each frame's lexical units as the corpus annotates them (``{"Commerce_sell": ["sell.v", …]}``):
+    the triggers a trained generator may propose for a frame."""
+    units: dict[str, set[str]] = {}
+    for sentence in sentences:
+        for structure in sentence.structures:
+            if structure.kind == "frame" and structure.anchor is not None and structure.anchor.label:
+                units.setdefault(structure.label, set()).add(structure.anchor.label)
+    return {frame: sorted(names) for frame, names in sorted(units.items())}
+
+
 def _split_dev(examples: list[Example], count: int, seed: int) -> tuple[list[Example], list[Example]]:
     """Hold out ``count`` examples for dev loss, chosen by a hash of the prompt (stable across runs)."""
     if count <= 0:
@@ -52,18 +63,25 @@ def _split_dev(examples: list[Example], count: int, seed: int) -> tuple[list[Exa
 def train_generator(sentences: Iterable[Sentence], output: Path, config: TrainConfig, *,
                     kinds: Sequence[str] | None = None, tasks: Sequence[str] = TASKS,
                     dev_sentences: Iterable[Sentence] | None = None, resume: bool = False,
-                    describe: dict[str, Any] | None = None,
+                    example_config: ExampleConfig | None = None, describe: dict[str, Any] | None = None,
                     on_log: Callable[[dict[str, float]], None] | None = None) -> dict[str, Any]:
     """Train an adapter on ``sentences`` and write it to ``output``; returns its model card.
 
     ``dev_sentences``: where dev loss is measured (default: examples held out of ``sentences``).
-    ``describe``: what the card says of the corpus (``corpus``, ``format_in``, ``split``).
+    ``example_config``: how examples are drawn (:class:`ExampleConfig`); ``describe``: what the card
+    says of the corpus (``corpus``, ``format_in``, ``split``).
     """
     if not resume and output.exists() and ((output / CARD).exists() or (output / "checkpoints").exists()):
         raise TrainError.from_code("E502", path=output)
-    examples = prepare_examples(sentences, kinds=kinds, tasks=tasks, limit=None)
+    if resume:
+        from paraspan.train.lora import last_checkpoint
+
+        if last_checkpoint(output / "checkpoints") is None:  # before the minutes a base takes to load
+            raise TrainError.from_code("E505", folder=output / "checkpoints")
+    sentences = list(sentences)
+    examples = prepare_examples(sentences, kinds=kinds, tasks=tasks, example_config=example_config)
     if dev_sentences is not None:
-        dev = prepare_examples(dev_sentences, kinds=kinds, tasks=tasks)
+        dev = prepare_examples(dev_sentences, kinds=kinds, tasks=tasks, example_config=example_config)
         dev = random.Random(config.seed).sample(dev, min(len(dev), config.dev_examples))
         train = examples
     else:
@@ -82,6 +100,7 @@ def train_generator(sentences: Iterable[Sentence], output: Path, config: TrainCo
                                                               and tokenizer.bos_token_id is not None)},
         "base": {"name": base.name, "sha256": base.sha256, "architecture": base.architecture},
         "labels": label_set(train),
+        "lexicon": lexicon(sentences),
         "tasks": sorted({e.task for e in train}),
         "examples": {"train": report.train_examples, "dev": report.dev_examples},
         "steps": report.steps, "epochs": report.epochs, "dev_loss": report.dev_loss,
