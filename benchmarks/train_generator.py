@@ -3,8 +3,9 @@
 Two parts:
 
 ``compare``: each run is ``NAME=STORE.db`` (a `paraspan augment` run store, ``--filter verified``).
-For every run: structures, structures with at least one written (verified) output, outputs written,
-diversity against the source (1-BLEU and word ∩/∪, :mod:`paraspan.evaluate.diversity`), new
+For every run: structures, structures with at least one written (verified) output, outputs written
+(one per structure; ``distinct_texts``: the sentences `-o` writes),
+diversity against the source (1-BLEU and word ∩/∪ in percent, :mod:`paraspan.evaluate.diversity`), new
 (frame, trigger lemma) pairs per 100 structures (an output whose anchor's LU differs from its
 source's), and the judged precision of the written outputs from the judgments in the store (made in
 the review app: `paraspan review STORE`; ≥ 50 = right: English, plausible, every span and label
@@ -85,7 +86,8 @@ def compare_store(path: Path) -> dict[str, Any]:
         "inputs": len(inputs), "structures": structures,
         "structures_with_output": len(covered),
         "coverage": round(len(covered) / structures, 4) if structures else 0.0,
-        "written": len(written), "written_per_iteration": dict(sorted(per_iteration.items())),
+        "written": len(written), "distinct_texts": len({(r[1], r[4]) for r in written}),
+        "written_per_iteration": dict(sorted(per_iteration.items())),
         "one_minus_bleu": round(sum(onemb) / len(onemb), 4) if onemb else None,
         "intersection_over_union": round(sum(iou) / len(iou), 4) if iou else None,
         "new_frame_lu_pairs": len(new_pairs),
