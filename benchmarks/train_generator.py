@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sqlite3
 import sys
 import time
@@ -33,17 +32,9 @@ from pathlib import Path
 from typing import Any
 
 from _common import load_average, machine
+from judged import wilson
 
 RESULTS = Path(__file__).resolve().parent / "results"
-
-
-def wilson(k: int, n: int, z: float = 1.96) -> list[float]:
-    if n == 0:
-        return [0.0, 0.0]
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return [round(max(0.0, centre - half), 4) + 0.0, round(min(1.0, centre + half), 4) + 0.0]
 
 
 def _lu(structure: dict[str, Any] | None) -> str | None:
