@@ -270,8 +270,6 @@ def augment(
         An :class:`Augmentation`: iterate it for the outputs; afterwards ``.summary`` holds the run's
         summary. Leaving the loop early stops the run (what was committed stays in the store).
     """
-    from paraspan.filter import build_filter
-
     sentences = _corpus(sentences, "augment")
     if resume and store is None:
         raise ApiValueError.from_code("E982", option="resume", value=resume, problem="needs the store of the run",
@@ -316,12 +314,23 @@ def augment(
     run = run_config(config_file=Path(config) if config is not None else None, overrides=overrides,
                      generator=generator, aligner=aligner, settings=settings, generator_options=generator_options,
                      soft_options=soft, filters=extra, output_filter=filters)
-    keep = None if filters == "all" else build_filter(filters).name
+    keep = None if filters == "all" else _kept_name(filters, run.filters)
     name = str(sentences.path) if isinstance(sentences, Corpus) else None
     runner = _Runner(sentences, run, plan, resume=resume, limit=limit, backend=backend, ray_address=ray_address,
                      keep=keep, per_structure=per_structure, command=list(command or ["paraspan.augment"]),
                      corpus_name=name)
     return Augmentation(runner, on_progress, Path(store) if store is not None else None)
+
+
+def _kept_name(spec: Any, configured: Sequence[Any]) -> str:
+    """The recorded name of the filter ``spec`` names: one of the run's configured filters (``short6`` for
+    ``{"name": "short", "max_words": 6}``), else the filter ``spec`` builds."""
+    from paraspan.filter import RECORDED, build_filter, build_filters
+
+    if isinstance(spec, str):
+        if spec.strip() in {f.name for f in build_filters([*RECORDED, *configured])}:
+            return spec.strip()
+    return build_filter(spec).name
 
 
 class _Stopped(Exception):
