@@ -58,7 +58,6 @@ class TrainedConfig:
 @dataclass
 class _Fill:
     text: str
-    spans: list[Span | None]
     structures: list[Structure | None]
     logprob: float
     meta: dict[str, Any] = field(default_factory=dict)
@@ -173,7 +172,7 @@ class TrainedInfiller:
                 stats["overlaps another span"] += 1
                 continue
             new_text, structures = placed
-            out.append(_Fill(new_text, [], structures, logprob,
+            out.append(_Fill(new_text, structures, logprob,
                              {"task": "span", "masked": [self._marker(structure, s) for s in ordered],
                               "replaced": originals, "fillers": parts}))
         return out
@@ -185,7 +184,8 @@ class TrainedInfiller:
 
         structure = sentence.structures[index]
         anchor = structure.anchor
-        assert anchor is not None
+        if anchor is None:
+            return []
         original = sentence.text[anchor.start:anchor.end]
         lu = anchor.label or ""
         lemma, _, pos = lu.rpartition(".") if "." in lu else (original.lower(), "", "")
@@ -220,7 +220,7 @@ class TrainedInfiller:
                 stats["overlaps another span"] += 1
                 continue
             new_text, structures = placed
-            out.append(_Fill(new_text, [], structures, logprob,
+            out.append(_Fill(new_text, structures, logprob,
                              {"task": "trigger", "lu_from": lu, "lu_to": new_lu, "replaced": [original],
                               "fillers": [form]}))
         return out
