@@ -22,7 +22,8 @@ from paraspan.errors import TrainError
 from paraspan.models.adapters import file_sha256
 from paraspan.train.examples import Example
 
-__all__ = ["BaseModelInfo", "TrainConfig", "TrainReport", "encode", "last_checkpoint", "load_base", "train_lora"]
+__all__ = ["BaseModelInfo", "GGUFTokenizer", "TrainConfig", "TrainReport", "encode", "last_checkpoint", "load_base",
+           "train_lora"]
 
 #: Every projection of a decoder block (attention and MLP), as the issue's measurements used.
 TARGET_MODULES = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
@@ -99,11 +100,49 @@ def load_base(base: str, device: str = "auto") -> tuple[Any, Any, BaseModelInfo]
         raise TrainError.from_code("E503", base=base, exc=f"{type(exc).__name__}: {exc}") from None
     model.to(where)
     path = source.folder / source.gguf_file if source.gguf_file else source.folder
-    sha = file_sha256(path) if path.is_file() else None
-    arch = str(getattr(model.config, "model_type", "unknown"))
     if tokenizer.pad_token_id is None:
         tokenizer.pad_token = tokenizer.eos_token
+    if source.gguf_file:
+        tokenizer = GGUFTokenizer.wrap(path, tokenizer)
+    sha = file_sha256(path) if path.is_file() else None
+    arch = str(getattr(model.config, "model_type", "unknown"))
     return model, tokenizer, BaseModelInfo(source.name, str(path), sha, arch)
+
+
+class GGUFTokenizer:
+    """The GGUF file's own tokenizer (llama.cpp's), with the special ids of the transformers one.
+
+    Training must see the tokens generation will see, and generation tokenizes with llama.cpp:
+    transformers' conversion of some GGUF vocabularies splits words into other pieces (Gemma 3:
+    47 tokens where llama.cpp has 26 for the same prompt).
+    """
+
+    def __init__(self, llama: Any, hf: Any) -> None:
+        self._llama = llama
+        self.bos_token_id = hf.bos_token_id
+        self.eos_token_id = hf.eos_token_id
+        self.pad_token_id = hf.pad_token_id if hf.pad_token_id is not None else hf.eos_token_id
+        self.add_bos_token = bool(getattr(hf, "add_bos_token", False))
+
+    @classmethod
+    def wrap(cls, path: Path, hf: Any) -> Any:
+        """The GGUF tokenizer of ``path``, or ``hf`` itself where llama.cpp is not installed."""
+        try:
+            import llama_cpp
+        except ImportError:
+            return hf
+        llama = llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)
+        import atexit
+        import weakref
+
+        from paraspan.models.llm import _close_at_exit
+
+        atexit.register(_close_at_exit, weakref.ref(llama))
+        return cls(llama, hf)
+
+    def encode(self, text: str, add_special_tokens: bool = False) -> list[int]:
+        ids = list(self._llama.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+        return ([self.bos_token_id] if add_special_tokens and self.add_bos_token else []) + ids
 
 
 def encode(examples: Sequence[Example], tokenizer: Any, max_length: int) -> list[dict[str, list[int]]]:

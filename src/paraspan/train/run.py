@@ -12,7 +12,7 @@ from paraspan.corpus.schema import Sentence
 from paraspan.errors import TrainError
 from paraspan.train.examples import TASKS, Example, ExampleConfig, build_examples, corpus_kinds, label_set
 from paraspan.train.export import CARD, GGUF_NAME, write_adapter
-from paraspan.train.lora import MIN_EXAMPLES, TrainConfig, load_base, train_lora
+from paraspan.train.lora import MIN_EXAMPLES, GGUFTokenizer, TrainConfig, load_base, train_lora
 
 __all__ = ["KINDS", "lexicon", "prepare_examples", "train_generator"]
 
@@ -97,7 +97,9 @@ def train_generator(sentences: Iterable[Sentence], output: Path, config: TrainCo
         "name": output.name,
         "task": "infill",
         "prompt": {"format": "paraspan-infill/1", "bos": bool(getattr(tokenizer, "add_bos_token", False)
-                                                              and tokenizer.bos_token_id is not None)},
+                                                              and tokenizer.bos_token_id is not None),
+                   # which tokenizer cut the training text: llama.cpp's ("gguf") is the one generation uses
+                   "tokenizer": "gguf" if isinstance(tokenizer, GGUFTokenizer) else "transformers"},
         "base": {"name": base.name, "sha256": base.sha256, "architecture": base.architecture},
         "labels": label_set(train),
         "lexicon": lexicon(sentences),
