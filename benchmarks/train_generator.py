@@ -137,8 +137,9 @@ def part_throughput(args: argparse.Namespace) -> dict[str, Any]:
             if step > 0:  # the first step warms up allocators and kernels
                 seconds += time.perf_counter() - t0
                 tokens += int(batch["attention_mask"].sum())
-        embed = model.get_input_embeddings().weight.numel()
-        params = sum(p.numel() for p in model.parameters()) - embed
+        # the blocks only: the input embedding is a lookup, and the output layer runs on answer tokens alone
+        tables = {id(model.get_input_embeddings().weight), id(model.get_output_embeddings().weight)}
+        params = sum(p.numel() for p in model.parameters() if id(p) not in tables)
         gflops = _matmul_gflops(torch)
         rate = tokens / seconds
         out["bases"][base] = {
