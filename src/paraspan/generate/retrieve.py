@@ -19,7 +19,7 @@ from typing import Any
 from paraspan.corpus.schema import Sentence, Span, Structure
 from paraspan.generate.base import Candidate, Capabilities, GenerationRequest, GenerationResult
 from paraspan.generate.project import splice_structures
-from paraspan.train.examples import maskable_args
+from paraspan.train.examples import MAX_SPAN_WORDS, maskable_args
 
 __all__ = ["RetrievalConfig", "RetrievalFiller", "SlotPool", "make_retriever"]
 
@@ -47,7 +47,7 @@ class SlotPool:
     def __init__(self) -> None:
         self.slots: dict[SlotKey, Counter[str]] = {}
 
-    def add(self, sentence: Sentence, max_words: int = 12) -> None:
+    def add(self, sentence: Sentence, max_words: int = MAX_SPAN_WORDS) -> None:
         for structure in sentence.structures:
             spans = maskable_args(sentence.text, structure, max_words)
             for span in spans:
@@ -94,8 +94,7 @@ class RetrievalFiller:
             return GenerationResult(request, [], note="retrieval needs an annotated structure")
         structure = sentence.structures[index]
         rng = random.Random(zlib.crc32(f"{self.config.seed}:{request.id}:{index}".encode()))
-        spans = [structure.anchor] if structure.kind == "entity" and structure.anchor is not None else \
-            maskable_args(sentence.text, structure, 12)
+        spans = maskable_args(sentence.text, structure, MAX_SPAN_WORDS)
         rng.shuffle(spans)
         stats: Counter[str] = Counter()
         options: list[tuple[str, list[Structure | None], dict[str, Any]]] = []

@@ -23,7 +23,16 @@ from typing import Any
 from paraspan.corpus.schema import Sentence, Span, Structure
 from paraspan.generate.base import Candidate, Capabilities, GenerationRequest, GenerationResult
 from paraspan.generate.project import splice_structures
-from paraspan.train.examples import TRIGGER, Mask, maskable_args, parse_answer, render_prompt, span_kind
+from paraspan.train.examples import (
+    MAX_SPAN_WORDS,
+    TRIGGER,
+    Mask,
+    marker,
+    maskable_args,
+    parse_answer,
+    render_prompt,
+    span_kind,
+)
 
 __all__ = ["TrainedConfig", "TrainedInfiller", "dangling_fillers", "make_trained"]
 
@@ -50,7 +59,7 @@ class TrainedConfig:
     triggers: bool = True
     top_k: int = 40
     temperature: float = 0.8
-    max_words: int = 12
+    max_words: int = MAX_SPAN_WORDS
     n: int = 6
     seed: int = 0
 
@@ -131,28 +140,21 @@ class TrainedInfiller:
         return GenerationResult(request, candidates, note=note, stats=dict(stats))
 
     def _choices(self, sentence: Sentence, structure: Structure, rng: random.Random) -> list[list[Span]]:
-        if structure.kind == "entity":
-            spans = [structure.anchor] if structure.anchor is not None else []
-        else:
-            spans = maskable_args(sentence.text, structure, self.config.max_words)
+        spans = maskable_args(sentence.text, structure, self.config.max_words)
         known = set(self.card.get("labels", {}).get("labels", []))
         if known:  # a marker the adapter never saw would be answered at random
-            spans = [s for s in spans if self._marker(structure, s) in known]
+            spans = [s for s in spans if marker(structure, s) in known]
         choices = [[s] for s in spans]
         if self.config.pairs and len(spans) > 1:
             choices += [[a, b] for i, a in enumerate(spans) for b in spans[i + 1:]]
         rng.shuffle(choices)
         return choices[: self.config.masks]
 
-    def _marker(self, structure: Structure, span: Span) -> str:
-        return structure.label if structure.kind == "entity" else str(span.label)
-
     def _fill_spans(self, sentence: Sentence, index: int, masked: list[Span], rng: random.Random,
                     stats: Counter[str]) -> list[_Fill]:
         structure = sentence.structures[index]
-        holder = Structure("entity", "entities") if structure.kind == "entity" else structure
-        masks = [Mask(s.start, s.end, self._marker(structure, s)) for s in masked]
-        prompt = render_prompt(sentence.text, holder, masks, "span")
+        masks = [Mask(s.start, s.end, marker(structure, s)) for s in masked]
+        prompt = render_prompt(sentence.text, structure, masks, "span")  # an entity's header names no type
         ordered = sorted(masked, key=lambda s: s.start)
         originals = [sentence.text[s.start:s.end] for s in ordered]
         out = []
@@ -173,7 +175,7 @@ class TrainedInfiller:
                 continue
             new_text, structures = placed
             out.append(_Fill(new_text, structures, logprob,
-                             {"task": "span", "masked": [self._marker(structure, s) for s in ordered],
+                             {"task": "span", "masked": [marker(structure, s) for s in ordered],
                               "replaced": originals, "fillers": parts}))
         return out
 
@@ -210,8 +212,8 @@ class TrainedInfiller:
             if structure.kind == "frame" and not self._known(structure.label, new_lu):
                 stats["trigger not an LU of the frame"] += 1
                 continue
-            form = inflect_lu_like(original, lu, new_lu, sentence.text[:anchor.start].split()[-1:][0]
-                                   if sentence.text[:anchor.start].split() else "") if pos else word
+            before = (sentence.text[:anchor.start].split() or [""])[-1]
+            form = inflect_lu_like(original, lu, new_lu, before) if pos else word
             if not form:
                 stats["not inflectable"] += 1
                 continue

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 from paraspan.corpus.schema import Sentence, Span, Structure
 
-__all__ = ["ANSWER", "SEPARATOR", "TASKS", "Example", "ExampleConfig", "Mask", "build_examples", "corpus_kinds",
-           "label_set", "parse_answer", "render_prompt", "span_kind"]
+__all__ = ["ANSWER", "MAX_SPAN_WORDS", "SEPARATOR", "TASKS", "Example", "ExampleConfig", "Mask", "build_examples",
+           "corpus_kinds", "label_set", "marker", "maskable_args", "parse_answer", "render_prompt", "span_kind"]
 
 #: What an example can mask.
 TASKS = ("span", "trigger")
@@ -30,6 +30,8 @@ ANSWER = "=> "
 SEPARATOR = " | "
 #: The marker of a masked anchor (a frame's trigger or a predicate).
 TRIGGER = "TARGET"
+#: Longer spans are not masked (clauses cost tokens and teach little about filling a slot).
+MAX_SPAN_WORDS = 12
 
 
 @dataclass(frozen=True)
@@ -65,7 +67,7 @@ class ExampleConfig:
 
     trigger_share: float = 0.3
     max_spans: int = 2
-    max_span_words: int = 12
+    max_span_words: int = MAX_SPAN_WORDS
     per_structure: int = 1
     seed: int = 0
 
@@ -148,7 +150,8 @@ def maskable_args(text: str, structure: Structure, max_words: int) -> list[Span]
     return kept
 
 
-def _marker(structure: Structure, span: Span) -> str:
+def marker(structure: Structure, span: Span) -> str:
+    """What a masked span is named by: its entity type, else its label (FE, role)."""
     return structure.label if structure.kind == "entity" else str(span.label)
 
 
@@ -164,11 +167,11 @@ def _trigger_example(sentence: Sentence, structure: Structure) -> Example | None
 
 
 def _span_example(sentence: Sentence, structure: Structure, spans: Sequence[Span]) -> Example:
-    masks = [Mask(s.start, s.end, _marker(structure, s)) for s in spans]
+    masks = [Mask(s.start, s.end, marker(structure, s)) for s in spans]
     prompt = render_prompt(sentence.text, structure, masks, "span")
     ordered = sorted(spans, key=lambda s: s.start)
     answer = SEPARATOR.join(sentence.text[s.start:s.end] for s in ordered)
-    labels = tuple(_marker(structure, s) for s in ordered)
+    labels = tuple(marker(structure, s) for s in ordered)
     return Example(prompt, answer, "span", span_kind(structure), labels, structure.label)
 
 

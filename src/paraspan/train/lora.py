@@ -259,7 +259,6 @@ def train_lora(model: Any, tokenizer: Any, train: Sequence[Example], dev: Sequen
     tokens = sum(len(r["input_ids"]) for r in rows)
     per_epoch_steps = max(1, math.ceil(len(rows) / (config.batch_size * config.grad_accum)))
     tokens_per_step = tokens / per_epoch_steps
-    report_log: dict[str, Any] = {"first_step": None}
 
     class _AnswerLossTrainer(Trainer):
         def compute_loss(self, model: Any, inputs: dict[str, Any], return_outputs: bool = False,
@@ -268,17 +267,20 @@ def train_lora(model: Any, tokenizer: Any, train: Sequence[Example], dev: Sequen
             return (loss, (loss,)) if return_outputs else loss
 
     class _Throughput(TrainerCallback):
-        """Adds training tokens/s and the ETA to each log line."""
+        """Adds training tokens/s and the ETA to each log line; remembers the step this process began at
+        (a resumed run begins at its checkpoint's)."""
+
+        first_step: tuple[int, float] | None = None
 
         def on_step_begin(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
-            if report_log["first_step"] is None:
-                report_log["first_step"] = (state.global_step, time.monotonic())
+            if self.first_step is None:
+                self.first_step = (state.global_step, time.monotonic())
 
         def on_log(self, args: Any, state: Any, control: Any, logs: dict[str, float] | None = None,
                    **kwargs: Any) -> None:
-            if logs is None or report_log["first_step"] is None:
+            if logs is None or self.first_step is None:
                 return
-            step0, t0 = report_log["first_step"]
+            step0, t0 = self.first_step
             done = state.global_step - step0
             elapsed = time.monotonic() - t0
             if done > 0 and elapsed > 0:
@@ -287,7 +289,8 @@ def train_lora(model: Any, tokenizer: Any, train: Sequence[Example], dev: Sequen
             if on_log is not None:
                 on_log(dict(logs))
 
-    callbacks: list[Any] = [_Throughput()]
+    throughput = _Throughput()
+    callbacks: list[Any] = [throughput]
     if has_dev:
         callbacks.append(EarlyStoppingCallback(early_stopping_patience=config.patience))
     trainer = _AnswerLossTrainer(model=peft_model, args=args, train_dataset=_Rows(rows),
@@ -306,7 +309,7 @@ def train_lora(model: Any, tokenizer: Any, train: Sequence[Example], dev: Sequen
     seconds = time.monotonic() - started
     state = trainer.state
     dev_losses = [e["eval_loss"] for e in state.log_history if "eval_loss" in e]
-    steps_run = state.global_step - (report_log["first_step"][0] if report_log["first_step"] else 0)
+    steps_run = state.global_step - (throughput.first_step[0] if throughput.first_step else 0)
     trained_tokens = tokens_per_step * steps_run
     stopped = state.global_step < state.max_steps
     report = TrainReport(
