@@ -149,3 +149,31 @@ def test_retrieval_draws_fillers_of_the_same_slot_and_ranks_them() -> None:
     # the scorer prefers texts that still say "tractor": the one whose Goods became "bread" ranks last
     assert texts[-1] == "The farmer sold bread to a neighbour last spring."
     assert all(c.structures[0] is not None for c in result.candidates)
+
+
+def test_unknown_words_need_the_lexicon_the_source_or_one_token_of_the_vocabulary() -> None:
+    from paraspan.generate.trained import unknown_words
+
+    assert unknown_words("a numerial pattern", "") == ["numerial"]
+    assert unknown_words("the innuclear-state talks", "") == ["innuclear"]
+    assert unknown_words("Ngbyo's 2,000 tractors", "") == []  # names and numbers are not checked
+    assert unknown_words("the numerial one", "a numerial one") == []  # the source's own word
+    assert unknown_words("new websites", "", pieces=lambda word: 1) == []
+    assert unknown_words("new websites", "", pieces=lambda word: 2) == ["websites"]
+
+
+class Pieces(Scripted):
+    """Counts an invented word as two tokens of the vocabulary, every other word as one."""
+
+    def tokenize(self, text: str, *, special: bool = False) -> list[int]:
+        ids = super().tokenize(text, special=special)
+        return ids * 2 if text.strip() in ("plouffle", "zorbing") else ids
+
+
+def test_fillers_with_invented_words_or_a_lone_reflexive_are_dropped() -> None:
+    backend = Pieces({"<Goods>": ["a rusty plouffle", "itself", "a rusty plough"]})
+    generator = TrainedInfiller(backend, CARD, TrainedConfig(masks=4, triggers=False))
+    result = generator.generate(_request(_sentence()))
+    assert [c.text for c in result.candidates] == ["The farmer sold a rusty plough to a neighbour last spring."]
+    assert result.stats["a word the lexicon does not know"] == 1
+    assert result.stats["a reflexive pronoun alone"] == 1

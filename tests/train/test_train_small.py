@@ -12,7 +12,7 @@ from paraspan.corpus.jsonl import read_jsonl
 from paraspan.errors import ParaspanError
 from paraspan.generate.base import GenerationRequest
 from paraspan.train.examples import ExampleConfig
-from paraspan.train.lora import TrainConfig
+from paraspan.train.lora import TrainConfig, last_checkpoint
 
 DEMO = Path(str(files("paraspan").joinpath("data", "demo", "framenet_demo.jsonl")))
 
@@ -46,6 +46,23 @@ def test_train_resume_and_generate(tmp_path: Path) -> None:
     resumed = train_generator(sentences, out, config.model_copy(update={"epochs": 2}), example_config=examples,
                               resume=True)
     assert resumed["steps"] == 2 * first_steps  # the second epoch only: it went on from the checkpoint
+
+    # a write failure at the next checkpoint (a full disk) is reported with the last intact checkpoint
+    from transformers import Trainer
+
+    intact = last_checkpoint(out / "checkpoints")
+    assert intact is not None
+
+    def full_disk(*args: object, **kwargs: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Trainer, "_save_checkpoint", full_disk)
+        with pytest.raises(ParaspanError) as caught:
+            train_generator(sentences, out, config.model_copy(update={"epochs": 3}), example_config=examples,
+                            resume=True)
+    assert caught.value.code == "E506" and intact.name in str(caught.value)
+    assert last_checkpoint(out / "checkpoints") == intact and (intact / "trainer_state.json").is_file()
 
     backend, loaded = load_adapter_backend(out, n_threads=2)
     assert loaded["name"] == "adapter"
