@@ -688,6 +688,43 @@ CATALOGUE: dict[str, ErrorSpec] = {
         "train one with `paraspan train-generator --task {want}`",
     ),
     "E512": ErrorSpec("lora_not_loadable", "{problem}", "{fix}"),
+    "E520": ErrorSpec(
+        "pair_line_columns",
+        "the line has {count} column(s); a training pair needs two sentences and a relation",
+        "write s1<TAB>s2<TAB>relation (or id<TAB>s1<TAB>s2<TAB>relation, or JSONL from `paraspan relabel`)",
+    ),
+    "E521": ErrorSpec(
+        "unknown_pair_relation",
+        "relation {value!r} is not one the judges give",
+        "use one of: {choices} (`paraspan relabel` writes them)",
+    ),
+    "E522": ErrorSpec(
+        "too_few_relation_examples",
+        "only {count} training examples of the relation {relation} (from {pairs}); training it needs at least "
+        "{minimum}",
+        "give more pairs (relabel a larger corpus), or train the others with --relations {others}",
+    ),
+    "E523": ErrorSpec(
+        "pair_without_relation",
+        "the pair has no {what}",
+        "label the pairs first with `paraspan relabel PAIRS -o RELABELLED.jsonl`, or add a relation column",
+    ),
+    "E524": ErrorSpec(
+        "adapter_lacks_relation",
+        "the adapter {adapter} was not trained for --relation {relation}: it has {have}",
+        "ask for one of: {have}, or train one with `paraspan train-generator PAIRS --task paraphrase "
+        "--relations {relation}`",
+    ),
+    "E525": ErrorSpec(
+        "adapter_not_paraphraser",
+        "the adapter {adapter} was trained for {task}, not for sentence paraphrases",
+        "pass an adapter written by `paraspan train-generator PAIRS --task paraphrase`",
+    ),
+    "E526": ErrorSpec(
+        "bad_paraphrase_train_option",
+        "{option} {value!r} is not allowed with --task {task}",
+        "{fix}",
+    ),
     "E600": ErrorSpec(
         "malformed_task_json",
         "malformed JSON: {msg} (column {column})",

@@ -8,25 +8,34 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from paraspan.cli.common import Progress, ProgressBar, console, use_threads
-from paraspan.errors import CorpusError, ParaspanError, Problem, ProblemList
+from paraspan.cli.paraphrase_relation import (
+    RULE_MODES,
+    Judging,
+    ParaphraseInput,
+    _no_class_note,
+    _reason_kind,
+    check_relation_options,
+    check_rewrites,
+    deliver,
+    direction_check,
+    insertion_candidates,
+    relation_record,
+    rule_candidates,
+    without_banned,
+    word_check,
+)
+from paraspan.errors import CorpusError, Problem, ProblemList
 
-
-@dataclass
-class ParaphraseInput:
-    """One validated input line."""
-
-    line: int
-    id: Any
-    text: str
-    ban: tuple[tuple[int, int], ...]
-    keep: tuple[tuple[int, int], ...]
+__all__ = ["RULE_MODES", "Judging", "ParaphraseInput", "_reason_kind", "check_relation_options", "check_rewrites",
+           "deliver", "diversity_cmd", "direction_check", "insertion_candidates", "paraphrase_cmd",
+           "paraphrase_worker", "read_paraphrase_inputs", "relation_record", "rule_candidates", "without_banned",
+           "word_check"]
 
 
 def read_paraphrase_inputs(path: Path) -> list[ParaphraseInput]:
@@ -170,6 +179,11 @@ def paraphrase_cmd(
                         "equivalents were right 128 times in 141 and the LLM's 2 in 5, the rules' forward deletions "
                         "61 in 69 on sentences no rule was made on and the LLM's forward outputs 33 in 45, the "
                         "insertions 64 in 72 and the LLM's reverse outputs 18 in 25 (benchmarks/README.md)].")] = None,
+    adapter: Annotated[str | None, _Opt(
+        "--adapter", help="A paraphrase adapter (`paraspan train-generator PAIRS --task paraphrase`): its base "
+                          "model, asked in the layout it was trained on for --relation, writes the candidates "
+                          "(--rewrites off unless given); the bans, checks and judges stay as they are. Refused "
+                          "for a relation it was not trained for.")] = None,
     progress: Progress = True,
 ) -> None:
     """Constrained paraphrases: banned spans never appear (in any form), kept spans stay verbatim.
@@ -186,6 +200,13 @@ def paraphrase_cmd(
 
     err = console()
     specs = check_relation_options(relation, judges, agree, candidates)
+    if adapter is not None:
+        from paraspan.generate.paraphrase_adapter import check_paraphrase_card
+        from paraspan.models.adapters import adapter_folder, read_card
+
+        card = read_card(adapter_folder(adapter))  # refused before any model loads
+        check_paraphrase_card(card, adapter, relation or "equivalence")
+        rewrites = rewrites or "off"
     rewrites = check_rewrites(rewrites, relation)
     if agree and len(specs) == 1:
         err.print("note: --agree with one judge changes nothing (it agrees with itself)", markup=False)
@@ -195,7 +216,8 @@ def paraphrase_cmd(
         err.print("note: minilm-nli seldom tells a direction from equivalence (it calls most dropped or "
                   "added details equivalence); --judges llm does", markup=False)
     inputs = read_paraphrase_inputs(src)
-    plan = worker_plan(workers, threads, model=model, tasks=len(inputs), gpu=uses_gpu(model, device, llm_backend),
+    sizing = model if adapter is None else str(card.get("base", {}).get("name") or model)  # the base is what loads
+    plan = worker_plan(workers, threads, model=sizing, tasks=len(inputs), gpu=uses_gpu(model, device, llm_backend),
                        warn=lambda m: err.print(f"note: {m}", markup=False))
     if random_fraction is None:
         random_fraction = directional_random_fraction(relation or "equivalence")
@@ -204,7 +226,7 @@ def paraphrase_cmd(
                               max_score=max_score, clusters=clusters, backward=backward,
                               rescore_per_cluster=rescore_top or None, seed=seed, relation=relation or "equivalence")
     options = {"model": model, "llm_backend": llm_backend, "device": device, "seed": seed, "n_ctx": n_ctx,
-               "threads": plan["threads"], "parallel": parallel, "config": config}
+               "threads": plan["threads"], "parallel": parallel, "config": config, "adapter": adapter}
     if relation is not None:
         options["judging"] = Judging(relation, specs, agree, candidates or 2 * n, rewrites)
     totals: dict[str, Any] = {"sentences": len(inputs), "sampled": 0, "paraphrases": 0, "leaks_caught": 0,
@@ -237,233 +259,13 @@ def paraphrase_cmd(
         _print_report(err, totals, items, seconds, options.get("judging"))
 
 
-@dataclass(frozen=True)
-class Judging:
-    """What ``--relation`` asks for: the relation, the judges' specs, ``--agree`` and how many
-    candidates to judge per sentence."""
-
-    relation: str
-    judges: tuple[str, ...]
-    agree: bool
-    candidates: int
-    #: the rule rewriter's candidates: ``first``, ``only`` or ``off`` (:func:`check_rewrites`)
-    rewrites: str = "off"
-
-    @property
-    def wanted(self) -> str:
-        """The class of :func:`paraspan.filter.relations.relate` that is delivered."""
-        from paraspan.generate.paraphrase import RELATION_CLASS
-
-        return RELATION_CLASS[self.relation]
-
-    def keeps(self, relation: Any) -> bool:
-        """Whether a candidate with this :class:`~paraspan.filter.relations.PairRelation` is delivered."""
-        return relation.relation == self.wanted and not (self.agree and relation.agree is False)
-
-
-RULE_MODES = ("first", "only", "off")
-
-
-def check_rewrites(rewrites: str | None, relation: str | None) -> str:
-    """``--rewrites`` checked against ``--relation``: ``only`` by default where the relation has rule
-    families or insertions, ``off`` elsewhere (E952 for a mode that does not exist or rules the relation lacks).
-    Only, because on MRPC validation and FrameNet dev sentences (``benchmarks/README.md``,
-    Directional paraphrases) the rules' delivered equivalents were right 128 times in 141 when read,
-    and the LLM's, after the word check, 2 times in 5; the rules' forward deletions other than of
-    adjectives 95 in 103, the LLM's forward outputs 33 in 45; the reverse insertions 64 in 72, the
-    LLM's reverse outputs 18 in 25; and the rules cost about 2-5 s per sentence on a CPU, the
-    insertions about 10 (with the judges), the LLM's sampling 30."""
-    from paraspan.generate.directions import INSERTIONS, RULE_FAMILIES
-
-    if rewrites is None:
-        return "only" if relation in RULE_FAMILIES or relation in INSERTIONS else "off"
-    if rewrites not in RULE_MODES:
-        raise ParaspanError.from_code("E952", value=rewrites, why="is not a mode")
-    if rewrites != "off" and relation not in RULE_FAMILIES and relation not in INSERTIONS:
-        why = ("needs --relation equivalence or forward" if relation is None
-               else f"does not apply to --relation {relation}")
-        raise ParaspanError.from_code("E952", value=rewrites, why=why)
-    return rewrites
-
-
-def rule_candidates(rewriter: Any, item: ParaphraseInput) -> list[Any]:
-    """The rewriter's candidates for ``item``: its kept spans verbatim (the rewriter drops the others),
-    none that has a banned span's words (rules keep words, so a ban rules most of them out)."""
-    from paraspan.generate.base import GenerationRequest
-
-    result = rewriter.generate(GenerationRequest(str(item.id), item.text, item.ban, item.keep))
-    out = without_banned(item, result.candidates)
-    for c in out:
-        c.meta["source"] = "rules"
-    return out
-
-
-def without_banned(item: ParaphraseInput, candidates: list[Any]) -> list[Any]:
-    """The ``candidates`` with none of a banned span's words: rules and insertions keep the source's
-    words, so a ban rules most of them out."""
-    if not item.ban:
-        return list(candidates)
-    from paraspan.text.constraints import expand_bans
-
-    bans = expand_bans(item.text[s:e] for s, e in item.ban)
-    return [c for c in candidates if not bans.find_leaks(c.text)]
-
-
-def insertion_candidates(elaborator: Any, items: list[ParaphraseInput]) -> tuple[list[list[Any]], list[str | None]]:
-    """:class:`~paraspan.generate.elaborate.Elaborator`'s candidates for each item (all items' clauses
-    sampled in one batch), none with a banned span's words (an insertion keeps every word), and
-    the elaborator's note for each item without any."""
-    from paraspan.generate.base import GenerationRequest
-
-    results = elaborator.generate_batch([GenerationRequest(str(i.id), i.text, i.ban, i.keep) for i in items])
-    return ([without_banned(item, r.candidates) for item, r in zip(items, results, strict=True)],
-            [r.note for r in results])
-
-
-def check_relation_options(relation: str | None, judges: str | None, agree: bool,
-                           candidates: int | None) -> tuple[str, ...]:
-    """The judge specs of ``--judges`` (default ``minilm-nli``), every option checked before any model
-    loads: an unknown relation lists the three, an unknown judge the known ones."""
-    from paraspan.filter.judges import DEFAULT_JUDGE
-    from paraspan.filter.relations import relation_filter
-    from paraspan.generate.paraphrase import RELATION_CLASS, check_relation
-
-    if relation is None:
-        for option, given in (("--judges", judges is not None), ("--agree", agree),
-                              ("--candidates", candidates is not None)):
-            if given:
-                raise ParaspanError.from_code("E951", option=option)
-        return ()
-    check_relation(relation)
-    specs = tuple(s.strip() for s in (judges if judges is not None else DEFAULT_JUDGE).split(",") if s.strip())
-    relation_filter(specs, accept=(RELATION_CLASS[relation],), agree=agree)  # checks the specs; loads nothing
-    return specs
-
-
-def direction_check(relation: str) -> Any:
-    """The word check run before the judges. For a direction: its words
-    (:class:`paraspan.filter.content.ContentFilter` with ``relation``: a forward paraphrase drops
-    content words and adds none, a reverse one adds and drops none, and neither drops or adds a
-    word that turns entailment round), then their order
-    (:class:`paraspan.filter.contraction.ContractionFilter`: the kept words keep their heads, names
-    and quotations stay whole). For equivalence: the numbers and names
-    (:class:`paraspan.filter.facts.FactsFilter`), the words that decide whether the claim holds
-    (:class:`paraspan.filter.claims.ClaimsFilter`), every content word or a WordNet synonym of it
-    (``ContentFilter`` with ``relation="equivalence"``: 26-30% of the LLM's equivalence outputs the
-    judges passed with only the first two were equivalent when read, most having reworded an act,
-    a time or a detail) and who did what (``ContractionFilter("equivalence")``)."""
-    from paraspan.filter.combine import AllOf
-
-    if relation == "equivalence":
-        from paraspan.filter.claims import ClaimsFilter
-        from paraspan.filter.content import ContentFilter
-        from paraspan.filter.contraction import ContractionFilter
-        from paraspan.filter.facts import FactsFilter
-
-        return AllOf([FactsFilter(), ClaimsFilter(),
-                      ContentFilter(relation="equivalence", synonyms=True, anchor="any"),
-                      ContractionFilter("equivalence")], "word_check", short_circuit=True)
-    from paraspan.filter.content import ContentFilter
-    from paraspan.filter.contraction import ContractionFilter
-
-    return AllOf([ContentFilter(relation=relation), ContractionFilter(relation)], "word_check", short_circuit=True)
-
-
-def word_check(source: str, candidates: list[Any], check: Any) -> tuple[list[Any], list[str]]:
-    """The candidates ``check`` keeps (all without one), and the reasons of those it rejects."""
-    if check is None:
-        return candidates, []
-    from paraspan.corpus.schema import Sentence
-    from paraspan.filter.base import decide_all
-
-    src = Sentence("source", source)
-    passed, rejected = [], []
-    decisions = decide_all(check, [(Sentence("candidate", c.text, provenance={}), src) for c in candidates])
-    for c, decision in zip(candidates, decisions, strict=True):
-        if decision.keep:
-            passed.append(c)
-        else:
-            rejected.append(decision.reason or "rejected")
-    return passed, rejected
-
-
-def deliver(candidates: list[Any], relations: list[Any], judging: Judging, n: int,
-            rejected: list[str] | None = None) -> tuple[list[tuple[Any, Any]], dict[str, Any]]:
-    """The first ``n`` candidates (in the paraphraser's order) whose relation to the source is the
-    requested class, each with its :class:`~paraspan.filter.relations.PairRelation`, and the counts
-    of what was judged: ``candidates`` (with those the direction's word check ``rejected`` before
-    judging), ``in_class``, per judge the relations it gave, and with several judges how many they
-    disagreed on; ``word_check``: how many the word check rejected and why (the reason's first
-    clause)."""
-    from collections import Counter
-
-    in_class = [(c, r) for c, r in zip(candidates, relations, strict=True) if judging.keeps(r)]
-    by_judge: dict[str, Counter[str]] = {spec: Counter() for spec in judging.judges}
-    for rel in relations:
-        for name, view in rel.judges.items():
-            by_judge.setdefault(name, Counter())[view.relation] += 1
-    judged: dict[str, Any] = {"candidates": len(candidates) + len(rejected or ()), "in_class": len(in_class),
-                              "relations": {name: dict(sorted(c.items())) for name, c in by_judge.items()}}
-    if rejected is not None:
-        judged["word_check"] = {"rejected": len(rejected),
-                                "reasons": dict(Counter(_reason_kind(r) for r in rejected).most_common())}
-    if len(judging.judges) > 1:
-        judged["disagreed"] = sum(r.agree is False for r in relations)
-    return in_class[:n], judged
-
-
-def _reason_kind(reason: str) -> str:
-    """A word-check reason without its words: "lost", "added", "no content word dropped",
-    "rearranged", …"""
-    part, _, rest = reason.partition(": ")
-    if part == "contraction":
-        return "cut a name or quotation" if "kept whole" in rest else "rearranged"
-    if part == "facts":
-        return "lost a number or name"
-    if part == "claims":
-        return ("comments on itself" if rest.startswith("comments") else
-                "changed a quotation" if rest.startswith("the quotation") else "changed a deciding word")
-    first = (rest if part == "content" else reason).split(";")[0]
-    if ":" in first:
-        head, _, tail = first.partition(":")
-        return head if head.startswith("no content word") else f"{head.split()[0]}:{tail}"
-    return first.split()[0]
-
-
-def relation_record(rel: Any, judging: Judging) -> dict[str, Any]:
-    """What a delivered paraphrase records of its relation: the requested one, the class found,
-    each judge's labels both ways (source → paraphrase, paraphrase → source) and agreement."""
-    out: dict[str, Any] = {"requested": judging.relation, "class": rel.relation,
-                           "judges": {name: {"forward": v.forward, "backward": v.backward, "relation": v.relation}
-                                      for name, v in rel.judges.items()}}
-    if rel.agree is not None:
-        out["agree"] = rel.agree
-    if rel.truncated:
-        out["truncated"] = True
-    if rel.note:
-        out["note"] = rel.note
-    return out
-
-
-def _no_class_note(judged: dict[str, Any], judging: Judging) -> str:
-    first = judged["relations"].get(judging.judges[0], {})
-    found = ", ".join(f"{count} {name.replace('_', ' ')}" for name, count in
-                      sorted(first.items(), key=lambda kv: (-kv[1], kv[0])))
-    words = judged.get("word_check", {}).get("rejected", 0)
-    note = (f"no candidate in the requested class {judging.wanted.replace('_', ' ')} "
-            f"({judged['candidates']} candidates: " + (f"{words} rejected by the word check, " if words else "")
-            + f"{judged['candidates'] - words} judged by {judging.judges[0]}" + (f": {found})" if found else ")"))
-    if judging.agree and judged.get("disagreed"):
-        note += f"; the judges disagreed on {judged['disagreed']}"
-    return note
-
-
 def paraphrase_worker(*, model: str, llm_backend: str, device: str, seed: int, n_ctx: int, threads: int | None,
-                      parallel: int, config: Any,
-                      judging: Judging | None = None) -> Callable[[list[ParaphraseInput]], list[dict[str, Any]]]:
+                      parallel: int, config: Any, judging: Judging | None = None,
+                      adapter: str | None = None) -> Callable[[list[ParaphraseInput]], list[dict[str, Any]]]:
     """Load the model (and ``judging``'s NLI judges) once; the function that paraphrases a batch of
     inputs into their output lines and counters (run in this process or in each worker of
-    :func:`paraspan.pipeline.executors.map_ordered`)."""
+    :func:`paraspan.pipeline.executors.map_ordered`). ``adapter``: a paraphrase adapter writes the
+    sampled candidates (``model`` still writes the insertions of ``--rewrites`` for reverse)."""
     from paraspan.filter.judges import load_judge
     from paraspan.filter.relations import relate
     from paraspan.generate.base import GenerationRequest, GenerationResult
@@ -474,10 +276,17 @@ def paraphrase_worker(*, model: str, llm_backend: str, device: str, seed: int, n
     rewrites = judging.rewrites if judging is not None else "off"
     inserts = rewrites != "off" and judging is not None and judging.relation in INSERTIONS
     paraphraser = rewriter = elaborator = None
-    if rewrites != "only" or inserts:  # with the rule rewrites only, no LLM is loaded
+    if adapter is not None and rewrites != "only":
+        from paraspan.generate.paraphrase_adapter import load_paraphrase_adapter
+
+        tuned, prompter, _ = load_paraphrase_adapter(
+            adapter, config.relation, model=None if model == "default" else model, backend=llm_backend,
+            device=device, n_threads=threads, seed=seed, n_ctx=context_size(n_ctx, parallel), parallel=parallel)
+        paraphraser = Paraphraser(tuned, config, prompter=prompter)
+    if (rewrites != "only" and adapter is None) or inserts:  # with the rule rewrites only, no LLM is loaded
         backend = load_backend(model, backend=llm_backend, device=device, seed=seed,
                                n_ctx=context_size(n_ctx, parallel), n_threads=threads, parallel=parallel)
-        if rewrites != "only":
+        if rewrites != "only" and adapter is None:
             paraphraser = Paraphraser(backend, config)
     if inserts:
         from paraspan.generate.elaborate import ElaborateConfig, Elaborator

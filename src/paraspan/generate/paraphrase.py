@@ -36,9 +36,7 @@ for the NLI judges to say (:func:`paraspan.filter.relations.relate`: ``paraspan 
 
 from __future__ import annotations
 
-import re
 import time
-import unicodedata
 import zlib
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -56,106 +54,40 @@ from paraspan.generate.base import (
     GenerationResult,
     GeneratorFactory,
 )
+from paraspan.generate.paraphrase_checks import (
+    _FINAL_RE,
+    _keeps_span,
+    clean_output,
+    normalise,
+    overlap_problems,
+    skip_reason,
+    span_problems,
+)
+from paraspan.generate.paraphrase_prompts import (
+    _INVERSE,
+    CLOSE_EXAMPLES,
+    CLOSE_INSTRUCTION,
+    DIRECTIONS,
+    FAITHFUL,
+    FORWARD_EXAMPLES,
+    FORWARD_INSTRUCTION,
+    INSTRUCTION,
+    RELATION_CLASS,
+    RELATIONS,
+    REVERSE_EXAMPLES,
+    REVERSE_INSTRUCTION,
+    SPLIT_MARK,
+    STYLES,
+    SYSTEM_PROMPT,
+)
 from paraspan.llm.backend import Backend, Prompt, Sample, SampleGroup, backend_info, context_size
 from paraspan.text.constraints import BanSet, content_words, expand_bans, protected_words, words
 
-SYSTEM_PROMPT = "You are an expert editor who paraphrases English sentences."
-INSTRUCTION = (
-    "Paraphrase the sentence below: keep its full meaning, but use different words and a "
-    "different sentence structure. Reply with the paraphrase only, as one sentence, with no "
-    "quotes and no explanation."
-)
-#: Faithfulness rules and examples (sentences written for paraspan), placed before the split
-#: mark so that they sit in the cached prefix: they cost nothing per sentence. They show what
-#: held-out outputs got wrong: numbers, names and times changed ("forty dollars" → "forty
-#: cents"), the event turned around ("sold" → "bought"), things replaced by other things.
-FAITHFUL = (
-    "Keep every name, number, amount, date and time exactly as it is. Keep who does what to whom: "
-    "a selling stays a selling (never a buying), an arrival stays an arrival. Do not replace a thing, "
-    "person or place by a different one, and do not add or drop facts.\n"
-    "Examples of faithful paraphrases:\n"
-    "Original: The council approved the new budget on Tuesday after a long debate.\n"
-    "Paraphrase: After a lengthy discussion, the new budget was passed by the council on Tuesday.\n"
-    "Original: Anna lent her brother forty dollars in March 2003.\n"
-    "Paraphrase: In March 2003, Anna gave her brother a loan of forty dollars.\n"
-    "Original: The ferry reached Dover two hours late because of a storm.\n"
-    "Paraphrase: Because of a storm, the ferry got to Dover two hours behind schedule."
-)
-#: The ``close`` style: change only what the bans force. Span labels are carried over by
-#: alignment, and a free rewrite of the whole sentence changed facts in most held-out FrameNet
-#: outputs ("prior to 1932" → "after 1932", "early 1993" → "late 1993"); a close paraphrase
-#: keeps the rest of the sentence, and with it the arguments' words.
-CLOSE_INSTRUCTION = (
-    "Rewrite the sentence below so that it means exactly the same: replace each word you may not "
-    "use by a word or phrase with the same meaning, adjusting only the words around it if grammar "
-    "requires, and keep everything else as it is. Reply with the rewritten sentence only, as one "
-    "sentence, with no quotes and no explanation."
-)
-CLOSE_EXAMPLES = (
-    "Keep every name, number, amount, date and time exactly as it is, and keep who does what to whom.\n"
-    "Examples:\n"
-    "Original: The council approved the new budget on Tuesday after a long debate.\n"
-    'Do not use: "approved".\n'
-    "Rewritten: The council passed the new budget on Tuesday after a long debate.\n"
-    "Original: Anna lent her brother forty dollars in March 2003.\n"
-    'Do not use: "lent".\n'
-    "Rewritten: Anna loaned her brother forty dollars in March 2003.\n"
-    "Original: The ferry reached Dover two hours late because of a storm.\n"
-    'Do not use: "reached", "storm".\n'
-    "Rewritten: The ferry arrived in Dover two hours late because of a gale."
-)
-#: paraphrase styles: the instruction and the examples of each
-STYLES = {"free": (INSTRUCTION, FAITHFUL), "close": (CLOSE_INSTRUCTION, CLOSE_EXAMPLES)}
-#: Directional paraphrases (sentences written for paraspan). A forward output drops details outside
-#: the kept phrases and never a name or number (the ``facts`` check of ``augment`` wants them all);
-#: a reverse output adds details *around* the sentence, not inside its phrases (the labelled spans
-#: keep their words). The example lines use the real prompt's wording for bans and kept phrases.
-FORWARD_INSTRUCTION = (
-    "Rewrite the sentence below as a shorter, more general sentence that is true whenever the sentence "
-    "below is true: leave out one or two details (a describing word, an adverb, or a phrase or clause that "
-    "only adds information) and keep the rest as it is. Do not add anything, and do not change who does "
-    "what to whom. Reply with the rewritten sentence only, as one sentence, with no quotes and no explanation."
-)
-FORWARD_EXAMPLES = (
-    "Keep every name, number, amount, date and time, and every phrase you are asked to keep.\n"
-    "Examples:\n"
-    "Original: The tired committee finally approved the new library budget on Tuesday after a long debate.\n"
-    'Do not use these words, in any form: "approved".\n'
-    "Rewritten: The committee passed the library budget on Tuesday.\n"
-    "Original: Marta quietly lent her younger cousin sixty euros for a second-hand guitar.\n"
-    'Keep these phrases exactly as they are written: "her younger cousin".\n'
-    "Rewritten: Marta lent her younger cousin sixty euros.\n"
-    "Original: The crowded night train from Leeds reached York forty minutes late because a signal had failed.\n"
-    'Do not use these words, in any form: "reached".\n'
-    "Rewritten: The train from Leeds arrived in York forty minutes late."
-)
-REVERSE_INSTRUCTION = (
-    "Rewrite the sentence below as a more specific sentence: keep everything it says, and add one or two "
-    "plausible details of your own that fit it (when, where, how or why), so that the new sentence implies "
-    "the original one. Do not change, remove or contradict anything it says. Reply with the rewritten "
-    "sentence only, as one sentence, with no quotes and no explanation."
-)
-REVERSE_EXAMPLES = (
-    "Keep every name, number, amount, date and time, and every phrase you are asked to keep.\n"
-    "Examples:\n"
-    "Original: The committee approved the library budget.\n"
-    'Do not use these words, in any form: "approved".\n'
-    "Rewritten: The committee passed the library budget so that the reading room could stay open on Sundays.\n"
-    "Original: Marta lent her cousin sixty euros.\n"
-    'Keep these phrases exactly as they are written: "her cousin".\n'
-    "Rewritten: Marta lent her cousin sixty euros so that he could buy a second-hand guitar.\n"
-    "Original: The train from Leeds arrived in York late.\n"
-    'Do not use these words, in any form: "arrived".\n'
-    "Rewritten: Because a signal had failed, the train from Leeds reached York late on Friday night."
-)
-#: the relations a paraphrase may have to its source: each direction's instruction and examples
-#: (``equivalence`` uses the style's)
-DIRECTIONS = {"forward": (FORWARD_INSTRUCTION, FORWARD_EXAMPLES), "reverse": (REVERSE_INSTRUCTION, REVERSE_EXAMPLES)}
-RELATIONS = ("equivalence", "forward", "reverse")
-#: the class of :func:`paraspan.filter.relations.relate` that each requested relation asks for
-RELATION_CLASS = {"equivalence": "equivalence", "forward": "forward_entailment", "reverse": "reverse_entailment"}
-#: the direction from a candidate back to its source (for the backward score)
-_INVERSE = {"equivalence": "equivalence", "forward": "reverse", "reverse": "forward"}
+__all__ = ["CLOSE_EXAMPLES", "CLOSE_INSTRUCTION", "DIRECTIONS", "FAITHFUL", "FORWARD_EXAMPLES",
+           "FORWARD_INSTRUCTION", "INSTRUCTION", "RELATIONS", "RELATION_CLASS", "REVERSE_EXAMPLES",
+           "REVERSE_INSTRUCTION", "SPLIT_MARK", "STYLES", "SYSTEM_PROMPT", "ParaphraseConfig", "Paraphraser",
+           "check_relation", "clean_output", "context_size", "directional_random_fraction", "make_paraphraser",
+           "normalise", "overlap_problems", "skip_reason", "span_problems"]
 
 
 def directional_random_fraction(relation: str) -> float:
@@ -172,9 +104,6 @@ def check_relation(relation: str) -> str:
     if relation not in RELATIONS:
         raise ParaspanError.from_code("E950", value=relation, choices=", ".join(RELATIONS))
     return relation
-
-#: The prompt is cached up to here: everything before it is the same for every sentence.
-SPLIT_MARK = "Sentence:"
 
 
 @dataclass(frozen=True)
@@ -212,101 +141,6 @@ class ParaphraseConfig:
         if self.style not in STYLES:
             raise ValueError(f"unknown paraphrase style {self.style!r} (known: {', '.join(STYLES)})")
         check_relation(self.relation)
-
-
-# ----------------------------------------------------------------------------- request checks
-
-
-def span_problems(text: str, spans: Sequence[Any], key: str) -> list[str]:
-    """What is wrong with a list of ``[start, end]`` spans over ``text`` (empty: nothing)."""
-    problems = []
-    for i, span in enumerate(spans):
-        if (not isinstance(span, (list, tuple)) or len(span) != 2
-                or not all(isinstance(x, int) and not isinstance(x, bool) for x in span)):
-            problems.append(f"{key}[{i}] must be [start, end] (two integers), not {span!r}")
-            continue
-        start, end = span
-        if not 0 <= start < end <= len(text):
-            problems.append(f"{key}[{i}] = [{start}, {end}] is out of range for a text of "
-                            f"{len(text)} characters (need 0 <= start < end <= {len(text)})")
-        elif not text[start:end].strip():
-            problems.append(f"{key}[{i}] = [{start}, {end}] covers only whitespace")
-    return problems
-
-
-def overlap_problems(ban: Sequence[CharSpan], keep: Sequence[CharSpan]) -> list[str]:
-    """A span cannot be both banned and kept (overlaps within one list are fine: a union)."""
-    return [f"ban {list(b)} overlaps keep {list(k)}: text cannot be both banned and kept"
-            for b in ban for k in keep if b[0] < k[1] and k[0] < b[1]]
-
-
-def _latin_share(text: str) -> float:
-    letters = [c for c in text if c.isalpha()]
-    if not letters:
-        return 0.0
-    latin = sum(1 for c in letters if "LATIN" in unicodedata.name(c, ""))
-    return latin / len(letters)
-
-
-def skip_reason(text: str) -> str | None:
-    """Why a text is not paraphrased at all (``None``: go ahead)."""
-    if not text.strip():
-        return "empty text"
-    if not any(c.isalpha() for c in text):
-        return "no words to paraphrase (the text has no letters)"
-    if _latin_share(text) < 0.5:
-        return "not English: most letters are not Latin script (paraspan paraphrases English)"
-    return None
-
-
-# ----------------------------------------------------------------------------- output cleaning
-
-_PREAMBLE_RE = re.compile(
-    r"^\s*(?:(?:here(?:'s| is)|this is|sure[,!.]?)\b[^:\n]{0,80}:"
-    r"|(?:the\s+)?(?:paraphrased?|rewritten|rewrite|new|output|answer|result)(?:\s+(?:sentence|version|text))?\s*:"
-    r"|sentence\s*:)\s*",
-    re.IGNORECASE,
-)
-_QUOTES = {'"': '"', "'": "'", "\u201c": "\u201d", "\u2018": "\u2019", "\u00ab": "\u00bb", "`": "`"}
-_FINAL_RE = re.compile(r"[.!?\u2026][\"'\u201d\u2019)\]]*$")
-_NORM_RE = re.compile(r"[^\w\s]|_")
-
-
-def clean_output(text: str) -> str:
-    """Strip preambles ("Paraphrase:", "Here is …:") and wrapping quotes from a model answer."""
-    out = text.strip()
-    for _ in range(2):
-        stripped = _PREAMBLE_RE.sub("", out, count=1).strip()
-        if stripped == out:
-            break
-        out = stripped
-    for _ in range(2):
-        if len(out) >= 2 and out[0] in _QUOTES:
-            close = _QUOTES[out[0]]
-            if out[-1] == close:
-                out = out[1:-1].strip()
-            elif len(out) >= 3 and out[-2] == close and out[-1] in ".!?":
-                out = (out[1:-2] + out[-1]).strip()  # "…". → ….
-    return out
-
-
-def normalise(text: str) -> str:
-    return " ".join(_NORM_RE.sub(" ", text.lower()).split())
-
-
-def _keeps_span(candidate: str, kept: str, at_start: bool) -> bool:
-    pattern = re.escape(kept)
-    if kept[:1].isalnum():
-        pattern = r"(?<![^\W_])" + pattern
-    if kept[-1:].isalnum():
-        pattern += r"(?![^\W_])"
-    if re.search(pattern, candidate):
-        return True
-    # A span that opened the source may lose its capital mid-sentence (and vice versa).
-    if at_start and kept[:1].isalpha():
-        return re.search(pattern.replace(re.escape(kept[0]), f"[{kept[0].lower()}{kept[0].upper()}]", 1),
-                         candidate) is not None
-    return False
 
 
 # ----------------------------------------------------------------------------- the paraphraser
@@ -352,17 +186,20 @@ class Paraphraser:
     """Constrained paraphrases of one sentence (a :class:`Generator`), or of several at once.
 
     ``backend`` is a :class:`~paraspan.llm.backend.Backend`, or a model name / ``.gguf``
-    path for a :class:`~paraspan.llm.llama_backend.LlamaBackend`.
+    path for a :class:`~paraspan.llm.llama_backend.LlamaBackend`. ``prompter``: where the prompts
+    come from instead of the chat instruction (a trained adapter's layout,
+    :class:`~paraspan.generate.paraphrase_adapter.AdapterPrompter`).
     """
 
     def __init__(self, backend: Backend | str | None = "default",
-                 config: ParaphraseConfig | None = None, **overrides: Any) -> None:
+                 config: ParaphraseConfig | None = None, prompter: Any = None, **overrides: Any) -> None:
         if backend is None or isinstance(backend, str):
             from paraspan.llm.llama_backend import LlamaBackend
 
             backend = LlamaBackend.load(backend or "default")
         self.backend: Backend = backend
         self.config = replace(config or ParaphraseConfig(), **overrides)
+        self.prompter = prompter
         self.info: dict[str, Any] = {}  # model names and versions, recorded in provenance
 
     capabilities = Capabilities(honours_ban=True)
@@ -374,6 +211,8 @@ class Paraphraser:
         return f"{instruction}\n{examples}" if self.config.faithful_examples else instruction
 
     def prompt(self, text: str, banned: Sequence[str] = (), kept: Sequence[str] = ()) -> Prompt:
+        if self.prompter is not None:
+            return self.prompter.prompt(text, banned, kept)  # type: ignore[no-any-return]
         user = f"{self._instruction()}\n{SPLIT_MARK} {text}"
         if banned:
             listed = ", ".join(f'"{b}"' for b in banned)
@@ -384,6 +223,8 @@ class Paraphraser:
         return self.backend.chat_prompt(SYSTEM_PROMPT, user, split_at=SPLIT_MARK)
 
     def reverse_prompt(self, candidate: str) -> Prompt:
+        if self.prompter is not None:
+            return self.prompter.reverse_prompt(candidate)  # type: ignore[no-any-return]
         # from a more general candidate the source is a more specific sentence, and vice versa
         instruction = self._instruction(_INVERSE[self.config.relation])
         return self.backend.chat_prompt(SYSTEM_PROMPT, f"{instruction}\n{SPLIT_MARK} {candidate}",
@@ -514,7 +355,8 @@ class Paraphraser:
         """The backward scores of every job's chosen candidates, in one scoring pass."""
         items: list[tuple[Prompt, list[int]]] = []
         for job in jobs:
-            continuation = job.source_tokens + self.backend.end_of_turn()
+            end = self.prompter.answer_end() if self.prompter is not None else self.backend.end_of_turn()
+            continuation = job.source_tokens + end
             items.extend((self.reverse_prompt(job.pool.texts[i]), continuation) for i in job.to_score)
         started, cpu_started = time.perf_counter(), time.process_time()
         scored = self.backend.logprobs(items) if items else []
@@ -674,8 +516,8 @@ class ParaphraserFactory(GeneratorFactory):
 
     def check_options(self, options: Mapping[str, Any]) -> None:
         relation, rewrites = options.get("relation", "equivalence"), options.get("rewrites")
-        if rewrites == "off" or (rewrites is None and relation == "equivalence"):
-            return
+        if rewrites == "off" or (rewrites is None and (relation == "equivalence" or options.get("adapter"))):
+            return  # a trained adapter is asked for the direction itself
         other = {"equivalence": "rewrite", "forward": "generalize", "reverse": "elaborate"}.get(relation, "rewrite")
         raise ParaspanError.from_code("E974", relation=relation, rewrites=rewrites, other=other)
 
@@ -692,7 +534,7 @@ def make_paraphraser(model: str = "default", samples: int = 6, constraint_sets: 
                      backward: bool | None = None,
                      relation: Literal["equivalence", "forward", "reverse"] = "equivalence",
                      random_fraction: float | None = None,
-                     rewrites: Literal["only", "off"] | None = None) -> Paraphraser:
+                     rewrites: Literal["only", "off"] | None = None, adapter: str | None = None) -> Paraphraser:
     """The registered ``paraphrase`` generator: a :class:`Paraphraser` on a llama.cpp or transformers model.
 
     ``rewrites``: ``off`` (the default for equivalence) asks the LLM; for a direction it must be
@@ -715,24 +557,37 @@ def make_paraphraser(model: str = "default", samples: int = 6, constraint_sets: 
     more than it changes there. ``batch``: the most samples decoded together across a batch's
     requests (wider batches decode faster per token, with a larger context). The measurements
     behind these defaults are in ``benchmarks/README.md`` ("Measurements behind the defaults").
+    ``adapter``: a paraphrase adapter (``paraspan train-generator --task paraphrase``) asked in its own
+    prompt layout for ``relation`` on its base (``model`` default: the adapter's); refused (E524) when
+    it was not trained for ``relation``; for a direction it replaces the rules (``rewrites`` unset).
     """
     from dataclasses import asdict
 
     from paraspan.llm.hf_backend import load_backend
 
-    make_paraphraser.check_options({"relation": relation, "rewrites": rewrites})
+    make_paraphraser.check_options({"relation": relation, "rewrites": rewrites, "adapter": adapter})
     width = max(8, samples * constraint_sets, batch)
-    runtime = load_backend(model, backend=backend, device=device, seed=seed, n_ctx=context_size(n_ctx, width),
-                           n_threads=threads, parallel=width)
+    prompter, card = None, None
+    if adapter is not None:
+        from paraspan.generate.paraphrase_adapter import load_paraphrase_adapter
+
+        runtime, prompter, card = load_paraphrase_adapter(
+            adapter, relation, model=None if model == "default" else model, backend=backend, device=device,
+            n_threads=threads, seed=seed, n_ctx=context_size(n_ctx, width), parallel=width)
+    else:
+        runtime = load_backend(model, backend=backend, device=device, seed=seed, n_ctx=context_size(n_ctx, width),
+                               n_threads=threads, parallel=width)
     config = ParaphraseConfig(n=n, samples=samples, constraint_sets=constraint_sets, top_k=top_k,
                               temperature=temperature, rescore_per_cluster=rescore_top, max_score=max_score,
                               faithful_examples=faithful_examples, style=style, seed=seed, relation=relation,
                               random_fraction=directional_random_fraction(relation) if random_fraction is None
                               else random_fraction,
                               backward=rescore_top is not None if backward is None else backward)
-    paraphraser = Paraphraser(runtime, config)
+    paraphraser = Paraphraser(runtime, config, prompter=prompter)
     paraphraser.info = {**backend_info(runtime, model),
                         "paraphrase_config": {k: v for k, v in asdict(config).items() if v is not None}}
+    if card is not None:
+        paraphraser.info.update(adapter=card.get("name"), adapter_base=card.get("base", {}).get("name"))
     if runtime.name == "transformers":
         paraphraser.info["device"] = str(runtime.device)
     return paraphraser

@@ -11,10 +11,13 @@ __all__ = ["load_adapter_backend"]
 
 
 def load_adapter_backend(adapter: str | os.PathLike[str], *, model: str | None = None, backend: str = "auto",
-                         device: str = "auto", n_threads: int | None = None) -> tuple[Any, dict[str, Any]]:
+                         device: str = "auto", n_threads: int | None = None, seed: int = 0, n_ctx: int = 4096,
+                         parallel: int = 32) -> tuple[Any, dict[str, Any]]:
     """A generation backend with the adapter applied, and the adapter's card.
 
     llama.cpp applies the GGUF LoRA on the CPU; transformers loads the peft adapter (the GPU path).
+    ``seed``, ``n_ctx`` and ``parallel`` (samples decoded together) as for
+    :func:`~paraspan.llm.hf_backend.load_backend`.
     """
     from paraspan.llm.hf_backend import TransformersBackend, locate_model, pick_backend
     from paraspan.models.adapters import GGUF_NAME, PEFT_DIR, adapter_folder, check_base, file_sha256, read_card
@@ -32,11 +35,13 @@ def load_adapter_backend(adapter: str | os.PathLike[str], *, model: str | None =
         if not gguf.is_file():
             raise TrainError.from_code("E508", path=folder, exc=f"no {GGUF_NAME} for llama.cpp (try --backend "
                                        "transformers)", names=str(adapter))
-        return LlamaBackend.load(str(base), n_threads=n_threads, lora_path=str(gguf)), card
+        return LlamaBackend.load(str(base), n_threads=n_threads, seed=seed, n_ctx=n_ctx, max_parallel=parallel,
+                                 lora_path=str(gguf)), card
     source = locate_model(base)
     if source.gguf_file:
         check_base(card, str(adapter), source.name, file_sha256(source.folder / source.gguf_file))
-    loaded = TransformersBackend.load(base, device=device, n_threads=n_threads)
+    loaded = TransformersBackend.load(base, device=device, seed=seed, n_ctx=n_ctx, max_batch=max(parallel, 1),
+                                      n_threads=n_threads)
     from peft import PeftModel
 
     loaded.model = PeftModel.from_pretrained(loaded.model, str(folder / PEFT_DIR))
