@@ -16,10 +16,9 @@ Deterministic for a given seed and thread count (fixed shuffles, seeded torch).
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -178,6 +177,8 @@ def _fit(config: HeadConfig, fit: Sequence[Example], fit_states: Sequence[PairSt
          ) -> tuple[Any, float, int, list[dict[str, float]]]:
     import torch
 
+    from paraspan.train.loop import Epoch, Fit
+
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     scorer = build_scorer(config)
@@ -190,13 +191,9 @@ def _fit(config: HeadConfig, fit: Sequence[Example], fit_states: Sequence[PairSt
     labels = [soft_labels(candidate_index(ex.item, st, config.k), ex.gold)
               for ex, st in zip(fit, fit_states, strict=True)]
     fixed = [fixed_features(ex.item, st, config, cums) for ex, st in zip(fit, fit_states, strict=True)]
-    history: list[dict[str, float]] = []
-    best: tuple[float, int, float, dict[str, Any]] | None = None
-    for epoch in range(1, epochs + 1):
-        start = time.perf_counter()
-        scorer.train()
+
+    def batches(_epoch: int) -> Iterator[tuple[Any, Any]]:
         order = rng.permutation(len(fit))
-        total, batches = 0.0, 0
         for b in range(0, len(order), batch_tasks):
             rows: list[np.ndarray] = []
             targets: list[np.ndarray] = []
@@ -210,31 +207,30 @@ def _fit(config: HeadConfig, fit: Sequence[Example], fit_states: Sequence[PairSt
             if not rows:
                 continue
             x = torch.from_numpy(np.concatenate(rows))
-            t = torch.from_numpy(np.concatenate(targets))
-            if len(x) < 2:  # batchnorm needs two rows
-                continue
-            optim.zero_grad()
-            loss = loss_fn(scorer(x).squeeze(-1), t)
-            loss.backward()
-            optim.step()
-            total += float(loss.detach())
-            batches += 1
-        sched.step()
+            if len(x) >= 2:  # batchnorm needs two rows
+                yield x, torch.from_numpy(np.concatenate(targets))
+
+    history: list[dict[str, float]] = []
+    thresholds: dict[int, float] = {}
+
+    def score(end: Epoch) -> float:
+        start = time.perf_counter()
         cands, scores = predict_examples(scorer, config, tune, tune_states)
         threshold, f1 = tune_threshold(cands, scores, tune)
-        row = {"epoch": epoch, "loss": total / max(1, batches), "tune_exact_f1": f1, "threshold": threshold,
-               "seconds": time.perf_counter() - start}
+        thresholds[end.epoch] = threshold
+        row = {"epoch": end.epoch, "loss": end.loss, "tune_exact_f1": f1, "threshold": threshold,
+               "seconds": end.seconds + time.perf_counter() - start}
         history.append(row)
         if log is not None:
-            log(f"epoch {epoch:2d}  loss {row['loss']:.4f}  held-out exact F1 {f1:5.1f} "
+            log(f"epoch {end.epoch:2d}  loss {row['loss']:.4f}  held-out exact F1 {f1:5.1f} "
                 f"(threshold {threshold:.3f})  {row['seconds']:.1f}s")
-        if best is None or f1 > best[0]:
-            best = (f1, epoch, threshold, copy.deepcopy(scorer.state_dict()))
-    if best is None:
-        raise ParaspanError.from_code("E971", epochs=epochs)
-    scorer.load_state_dict(best[3])
+        return f1
+
+    result = Fit(scorer, optim, batches, lambda batch: (loss_fn(scorer(batch[0]).squeeze(-1), batch[1]), 1.0),
+                 epochs=epochs, scheduler=sched, schedule="epoch").run(score, keep_best=True)
     scorer.eval()
-    return scorer, best[2], best[1], history
+    best = int(result.best_epoch or 0)
+    return scorer, thresholds[best], best, history
 
 
 def _sample(labels: np.ndarray, near: int, far: int, rng: np.random.Generator) -> np.ndarray:

@@ -277,13 +277,13 @@ def _batches(data: dict[str, np.ndarray], order: np.ndarray, batch_size: int,
 
 def _length_order(lengths: np.ndarray, rng: np.random.Generator | None, batch_size: int) -> np.ndarray:
     """Shuffled (or not), then sorted by length inside windows of 50 batches: less padding."""
+    from paraspan.models.batching import length_batches
+
     order = rng.permutation(len(lengths)) if rng is not None else np.arange(len(lengths))
-    window = batch_size * 50
-    chunks = [c[np.argsort(lengths[c], kind="stable")] for c in np.array_split(order, max(1, len(order) // window))]
-    batches = [b for c in chunks for b in np.array_split(c, max(1, math.ceil(len(c) / batch_size)))]
+    batches = length_batches(lengths, batch_size, order=order, window=batch_size * 50, even=True)
     if rng is not None:
         rng.shuffle(batches)
-    return np.concatenate(batches) if batches else order
+    return np.concatenate([np.asarray(b, dtype=order.dtype) for b in batches]) if batches else order
 
 
 def _features(model: Any, data: dict[str, np.ndarray], device: Any, batch_size: int = 256,
@@ -347,6 +347,7 @@ def train_bundle(bundle: str | Path, out: str | Path, *, device: str = "cpu", re
 
     from paraspan.models.batching import warmup_linear_decay
     from paraspan.models.delta import save_delta
+    from paraspan.train.loop import Epoch, Fit
 
     started = time.perf_counter()
     folder = Path(bundle)
@@ -407,34 +408,38 @@ def train_bundle(bundle: str | Path, out: str | Path, *, device: str = "cpu", re
     history: list[dict[str, Any]] = []
     best = -1.0
     info: dict[str, Any] = {}
-    for epoch in range(1, recipe.epochs + 1):
-        model.train()
-        total, seen, t0 = 0.0, 0, time.perf_counter()
-        order = _length_order(train["lengths"], rng, recipe.batch_size)
-        for n, (idx, batch) in enumerate(_batches(train, order, recipe.batch_size, dev_t)):
-            with torch.autocast(device_type=dev_t.type, dtype=torch.bfloat16, enabled=autocast):
-                logits = model(*batch).float()
-            logits = logits.masked_fill(~masks[idx].to(dev_t), -1e9)
-            loss = torch.nn.functional.cross_entropy(logits, targets[idx].to(dev_t))
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_([p for g in opt.param_groups for p in g["params"]], 1.0)
-            opt.step()
-            sched.step()
-            total += float(loss.detach()) * len(idx)
-            seen += len(idx)
-            if n % 500 == 0:
-                log(f"epoch {epoch} step {n}: loss {total / max(seen, 1):.3f} "
-                    f"({seen / max(time.perf_counter() - t0, 1e-9):.0f} spans/s)")
+    running = {"total": 0.0, "seen": 0.0, "t0": time.perf_counter()}
+
+    def batches(epoch: int) -> Any:
+        running.update(total=0.0, seen=0.0, t0=time.perf_counter())
+        return _batches(train, _length_order(train["lengths"], rng, recipe.batch_size), recipe.batch_size, dev_t)
+
+    def loss(item: tuple[np.ndarray, tuple[Any, ...]]) -> tuple[Any, float]:
+        idx, batch = item
+        with torch.autocast(device_type=dev_t.type, dtype=torch.bfloat16, enabled=autocast):
+            logits = model(*batch).float()
+        logits = logits.masked_fill(~masks[idx].to(dev_t), -1e9)
+        return torch.nn.functional.cross_entropy(logits, targets[idx].to(dev_t)), len(idx)
+
+    def progress(n: int, value: float, weight: float) -> None:
+        running["total"] += value * weight
+        running["seen"] += weight
+        if n % 500 == 0:
+            log(f"epoch {len(history) + 1} step {n}: loss {running['total'] / max(running['seen'], 1):.3f} "
+                f"({running['seen'] / max(time.perf_counter() - running['t0'], 1e-9):.0f} spans/s)")
+
+    def end_epoch(end: Epoch) -> float:
+        nonlocal best, info
+        t0 = running["t0"]
         x_dev = _features(model, dev, dev_t, autocast=autocast)
         clf = _snapshot(model, labels, frame_fes_named)
         scores = evaluate_split(clf, dev_items, x_dev)
-        history.append({"epoch": epoch, "loss": round(total / max(seen, 1), 4),
+        history.append({"epoch": end.epoch, "loss": round(end.loss, 4),
                         "seconds": round(time.perf_counter() - t0, 1), **{k: round(v, 4) for k, v in scores.items()}})
-        log(f"epoch {epoch}: loss {total / max(seen, 1):.3f}, dev accuracy {scores['accuracy']:.4f} "
+        log(f"epoch {end.epoch}: loss {end.loss:.3f}, dev accuracy {scores['accuracy']:.4f} "
             f"(FE spans {scores['fe_accuracy']:.4f}) in {time.perf_counter() - t0:.0f}s")
         if scores["accuracy"] <= best:
-            continue
+            return scores["accuracy"]
         # the best epoch so far goes to disk at once: a run cut short still leaves a model
         best = scores["accuracy"]
         clf.prior = prior
@@ -448,7 +453,7 @@ def train_bundle(bundle: str | Path, out: str | Path, *, device: str = "cpu", re
         save_delta(model.delta(), target / DELTA_FILE)
         info = {
             "kind": "fine-tuned", "encoder_delta": DELTA_FILE, "train_layers": recipe.train_layers,
-            "recipe": asdict(recipe), "best_epoch": epoch, "history": list(history),
+            "recipe": asdict(recipe), "best_epoch": end.epoch, "history": list(history),
             "prior_dev_accuracy": {str(k): round(v, 4) for k, v in tried.items()}, "dev": dev_scores,
             "train_spans": int(len(targets)), "base": meta.get("base", {}), "data": meta.get("data", {}),
             "training": {"seconds": round(time.perf_counter() - started, 1), "device": str(dev_t),
@@ -457,8 +462,12 @@ def train_bundle(bundle: str | Path, out: str | Path, *, device: str = "cpu", re
         }
         clf.info = info
         clf.save(target)
-        log(f"epoch {epoch} kept, prior weight {clf.prior_weight}: dev accuracy {dev_scores['accuracy']:.4f} "
+        log(f"epoch {end.epoch} kept, prior weight {clf.prior_weight}: dev accuracy {dev_scores['accuracy']:.4f} "
             f"(FE spans {dev_scores['fe_accuracy']:.4f}); wrote {target}")
+        return scores["accuracy"]
+
+    Fit(model, opt, batches, loss, epochs=recipe.epochs, scheduler=sched, clip_norm=1.0,
+        after_step=progress).run(end_epoch)
     if info:  # the full history, also of epochs after the best
         info["history"] = history
         (target / "fe-tune-history.json").write_text(json.dumps(info, indent=1), encoding="utf-8")

@@ -325,6 +325,8 @@ def _fit(x: np.ndarray, y: np.ndarray, *, mode: str, down_weight: float, epochs:
     import torch
     from torch import nn
 
+    from paraspan.train.loop import Fit
+
     mean = x.mean(axis=0)
     std = np.where(x.std(axis=0) > 1e-9, x.std(axis=0), 1.0)  # a constant column scales to 0
     torch.manual_seed(seed)
@@ -342,14 +344,11 @@ def _fit(x: np.ndarray, y: np.ndarray, *, mode: str, down_weight: float, epochs:
     opt = torch.optim.Adam(net.parameters(), lr=lr)
     loss_fn = nn.BCEWithLogitsLoss(weight=weight)
     # The net is tiny: one torch thread is fastest (`paraspan train-filter` runs with one).
-    for _ in range(epochs):  # full batch: a few thousand rows at most
-        opt.zero_grad()
-        loss = loss_fn(net(xt)[:, 0], yt)
-        loss.backward()
-        opt.step()
+    result = Fit(net, opt, lambda _epoch: [None], lambda _: (loss_fn(net(xt)[:, 0], yt), 1.0),  # full batch
+                 epochs=epochs).run()
     linears = [m for m in net if isinstance(m, nn.Linear)]
     return ([m.weight.detach().double().numpy().tolist() for m in linears],
-            [m.bias.detach().double().numpy().tolist() for m in linears], mean, std, float(loss.item()))
+            [m.bias.detach().double().numpy().tolist() for m in linears], mean, std, float(result.last_loss or 0.0))
 
 
 def train_filter(rows: Sequence[Sequence[float]], labels: Sequence[int], *, mode: str = "precision",

@@ -1,11 +1,11 @@
 """The MLP head shared by the FE-type classifier, the span-label verifier and the learned filter:
 standardised features through ReLU layers (the last one linear) in numpy, a softmax over the
-logits a caller allows, and the one training loop of the masked classification heads (torch,
-imported when it runs)."""
+logits a caller allows, and the training of the masked classification heads (torch, imported when it
+runs, on :class:`paraspan.train.loop.Fit`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -42,29 +42,22 @@ def train_masked_head(x: Any, y: Any, masks: Any, *, hidden: int, dropout: float
     """
     import torch
 
-    from paraspan.errors import ParaspanError
+    from paraspan.train.loop import Fit
 
     torch.manual_seed(seed)
     net = torch.nn.Sequential(torch.nn.Dropout(0.1), torch.nn.Linear(x.shape[1], hidden), torch.nn.ReLU(),
                               torch.nn.Dropout(dropout), torch.nn.Linear(hidden, masks.shape[1]))
     opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=weight_decay)
     gen = torch.Generator().manual_seed(seed)
-    best: tuple[float, int, dict[str, Any]] | None = None
-    for epoch in range(1, epochs + 1):
-        net.train()
+
+    def batches(_epoch: int) -> Iterator[Any]:
         order = torch.randperm(len(y), generator=gen)
-        total = 0.0
         for start in range(0, len(order), batch_size):
-            idx = order[start:start + batch_size]
-            loss = torch.nn.functional.cross_entropy(net(x[idx]).masked_fill(~masks[idx], -1e9), y[idx])
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            total += loss.item() * len(idx)
-        value = score(net, epoch, total / len(y))
-        if best is None or value > best[0]:
-            best = (value, epoch, {k: v.detach().clone() for k, v in net.state_dict().items()})
-    if best is None:
-        raise ParaspanError.from_code("E971", epochs=epochs)
-    net.load_state_dict(best[2])
-    return net, best[1]
+            yield order[start:start + batch_size]
+
+    def loss(idx: Any) -> tuple[Any, float]:
+        return torch.nn.functional.cross_entropy(net(x[idx]).masked_fill(~masks[idx], -1e9), y[idx]), len(idx)
+
+    result = Fit(net, opt, batches, loss, epochs=epochs).run(lambda end: score(net, end.epoch, end.loss),
+                                                              keep_best=True)
+    return net, int(result.best_epoch or 0)

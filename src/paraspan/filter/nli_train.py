@@ -43,7 +43,8 @@ from torch import nn
 from paraspan.corpus.pairs import NLI_LABELS as LABELS
 from paraspan.corpus.pairs import Pair, read_pair_file
 from paraspan.errors import ModelError, ParaspanError
-from paraspan.models.batching import length_sorted_batches, warmup_linear_decay
+from paraspan.models.batching import length_batches, length_sorted_batches, warmup_linear_decay
+from paraspan.train.loop import Epoch, Fit
 
 # Imports flow one way: the judges load this module's model; nothing here imports the judges.
 WEIGHTS_NAME = "minilm-nli.safetensors"
@@ -336,41 +337,36 @@ def train_nli(
     total = recipe.epochs * per_epoch
     scheduler = warmup_linear_decay(optimizer, total, recipe.warmup)
 
-    def unit_length(u: int) -> int:
-        return max(int(cached[r].shape[0]) for r in units[u][0])
+    lengths = [max(int(cached[r].shape[0]) for r in rows) for rows, _code in units]
 
-    history: list[dict[str, Any]] = []
-    scores: dict[str, float] = {}
-    for epoch in range(recipe.epochs):
-        model.train()
+    def batches(_epoch: int) -> list[list[int]]:
         # Batches of units of similar length (little padding), in a seeded random order.
         order = list(range(len(units)))
         rng.shuffle(order)
-        window = recipe.batch_size * 20
-        batches = []
-        for s in range(0, len(order), window):
-            chunk = sorted(order[s : s + window], key=unit_length)
-            batches += [chunk[b : b + recipe.batch_size] for b in range(0, len(chunk), recipe.batch_size)]
-        rng.shuffle(batches)
-        running = 0.0
-        for batch in batches:
-            rows = [r for u in batch for r in units[u][0]]
-            at = {r: i for i, r in enumerate(rows)}
-            hidden, mask = _collate([cached[r] for r in rows])
-            log_probs = model.upper(hidden, mask).log_softmax(-1)
-            loss = _loss(log_probs, [([at[r] for r in units[u][0]], units[u][1]) for u in batch])
-            optimizer.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_([p for p in model.parameters() if p.requires_grad], 1.0)
-            optimizer.step()
-            scheduler.step()
-            running += loss.detach().item()
-        scores = {name: round(_unit_accuracy(_predict(model, dev_cached), dev_units), 4)
-                  for name, dev_cached, dev_units in dev_sets}
-        entry = {"epoch": epoch + 1, "loss": round(running / len(batches), 4), **scores,
+        chosen = length_batches(lengths, recipe.batch_size, order=order, window=recipe.batch_size * 20)
+        rng.shuffle(chosen)
+        return chosen
+
+    def loss(batch: list[int]) -> tuple[torch.Tensor, float]:
+        rows = [r for u in batch for r in units[u][0]]
+        at = {r: i for i, r in enumerate(rows)}
+        hidden, mask = _collate([cached[r] for r in rows])
+        log_probs = model.upper(hidden, mask).log_softmax(-1)
+        return _loss(log_probs, [([at[r] for r in units[u][0]], units[u][1]) for u in batch]), 1.0
+
+    history: list[dict[str, Any]] = []
+    scores: dict[str, float] = {}
+
+    def evaluate(end: Epoch) -> None:
+        scores.clear()
+        scores.update({name: round(_unit_accuracy(_predict(model, dev_cached), dev_units), 4)
+                       for name, dev_cached, dev_units in dev_sets})
+        entry = {"epoch": end.epoch, "loss": round(end.loss, 4), **scores,
                  "seconds": round(time.perf_counter() - start, 1)}
         history.append(entry)
         say(json.dumps(entry))
+
+    Fit(model, optimizer, batches, loss, epochs=recipe.epochs, scheduler=scheduler, clip_norm=1.0).run(evaluate)
 
     seconds = time.perf_counter() - start
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -4,7 +4,7 @@ frozen-feature learners (frame identification, SRL) share."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -141,6 +141,8 @@ def train_head(
     import torch
     from torch import nn
 
+    from paraspan.train.loop import Fit
+
     torch.manual_seed(seed)
     generator = torch.Generator().manual_seed(seed)
     model = nn.Sequential(nn.Linear(in_dim, config.hidden), nn.ReLU(), nn.Dropout(config.dropout),
@@ -155,29 +157,21 @@ def train_head(
         return model, "no training examples", []
     steps_per_epoch = math.ceil(n / config.batch_size)
     steps = min(config.max_steps, max(config.min_steps, config.epochs * steps_per_epoch))
-    losses: list[float] = []
-    step = 0
-    model.train()
-    while step < steps:
+
+    def batches(_epoch: int) -> Iterator[Any]:
         order = torch.randperm(n, generator=generator)
-        total, count = 0.0, 0
         for start in range(0, n, config.batch_size):
-            idx = order[start : start + config.batch_size]
-            logp = torch.log_softmax(model(make_input(idx)), dim=-1)
-            loss = head_loss(logp, y[idx], eps[idx], weights)
-            if not torch.isfinite(loss):
-                return model, f"non-finite loss at step {step}", losses
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            total += float(loss.detach()) * len(idx)
-            count += len(idx)
-            step += 1
-            if step >= steps:
-                break
-        losses.append(total / max(count, 1))
+            yield order[start : start + config.batch_size]
+
+    def loss(idx: Any) -> tuple[Any, float]:
+        logp = torch.log_softmax(model(make_input(idx)), dim=-1)
+        return head_loss(logp, y[idx], eps[idx], weights), len(idx)
+
+    result = Fit(model, optimizer, batches, loss, epochs=None, max_steps=steps, stop_on_nonfinite=True).run()
+    if result.stopped is not None:
+        return model, result.stopped, result.losses
     model.eval()
-    return model, None, losses
+    return model, None, result.losses
 
 
 def predict_head(model: Any, make_input: Callable[[Any], Any], n: int, batch_size: int = 4096) -> tuple[Any, Any]:
