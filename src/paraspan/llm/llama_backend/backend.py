@@ -1,138 +1,33 @@
-"""A :class:`~paraspan.llm.backend.Backend` on llama.cpp (``llama-cpp-python``), CPU only.
-
-Why not ``Llama.create_completion``: it evaluates the prompt for every call, samples one
-sequence at a time, and in llama-cpp-python 0.3.36 silently drops both ``logit_bias`` and
-``logits_processor`` when both are given. Instead this backend opens its own llama.cpp context
-on the already-loaded model weights (no second copy in memory) with several sequences and a
-unified KV cache, and then
-
-* keeps the shared prompt prefix (system prompt + instruction) in sequence 0, evaluated once;
-* evaluates each request's suffix once, into sequence 1;
-* forks sequence 1 into up to ``max_parallel`` sequences (a KV-cache copy is just metadata)
-  and decodes one token for every live sequence per ``llama_decode`` call — on a CPU this is
-  several times the throughput of one sequence, because the weights are read once per step;
-* samples in numpy: banned token ids → −inf, top-k, the :class:`WordGuard` check on the
-  candidates, temperature, a seeded draw; the log-probability of the drawn token under the
-  full distribution is recorded as it goes (the forward score costs nothing extra);
-* scores continuations (the backward score) by packing many (prompt, continuation) pairs
-  into one batch, asking for logits only where a continuation token is predicted.
-"""
+"""The llama.cpp backend itself: its own context on the loaded weights, the cached prefix, and batched sampling."""
 
 from __future__ import annotations
 
 import ctypes
-import functools
-import re
 import weakref
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from paraspan.errors import ModelError
 from paraspan.llm.backend import BanIdCache, Prompt, Sample, SampleGroup, SampleJob
+from paraspan.llm.llama_backend.scoring import LlamaScoring
+from paraspan.llm.llama_backend.sequences import (
+    _FIRST_WORK_SEQ,
+    _PREFIX_SEQ,
+    _PROMPT_SEQ,
+    _SPARE,
+    ContextTooSmall,
+    _decode_partial,
+    _Keep,
+    _Seq,
+    as_prompt,
+    keeps_for,
+)
 from paraspan.text.constraints import BanSet, VocabIndex, WordGuard, trailing_word
 
-#: Candidates examined beyond k at each step, so that a few rejected by the guard still
-#: leave k to sample from without a second partition.
-_SPARE = 16
 
-#: a word for ``SampleGroup.max_words``: a run of non-space characters with a letter or digit
-_WORDLIKE = re.compile(r"\w")
-
-#: Sequence ids: 0 holds the cached prefix, 1 is free (it held a prompt before its samples'
-#: sequences took the prompt's cells directly), the rest samples or scored items.
-_PREFIX_SEQ = 0
-_PROMPT_SEQ = 1
-_FIRST_WORK_SEQ = 2
-
-
-class ContextTooSmall(ModelError):
-    """A prompt (plus its continuation) does not fit in the context window."""
-
-
-def _decode_partial(data: bytes) -> tuple[str, bytes]:
-    """Decode UTF-8, holding back an incomplete multi-byte character at the end."""
-    try:
-        return data.decode("utf-8"), b""
-    except UnicodeDecodeError as exc:
-        if exc.end >= len(data) and exc.reason == "unexpected end of data":
-            return data[: exc.start].decode("utf-8", "replace"), data[exc.start:]
-        return data.decode("utf-8", "replace"), b""
-
-
-@dataclass
-class _Seq:
-    """One sample being decoded."""
-
-    seq_id: int
-    group: int
-    index: int
-    rng: np.random.Generator
-    guard: WordGuard
-    banned: np.ndarray
-    tokens: list[int] = field(default_factory=list)
-    logprobs: list[float] = field(default_factory=list)
-    text: str = ""
-    pending: bytes = b""
-    finish: str | None = None
-    keep: list[_Keep] = field(default_factory=list)  # kept phrases not yet in the text
-    fields: int = 0  # required "|"-separated fields (0: any answer)
-    max_words: int = 0  # the sample stops past this many words (0: no limit; SampleGroup.max_words)
-    job: int = 0  # the prompt it answers (a batch of several prompts)
-    n_past: int = 0  # that prompt's length: the position of the sample's first token
-    max_tokens: int = 0
-
-    def advance(self, token: int, piece: bytes, end_of_turn: bool, max_tokens: int, *, stop: bool = True) -> None:
-        """Append ``token`` (``piece``: its bytes) and set ``finish``: at the end of turn or a line
-        break after some text (unless ``stop`` is false: a fixed-length run), or at ``max_tokens``."""
-        if self.finish is not None:  # blocked
-            return
-        self.tokens.append(token)
-        if end_of_turn and stop:
-            self.finish = "stop"
-            return
-        text, self.pending = _decode_partial(self.pending + piece)
-        if stop and "\n" in text and (self.text + text.split("\n", 1)[0]).strip():
-            self.text += text.split("\n", 1)[0]
-            self.finish = "newline"
-            return
-        self.text += text
-        if self.keep:
-            self.keep = [k for k in self.keep if not any(form in self.text for form in k.forms)]
-        if self.max_words and stop and sum(1 for w in self.text.split() if _WORDLIKE.search(w)) > self.max_words:
-            self.finish = "words"
-        elif len(self.tokens) >= max_tokens:
-            self.finish = "length"
-
-
-@dataclass
-class _Keep:
-    """A phrase to keep: its surface forms and their token sequences."""
-
-    forms: tuple[str, ...]
-    variants: tuple[tuple[int, ...], ...]
-    start: float
-    cont: float
-
-
-def keeps_for(group: SampleGroup, tokenize: Callable[[str], list[int]]) -> list[_Keep]:
-    """The phrases ``group`` keeps, each with its surface forms and their token sequences (any backend)."""
-    if not group.keep or (group.keep_start == 0 and group.keep_continue == 0):
-        return []
-    out = []
-    for phrase in group.keep:
-        forms = {phrase}
-        if phrase[:1].isalpha():  # a phrase may move in or out of sentence-initial position
-            forms.add(phrase[0].swapcase() + phrase[1:])
-        variants = {tuple(tokenize(prefix + form)) for form in forms for prefix in ("", " ")}
-        out.append(_Keep(tuple(sorted(forms)), tuple(sorted(v for v in variants if v)),
-                         group.keep_start, group.keep_continue))
-    return out
-
-
-class LlamaBackend:
+class LlamaBackend(LlamaScoring):
     """Sampling and scoring on a GGUF model through llama.cpp.
 
     Build it with :meth:`load` (a packaged name or a ``.gguf`` path) or from a
@@ -596,144 +491,6 @@ class LlamaBackend:
         assert self._pieces_bytes is not None and self._eog is not None
         seq.advance(token, self._pieces_bytes[token], bool(self._eog[token]), max_tokens)
 
-    # ------------------------------------------------------------------ scoring
-
-    def logprob(self, prompt: Prompt | Sequence[int], continuation: Sequence[int]) -> float:
-        return self.logprobs([(prompt, continuation)])[0]
-
-    def logprobs(self, items: Sequence[tuple[Prompt | Sequence[int], Sequence[int]]]) -> list[float]:
-        """Mean log-probability of each continuation; prompts sharing a prefix reuse its cache."""
-        return self._score(items)[0]
-
-    def token_logprobs(self, items: Sequence[tuple[Prompt | Sequence[int], Sequence[int]]]) -> list[list[float]]:
-        """Log-probability of each continuation token (one list per item, in token order), in the same
-        batches as :meth:`logprobs`, whose mean is the mean of these values."""
-        per_token = self._score(items, per_token=True)[1]
-        return [per_token.get(i, []) for i in range(len(items))]
-
-    def _score(self, items: Sequence[tuple[Prompt | Sequence[int], Sequence[int]]], *, per_token: bool = False
-               ) -> tuple[list[float], dict[int, list[float]]]:
-        """Mean log-probabilities (and, with ``per_token``, each token's) of the continuations."""
-        items = [(as_prompt(prompt), continuation) for prompt, continuation in items]
-        results: list[float] = [float("nan")] * len(items)
-        tokens: dict[int, list[float]] = {}
-        by_prefix: dict[tuple[int, ...], list[int]] = {}
-        for i, (prompt, continuation) in enumerate(items):
-            if not continuation:
-                raise ValueError("an empty continuation has no log-probability")
-            if len(prompt) + len(continuation) > self._n_ctx - 1:
-                raise ContextTooSmall.from_code("E383",
-                                                problem="prompt + continuation "
-                                                        f"({len(prompt) + len(continuation)} tokens) exceed the "
-                                                        f"context ({self._n_ctx})")
-            by_prefix.setdefault(prompt.prefix, []).append(i)
-        try:
-            for prefix, indices in by_prefix.items():
-                if prefix:
-                    self._ensure_prefix(prefix)
-                self._score_with_prefix(prefix, [(i, items[i][0].suffix, items[i][1]) for i in indices],
-                                        results, per_token=tokens if per_token else None)
-        finally:
-            for seq in range(_PROMPT_SEQ, _FIRST_WORK_SEQ + self.max_parallel):
-                self._seq_rm(seq)
-        return results, tokens
-
-    def _score_with_prefix(self, prefix: tuple[int, ...],
-                           items: Sequence[tuple[int, tuple[int, ...], Sequence[int]]],
-                           results: list[float], *, per_token: dict[int, list[float]] | None = None) -> None:
-        base = len(prefix)
-        sums: dict[int, float] = {}
-        pending: list[tuple[int, int, int, bool]] = []
-        targets: list[tuple[int, int]] = []  # (item, target token) per output row
-        owners: dict[int, int] = {}  # seq id → item whose last token is in the batch
-        free = list(range(_FIRST_WORK_SEQ + self.max_parallel - 1, _FIRST_WORK_SEQ - 1, -1))
-
-        def flush() -> None:
-            if not pending:
-                return
-            self._decode(pending)
-            rows = self._logits(len(targets)) if targets else None
-            if rows is not None:
-                peak = rows.max(axis=1)
-                lse = peak + np.log(np.exp(rows - peak[:, None]).sum(axis=1))
-                for r, (item, token) in enumerate(targets):
-                    sums[item] = sums.get(item, 0.0) + float(rows[r, token] - lse[r])
-                    if per_token is not None:  # rows come in token order within an item
-                        per_token.setdefault(item, []).append(float(rows[r, token] - lse[r]))
-            self.counters["scored_tokens"] += len(pending)
-            pending.clear()
-            targets.clear()
-            for seq, _item in list(owners.items()):
-                self._seq_rm(seq)
-                free.append(seq)
-            owners.clear()
-
-        # a batch also has to fit in the KV cache beside the prefix
-        limit = max(1, min(self.n_batch, self._n_ctx - base - 1))
-        for item, suffix, continuation in items:
-            tokens = list(suffix) + list(continuation)
-            first_target = len(suffix) - 1  # the row that predicts continuation[0]
-            if not free or len(pending) + len(tokens) > limit:
-                flush()  # start the item on a fresh batch if it does not fit in this one
-            seq = free.pop()
-            if prefix:
-                self._lib.llama_memory_seq_cp(self._mem, _PREFIX_SEQ, seq, -1, -1)
-            for j, token in enumerate(tokens):
-                if len(pending) == limit:
-                    flush()  # this item is not in `owners` yet, so its sequence survives
-                wants = first_target <= j < len(tokens) - 1
-                pending.append((token, base + j, seq, wants))
-                if wants:
-                    targets.append((item, tokens[j + 1]))
-            owners[seq] = item
-        flush()
-        for item, _suffix, continuation in items:
-            results[item] = sums.get(item, 0.0) / len(continuation)
-
-
-def as_prompt(prompt: Prompt | Sequence[int]) -> Prompt:
-    """A :class:`Prompt`; a plain token list becomes one with nothing cached."""
-    return prompt if isinstance(prompt, Prompt) else Prompt((), tuple(prompt))
-
-
-def start_tokens(backend: Any) -> list[int]:
-    """The model's begin-of-text token (or end-of-text, or a newline): what a whole text is scored after."""
-    own = getattr(backend, "start_tokens", None)
-    if callable(own):  # a backend that knows its own (the transformers one)
-        return list(own())
-    model = getattr(backend, "_model", None)
-    if model is not None:
-        for token in (model.token_bos(), model.token_eos()):
-            if token >= 0:
-                return [int(token)]
-    return backend.tokenize("\n")
-
-
-def text_logprobs(backend: Any, texts: Sequence[str]) -> list[float]:
-    """Mean log-probability per token of each text after :func:`start_tokens`, in one ``logprobs`` call."""
-    start = start_tokens(backend)
-    return backend.logprobs([(start, backend.tokenize(text)) for text in texts])
-
-
-def text_token_logprobs(backend: Any, texts: Sequence[str]) -> list[tuple[list[int], list[float]]]:
-    """Each text's token ids and the log-probability of each token after :func:`start_tokens`, in one
-    ``token_logprobs`` call (the per-token values whose mean :func:`text_logprobs` gives)."""
-    start = start_tokens(backend)
-    tokens = [backend.tokenize(text) for text in texts]
-    values = backend.token_logprobs([(start, ids) for ids in tokens])
-    return [(list(ids), list(lps)) for ids, lps in zip(tokens, values, strict=True)]
-
-
-def text_token_scorer(model: str = "default", *,
-                      n_threads: int | None = None) -> Callable[[Sequence[str]], list[tuple[list[int], list[float]]]]:
-    """:func:`text_token_logprobs` on a loaded model; used by the fluency filter's ``shared-drop`` statistic."""
-    return functools.partial(text_token_logprobs, LlamaBackend.load(model, n_threads=n_threads))
-
-
-def text_scorer(model: str = "default", *, n_threads: int | None = None) -> Callable[[Sequence[str]], list[float]]:
-    """:func:`text_logprobs` on a loaded model (``default``, ``small`` or a ``.gguf`` path); used by the
-    fluency filter."""
-    return functools.partial(text_logprobs, LlamaBackend.load(model, n_threads=n_threads))
 
 
 def _apply_lora(lib: Any, model: Any, ctx: Any, path: str, scale: float) -> Any:
