@@ -141,8 +141,9 @@ class Candidate:
     paraphraser uses ``forward``, ``backward`` and ``score``). ``structures``: the source's
     structures placed in ``text`` by the generator (same order; None where one was lost), or
     None. ``mapping``: see :class:`TokenMapping`. ``meta`` holds anything else (cluster,
-    constraint set, rules …); ``meta["keeps_anchor"]``: the candidate keeps the anchor's words
-    on purpose (a structural rewrite in a cascade), so its chain goes on with the same bans.
+    constraint set …); what other components read back (the rules applied, random bans, replaced
+    words, ``keeps_anchor``: the chain goes on with the same bans) is written through
+    :class:`paraspan.provenance.Generated` (``meta=Generated(rules=(name,)).meta(...)``).
     """
 
     text: str
@@ -289,17 +290,17 @@ generators.register("paraphrase", "paraspan.generate.paraphrase:make_paraphraser
                     "LLM paraphrases under negative/positive lexical constraints (ParaBank 2 style)")
 generators.register("rewrite", "paraspan.generate.rewrite.generator:make_rewriter",
                     "rewrite rules over dependency parses with a token mapping (Woodsend & Lapata 2014)")
-generators.register("infill", "paraspan.generate.infill:make_infiller",
+generators.register("infill", "paraspan.generate.infill.generator:make_infiller",
                     "sister-LU replacement + FE-span infilling + FE-type filter (Cui & Swayamdipta 2024)")
-generators.register("token_replace", "paraspan.generate.baselines:make_token_replacer",
+generators.register("token_replace", "paraspan.generate.baselines.donors:make_token_replacer",
                     "label-wise token replacement from a donor pool (Dai & Adel 2020)")
-generators.register("mention_replace", "paraspan.generate.baselines:make_mention_replacer",
+generators.register("mention_replace", "paraspan.generate.baselines.donors:make_mention_replacer",
                     "mention replacement from a donor pool (Dai & Adel 2020)")
-generators.register("synonym_replace", "paraspan.generate.baselines:make_synonym_replacer",
+generators.register("synonym_replace", "paraspan.generate.baselines.lexical:make_synonym_replacer",
                     "WordNet synonyms outside the labelled spans, inflected")
-generators.register("sister_lu", "paraspan.generate.baselines:make_sister_lu",
+generators.register("sister_lu", "paraspan.generate.baselines.lexical:make_sister_lu",
                     "sister-LU replacement of a FrameNet target, no infilling (Pancholy et al. 2021)")
-generators.register("substitute", "paraspan.generate.substitute:make_substituter",
+generators.register("substitute", "paraspan.generate.substitute.generator:make_substituter",
                     "the LLM's contextual substitutes of the anchor, the rest of the sentence kept")
 generators.register("elaborate", "paraspan.generate.elaborate:make_elaborator",
                     "more specific sentences: the LLM's relative clause after a noun phrase (reverse entailment)")

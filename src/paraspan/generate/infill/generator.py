@@ -1,32 +1,4 @@
-"""Structure-conditioned generation (Cui & Swayamdipta 2024): sister-LU replacement + FE infilling.
-
-For each FrameNet ``frame`` structure of a sentence whose target is a verb:
-
-1. **Sister-LU replacement** (§2, after Pancholy et al. 2021). Pick target LUs of the same frame
-   and part of speech (``targets="all"``, or only LUs FrameNet has no annotated sentences for:
-   ``"unannotated"``), inflect each to the form of the original token (LemmInflect; a
-   multiword LU inflects its first word: "took place" → "happened"), and move every span.
-2. **Candidate FEs** (§3.1). An FE span is regenerated when the FE is core and either has no
-   ``Agent`` or ``Self_mover`` among itself and its ancestors (FE inheritance), or is a
-   prepositional phrase — the phrase type comes from FrameNet's PT layer when the span carries
-   one (``extra["pt"]``), else from a spaCy parse (the span opens with a preposition).
-3. **Infilling** (§3.2) with a local LLM: the sentence with candidate spans replaced by
-   ``<mask>``, conditioned on nothing, on the FE names (``fe``) or on the frame, the LU and the
-   definitions of the frame and FEs (``frame+fe``), after few-shot examples of the same frame
-   taken from the corpus being augmented (or, in ``augment``, the sentences seen so far); each
-   blank is named with the phrase type of the span it replaces (:func:`phrase_shape`, from a spaCy
-   parse). ``candidates`` answers are sampled per target LU (overgenerate), each parsed strictly
-   (``span | span``, one per blank); an answer that does not parse, or whose phrases do not keep
-   their spans' phrase types, is dropped and counted. New spans are placed by offset.
-4. **Filter** (§3.3). The FE-type classifier (:mod:`paraspan.filter.fe_classifier`) labels each
-   generated span; FE fidelity is the share labelled as the FE it was meant to fill, and the
-   strict filter keeps fidelity 1.0. The perplexity of each output under the same LLM is
-   recorded, and the best ``keep`` outputs (lowest perplexity) per target LU are returned.
-
-Each output is a new :class:`~paraspan.corpus.schema.Sentence` annotated for the one new LU
-(a lexicographic instance, as in the paper), with ``source_id`` and ``provenance``
-(``lu_from``, ``lu_to``, ``conditioning``, ``fe_fidelity``, ``perplexity`` …).
-"""
+"""The ``infill`` generator: sister-LU replacement, prompted FE infilling, FE-fidelity filtering and ranking."""
 
 from __future__ import annotations
 
@@ -41,30 +13,34 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from paraspan.corpus.schema import Sentence, Span, Structure
+from paraspan.corpus.schema import Sentence, Structure
 from paraspan.errors import ParaspanError
 from paraspan.generate.base import Candidate, Capabilities, GenerationRequest, GenerationResult
-from paraspan.generate.sister_lu import inflect_like, lemma_words, replace_lu, splice, takes_object
+from paraspan.generate.infill.fillers import (
+    _WORD,
+    MASK,
+    _describe,
+    _fit_punctuation,
+    _object_it_cannot_take,
+    _one_participant_twice,
+    _stray_capital,
+    candidate_fes,
+    filler_problem,
+    keeps_shape,
+    outside,
+    parse_answer,
+    phrase_shape,
+)
+from paraspan.generate.sister_lu import inflect_like, lemma_words, replace_lu, splice
 
 if TYPE_CHECKING:
     from paraspan.corpus.frame_index import FrameIndex, LexUnit
     from paraspan.filter.fe_classifier import FEClassifier
     from paraspan.llm.backend import Backend, Prompt
 
-__all__ = ["CONDITIONING", "InfillConfig", "InfillResult", "Infiller", "candidate_fes", "filler_problem",
-           "keeps_shape", "make_infiller", "parse_answer", "phrase_shape"]
 
 CONDITIONING = ("none", "fe", "frame+fe")
 TARGETS = ("all", "unannotated")
-MASK = "<mask>"
-#: FEs (and FEs inheriting from them) that describe a participant independent of the verb.
-AGENTIVE = frozenset({"Agent", "Self_mover"})
-_WORD = re.compile(r"[\w'’-]+")
-#: the model echoed an LU name ("relinquish.v"), alone or inside a filler ("held over hold over.v")
-_LU_NAME = re.compile(r"\b[a-z]+(?: [a-z]+)*\.(?:v|n|a|adv|prep|num|c|scon|art|intj)\b(?!\w)")
-#: an LU suffix left at the end of a filler after a space ("the moon v.", judged): "v." inside a name
-#: ("Roe v. Wade") is followed by more words
-_LU_SUFFIX_END = re.compile(r"\s(?:v|n|a|adv|prep)\.$")
 
 SYSTEM_PROMPT = "You are a careful annotator who completes English sentences for FrameNet."
 INSTRUCTION = (
@@ -114,313 +90,6 @@ class InfillResult:
     candidates: list[Sentence] = field(default_factory=list)
     stats: Counter[str] = field(default_factory=Counter)
     notes: list[str] = field(default_factory=list)
-
-
-# ----------------------------------------------------------------------------- candidate FEs
-
-
-def _is_pp(span: Span, text: str, nlp: Any | None, docs: dict[str, Any]) -> bool:
-    pt = span.extra.get("pt")
-    if isinstance(pt, str) and pt:
-        return pt.upper().startswith("PP")
-    if nlp is None:
-        return False
-    doc = docs.get(text)
-    if doc is None:
-        doc = docs[text] = nlp(text)
-    tokens = [t for t in doc if t.idx >= span.start and t.idx + len(t.text) <= span.end]
-    return len(tokens) > 1 and tokens[0].pos_ == "ADP" and tokens[0].dep_ in ("prep", "agent", "dative", "ROOT")
-
-
-def candidate_fes(structure: Structure, frames: FrameIndex, text: str, nlp: Any | None = None) -> list[Span]:
-    """The FE spans to regenerate (§3.1): core, and non-agentive or a prepositional phrase.
-
-    Spans that overlap the target or another FE span are never chosen (they could not be moved), nor
-    an FE annotated twice: an antecedent and its relative pronoun ("the munitions | that | X stores"),
-    which one filler each cannot both replace (judged fn-infill-v4: the name filled into both).
-    """
-    frame = frames.frames.get(structure.label)
-    if frame is None:
-        return []
-    twice = {label for label, n in Counter(a.label for a in structure.args).items() if n > 1}
-    out = []
-    docs: dict[str, Any] = {}  # one parse per call, however many spans need it
-    for arg in structure.args:
-        fe = frame.fes.get(arg.label or "")
-        if fe is None or not fe.is_core or arg.label in twice:
-            continue
-        if structure.anchor is not None and arg.overlaps(structure.anchor):
-            continue
-        if any(other is not arg and other.overlaps(arg) for other in structure.args):
-            continue
-        names = {fe.name} | {name for _, name in frames.fe_ancestors(frame.name, fe.name)}
-        if names & AGENTIVE and not _is_pp(arg, text, nlp, docs):
-            continue
-        out.append(arg)
-    return out
-
-
-# ----------------------------------------------------------------------------- answers
-
-
-#: Fillers that stand for a phrase instead of being one ("something", "X", "___", "…").
-_PLACEHOLDER = re.compile(r"^(?:_+|\.{3}|…|[xyz]|something|someone|somebody|somewhere|sometime|"
-                          r"blank|mask|n/?a|none|null|\[[^\]]*\]|\([^)]*\))$", re.IGNORECASE)
-
-
-def filler_problem(phrase: str, names: Sequence[str] = (), context: str = "") -> str | None:
-    """Why ``phrase`` is no filler, or None: an FE or frame name copied from the prompt
-    ("Speaker"; inside the filler, "the speaker", unless the sentence uses the word) or a definition
-    ("Activity: The document that …"), a placeholder ("something", "[Theme]"), a gloss in brackets
-    ("cars ( vehicle )"), a repetition loop
-    (the same one to four words three times in a row), or a copy of the sentence around it (five
-    words in a row of ``context``, the text outside the blanks)."""
-    bare = phrase.strip(" .,;:!?\"'").replace("_", " ")
-    if _PLACEHOLDER.match(bare):
-        return "placeholder"
-    known = {n.replace("_", " ").lower() for n in names}
-    if bare.lower() in known:
-        return "a name from the prompt"
-    head, colon, rest = bare.partition(":")
-    if colon and (head.strip().lower() in known or len(rest.split()) >= 4):
-        return "a definition from the prompt"  # "Agreed Framework: The document or framework that …"
-    if _PHRASE_TYPE.search(bare):
-        return "the prompt's phrase type"  # "Vitality (noun phrase)" (judged fn-infill-v5)
-    lowered, sentence = bare.lower(), context.replace(_GAP, " ").lower()
-    for name in known - _ADVERBIAL_FES:
-        # an FE or frame name inside the filler is the prompt echoed ("agent's actions", "human being
-        # (destroyer)"), unless the sentence itself uses the word
-        pattern = rf"(?<![\w-]){re.escape(name)}(?![\w-])"
-        if name and re.search(pattern, lowered) and not re.search(pattern, sentence):
-            return "a name from the prompt inside the filler"
-    if re.search(r"\(\s*[\w' -]+\s*\)", bare):
-        return "a gloss in brackets"  # "cars ( vehicle )" (judged fn-infill-v6)
-    tokens = bare.lower().split()
-    for n in range(1, 5):
-        for i in range(len(tokens) - 3 * n + 1):
-            gram = tokens[i:i + n]
-            if tokens[i + n:i + 2 * n] == gram and tokens[i + 2 * n:i + 3 * n] == gram:
-                return "repetition loop"
-    if context and len(tokens) >= _COPY_WORDS:
-        around = [" ".join(part.lower().split()) for part in context.split(_GAP)]
-        for i in range(len(tokens) - _COPY_WORDS + 1):
-            gram = " ".join(tokens[i:i + _COPY_WORDS])
-            if any(f" {gram} " in f" {part} " for part in around):
-                return "copies the sentence around it"
-    return None
-
-
-#: FE names that are the ordinary words of adverbial phrases ("at that time", "in this manner"): a filler
-#: may use them, while any other FE or frame name in a filler echoes the prompt (judged fn-infill runs:
-#: "FE name with a determiner copied as filler", an FE name in parentheses)
-_ADVERBIAL_FES = frozenset({"time", "place", "manner", "means", "degree", "purpose", "reason", "duration",
-                            "frequency", "explanation", "circumstances", "condition", "result"})
-
-#: the phrase types the prompt names for each blank (:func:`_describe`), echoed in a filler
-_PHRASE_TYPE = re.compile(r"\b(?:noun|verb|adjective) phrase\b|\bphrase starting with\b|\(\s*(?:clause|adverb)\s*\)",
-                          re.IGNORECASE)
-
-#: a filler with this many words in a row from the rest of its sentence copies it ("to mature
-#: FDA's US Orphan Drug Act is intended to assist …"); the gap marker keeps n-grams off the blanks
-_COPY_WORDS = 5
-_GAP = "\x00"
-
-
-#: finite verb tags: a verb with one of them (or with such an auxiliary, or a subject) heads a clause
-_FINITE = frozenset({"VBD", "VBZ", "VBP", "MD"})
-_PLURAL_WORDS = frozenset({"we", "they", "you", "these", "those", "both", "many", "several", "few"})
-#: what makes a singular common noun a whole noun phrase ("the", "his", "Iran 's", "two", "all")
-_DETERMINERS = frozenset({"det", "poss", "nummod", "predet", "quantmod"})
-
-
-def phrase_shape(doc: Any, start: int, end: int) -> tuple[str, ...] | None:
-    """The phrase type of the characters ``start:end`` of a parsed ``doc``, as a filler must keep it.
-
-    One category per syntactic head of the span (the tokens whose head lies outside it): a noun
-    phrase ``NP``, a prepositional phrase with its preposition (``PP:by``; ``P:by`` for a preposition
-    without its object), a clause ``S`` (a finite
-    verb, a verb with a finite auxiliary or with a subject), ``VPto``, ``VPing``, ``VPed``, ``VP``,
-    ``AP``, ``AVP``. A noun phrase that is the subject of a verb showing its number (a present form,
-    was/were) also carries it (``NP:pl``): the verb was inflected for the old subject, so a filler of
-    another number breaks the agreement ("some people trust" → "the man trust"); one headed by a
-    singular common noun with no determiner is ``…:bare`` (a mass noun, or a filler missing its
-    article). None for a span of punctuation only.
-    """
-    tokens = [t for t in doc if t.idx >= start and t.idx + len(t.text) <= end and not t.is_punct
-              and not t.is_space]
-    if not tokens:
-        return None
-    inside = {t.i for t in tokens}
-    return tuple(_category(t) for t in tokens if t.head.i not in inside or t.head.i == t.i)
-
-
-def _category(head: Any) -> str:
-    if head.pos_ == "ADP" or (head.tag_ == "IN" and head.dep_ in ("prep", "agent", "dative")):
-        if not any(c.dep_ in ("pobj", "pcomp") for c in head.children):
-            return f"P:{head.lower_}"  # a preposition without its object ("from" as Donor, judged fn-infill-v5)
-        return f"PP:{head.lower_}"
-    if head.pos_ in ("VERB", "AUX"):
-        children = list(head.children)
-        if (head.tag_ in _FINITE or any(c.dep_ in ("aux", "auxpass") and c.tag_ in _FINITE for c in children)
-                or any(c.dep_ in ("nsubj", "nsubjpass", "expl", "csubj") for c in children)):
-            return "S"
-        if any(c.tag_ == "TO" and c.dep_ == "aux" for c in children):
-            return "VPto"
-        return {"VBG": "VPing", "VBN": "VPed"}.get(head.tag_, "VP")
-    if head.pos_ == "ADJ":
-        return "AP"
-    if head.pos_ == "ADV":
-        return "AVP"
-    kind = "NP"
-    if head.dep_ in ("nsubj", "nsubjpass") and _agrees(head.head):
-        plural = (head.tag_ in ("NNS", "NNPS") or head.lower_ in _PLURAL_WORDS
-                  or any(c.dep_ == "conj" for c in head.children))
-        kind += ":pl" if plural else ":sg"
-    if head.tag_ == "NN" and not any(c.dep_ in _DETERMINERS for c in head.children):
-        kind += ":bare"  # "the laboratory" → "cognition", "Khan" → "person" (judged fn-infill-v4)
-    return kind
-
-
-def keeps_shape(wanted: tuple[str, ...] | None, got: tuple[str, ...] | None) -> bool:
-    """Whether a filler of phrase type ``got`` may replace a span of type ``wanted``: the same
-    categories, except that a bare noun (``…:bare``) may replace only a bare noun, while any noun
-    phrase may replace one ("anthrax vaccine" → "food products")."""
-    if wanted is None or got is None or len(wanted) != len(got):
-        return wanted == got
-    for w, g in zip(wanted, got, strict=True):
-        if w.removesuffix(":bare") != g.removesuffix(":bare") or (g.endswith(":bare") and not w.endswith(":bare")):
-            return False
-    return True
-
-
-def _describe(shape: tuple[str, ...] | None) -> str | None:
-    """``shape`` in words for the prompt ("noun phrase, plural"); None for a span of several heads."""
-    if shape is None or len(shape) != 1:
-        return None
-    kind = shape[0]
-    if kind.startswith("PP:"):
-        return f"phrase starting with '{kind[3:]}'"
-    if kind.startswith("NP"):
-        return ", ".join(["noun phrase", *({"pl": "plural", "sg": "singular"}[part]
-                                           for part in kind.split(":")[1:] if part != "bare")])
-    return {"S": "clause", "VPto": "'to' + verb phrase", "VPing": "verb phrase with -ing",
-            "VPed": "verb phrase with a past participle", "VP": "verb phrase", "AP": "adjective phrase",
-            "AVP": "adverb"}.get(kind)
-
-
-def _stray_capital(doc: Any, start: int, end: int) -> bool:
-    """Whether a word of ``start:end`` is capitalised inside its sentence without being a name or
-    "I". The tagger calls a capitalised common noun standing alone a name ("Activities", "Components"
-    as fillers, judged fn-infill-v5): a word tagged as a name with no capitalised neighbour counts as
-    one only when WordNet knows it capitalised."""
-    for token in (t for t in doc if t.idx >= start and t.idx + len(t.text) <= end):
-        if not token.text[:1].isupper() or token.is_sent_start or token.text == "I":
-            continue
-        before = token.nbor(-1) if token.i > 0 else None
-        if before is not None and before.text in (".", "!", "?", ":", "``", '"', "“", "(", "["):
-            continue
-        if token.tag_ not in ("NNP", "NNPS") or _common_noun(token):
-            return True
-    return False
-
-
-def _common_noun(token: Any) -> bool:
-    """Whether ``token`` (tagged as a name) is a common noun with a capital: no capitalised word
-    next to it (a name of several words: "United Nations"), not all capitals ("NATO"), and WordNet has
-    its lemma only in lower case ("activity", not "American", "Democrat" or "Smith")."""
-    if token.text.isupper() or not token.text.isalpha():
-        return False
-    doc = token.doc
-    for j in (token.i - 1, token.i + 1):
-        if 0 <= j < len(doc) and doc[j].text[:1].isupper() and not doc[j].is_sent_start:
-            return False
-    from paraspan.models.wordnet import load_wordnet
-
-    wordnet = load_wordnet()
-    lemma = wordnet.morphy(token.lower_, "n")
-    if lemma is None:
-        return False
-    names = {name for synset in wordnet.synsets(lemma, "n") for name in (x.name() for x in synset.lemmas())
-             if name.lower() == lemma}
-    return bool(names) and all(name.islower() for name in names)
-
-
-def _object_it_cannot_take(doc: Any, anchor: Span, lu: str) -> bool:
-    """Whether the new target (``anchor`` in the parsed ``doc``, LU ``lu``) has a direct object in the
-    parse while WordNet lists no sense of it that takes one (:func:`~paraspan.generate.sister_lu.takes_object`)."""
-    verbs = [t for t in doc if anchor.start <= t.idx < anchor.end and t.pos_ in ("VERB", "AUX")]
-    if not any(c.dep_ == "dobj" for t in verbs for c in t.children):
-        return False
-    return takes_object(lu.rsplit(".", 1)[0]) is False
-
-
-def _agrees(verb: Any) -> bool:
-    """Whether ``verb`` (or its auxiliary) shows its subject's number: a present form or was/were."""
-    return any(t.tag_ in ("VBZ", "VBP") or t.lower_ in ("was", "were")
-               for t in (verb, *(c for c in verb.children if c.dep_ in ("aux", "auxpass"))))
-
-
-def _one_participant_twice(phrases: Sequence[str], others: Sequence[str]) -> bool:
-    """Whether a filler names what another FE of the structure names, or two fillers name the same:
-    one holds the other's words (but for a leading article), and they have a content word. One
-    participant in two roles: "the Soviet Union" filled in as the Theme of the Soviet Union's
-    accumulating (judged fn-infill-v5); "Russia's military forces" built by Russia, "the Iran-Iraq
-    war" that began during the Iran-Iraq war (fn-infill-v6)."""
-    def words(phrase: str) -> tuple[str, ...]:
-        found = re.findall(r"[^\W_]+", phrase.lower())  # "Iran- Iraq" and "Iran - Iraq" alike
-        return tuple(found[1:] if found[:1] in (["the"], ["a"], ["an"]) else found)
-
-    def holds(big: tuple[str, ...], small: tuple[str, ...]) -> bool:
-        if not small or not any(len(w) > 3 or w[:1].isdigit() for w in small):
-            return False  # "it", "his", "one": no participant of its own to repeat
-        return any(big[i:i + len(small)] == small for i in range(len(big) - len(small) + 1))
-
-    filled = [words(p) for p in phrases]
-    pairs = [(a, b) for i, a in enumerate(filled) for b in filled[i + 1:]]
-    pairs += [(a, words(o)) for a in filled for o in others]
-    return any(holds(a, b) or holds(b, a) for a, b in pairs)
-
-
-def outside(text: str, spans: Sequence[Span]) -> str:
-    """``text`` with ``spans`` cut out (a gap marker in their place): the context of the blanks."""
-    out, at = [], 0
-    for span in sorted(spans, key=lambda s: s.start):
-        out.append(text[at:span.start])
-        at = max(at, span.end)
-    out.append(text[at:])
-    return _GAP.join(out)
-
-
-def parse_answer(answer: str, blanks: int, names: Sequence[str] = (), context: str = "") -> list[str] | None:
-    """The phrases of a model answer, one per blank, or None when it does not parse.
-
-    Strict: exactly ``blanks`` non-empty phrases separated by ``|``, no mask left, no line break,
-    nothing that repeats the prompt's scaffolding ("Sentence:", "Answer:" inside), and no
-    phrase that :func:`filler_problem` rejects (``names``: the FE and frame names the prompt
-    showed).
-    """
-    text = answer.strip()
-    text = re.sub(r"^(?:answer|output)\s*:\s*", "", text, flags=re.IGNORECASE)
-    if not text or "\n" in text:
-        return None
-    parts = [p.strip() for p in text.split("|")]
-    if len(parts) != blanks:
-        return None
-    out = []
-    for part in parts:
-        part = part.strip().strip('"“”').strip()
-        if len(part) >= 2 and part[0] == part[-1] == "'":
-            part = part[1:-1].strip()
-        if not part or "<" in part or ">" in part or re.search(r"\b(?:sentence|answer|fe type)\s*:", part, re.I):
-            return None
-        if (not any(c.isalnum() for c in part) or _LU_NAME.search(part) or _LU_SUFFIX_END.search(part)
-                or filler_problem(part, names, context)):
-            return None
-        out.append(part)
-    return out
-
-
-# ----------------------------------------------------------------------------- the infiller
 
 
 @dataclass
@@ -854,14 +523,3 @@ def _cut(text: str, limit: int) -> str:
     cut = text[:limit].rsplit(" ", 1)[0]
     return cut.rstrip(",;:") + " …"
 
-
-def _fit_punctuation(phrase: str, text: str, span: Span) -> str:
-    """Drop a final period the model added when the sentence goes on with its own punctuation, and
-    give a phrase that starts the sentence its capital ("members who …" first in a sentence, judged
-    fn-infill-v6)."""
-    after = text[span.end:].lstrip()
-    if phrase.endswith((".", ",", ";")) and (not after or after[0] in ".,;:!?"):
-        phrase = phrase[:-1].rstrip()
-    if not text[:span.start].strip() and text[span.start:span.start + 1].isupper() and phrase[:1].islower():
-        phrase = phrase[:1].upper() + phrase[1:]
-    return phrase

@@ -1,59 +1,4 @@
-"""Contextual substitution: the LLM replaces the anchor word in its sentence, nothing else.
-
-The default 1.5B model's sentence paraphrases change the facts or the content words too often for
-the checks to pass them, so this generator asks the model for the one thing it does well: a word or
-short phrase that can stand for the anchor *in this sentence* (a contextual synonym: Lexical
-Substitution, McCarthy & Navigli 2007), sampled with the anchor (and earlier iterations' anchors)
-banned. The rest of the sentence is kept character for character, so every span moves with the
-new offsets (no aligner); the new anchor's LU is read from a parse by the pipeline. Candidates are
-what at least ``min_votes`` samples proposed (a substitute that repeats the word next to it, or a
-noun of the other number, does not count), ordered by how often, then by their mean log-probability.
-
-An optional **round trip** (``agreement`` > 0): each candidate's substitute is bracketed in its new
-sentence and the model is asked again, with nothing banned; the samples that give the old word back
-are its back votes. A substitute and an anchor that mean the same should propose each other
-("expected" ↔ "anticipated"), and a narrower, broader or opposite word lead elsewhere (no sample of 12
-led from "senate" back to "legislature", from "deny" to "claim", from "plant" to "complex"). A
-candidate is kept when it has at least ``min_back_votes`` back votes (default: ``min_votes``) and its
-votes and back votes together reach ``agreement`` (8 of 24 with 12 samples). It is off by default:
-on structures it was not chosen on it wrote fewer right outputs at 2.5 times the decoding.
-
-Only anchors of the parts of speech in ``pos`` are replaced, verbs by default (``pos="v"``;
-``"v,n,a"`` or ``"all"`` for more): a narrower or sister noun names something else
-("legislators" → "senators") about half the time, and no WordNet relation tells those apart.
-Only frame structures' anchors are replaced by default (``kinds="frame"``; ``"frame,srl"`` asks for
-more): an SRL predicate's substitute has only WordNet to vouch for it, whose verb synsets join
-"state" and "say", and was judged wrong more often than right.
-
-An anchor whose label has no part of speech (a PropBank roleset, an entity type) gets the part
-of speech of its first word in a spaCy parse, so the rule and the verb-form check apply to SRL
-predicates too ("it is" → "it are" came through without it). Auxiliaries and copulas (be, have,
-do) are not replaced, and a proposal that is another form of the anchor itself ("is" → "was")
-does not count.
-
-**Context words** (``targets="anchor,context"``): where no substitute of the anchor gave an output
-(the anchor is a noun, a light verb, or its substitutes failed the checks), a verb *outside* every
-anchor is replaced instead: one heading a clause, lower-case, not a light or phrasal verb
-(:data:`_CONTEXT_SKIP`), not a word the sentence has twice, touching no anchor and no span's edge;
-the ``context_words`` best (default 2: ones outside the structure's own spans first, then the root),
-the first one's candidates first. A proposal must keep the parse's form of the verb and share a
-frame with it in FrameNet's lexicon (:meth:`Substituter.context_fits`; a WordNet synonym in some
-sense was not enough). The anchors and labels
-stay; a span holding the verb takes the new one. The candidate names the old verb
-(``meta["replaced"]``), so the ``content`` check takes a WordNet synonym of it and nothing else, and
-keeps the anchor (``meta["keeps_anchor"]``): the chain's next iteration has the same bans. Asked in a
-chain's first iteration only (a later one would pick the replaced verb again). Off by default
-(``targets="anchor"``), in the cascade too: context substitutes were judged wrong more often than the
-other outputs. The figures behind these defaults are in ``benchmarks/README.md`` ("Measurements
-behind the defaults").
-
-An anchor capitalised inside the sentence is part of a name ("the Manhattan Project") and is not
-replaced. Whether a substitute means what the anchor meant is also for the ``verified`` check
-(``content``: a WordNet synonym, a noun one step above or below, or a verb LU of the same frame,
-never an antonym; ``labels``; the NLI relation; fluency).
-
-Registered as ``substitute``.
-"""
+"""The ``substitute`` generator: the LLM's contextual synonyms of the anchor, sampled, voted and placed."""
 
 from __future__ import annotations
 
@@ -76,7 +21,24 @@ from paraspan.generate.base import (
     add_stats,
     require_anchor,
 )
+from paraspan.generate.substitute.words import (
+    _CLAUSE_DEPS,
+    _CONTEXT_SKIP,
+    _QUOTE_BEFORE,
+    _WORDS,
+    BELIEF_VERBS,
+    LIGHT_VERBS,
+    TARGETS,
+    _name_part,
+    _verb_tags,
+    _word_lemmas,
+    check_anchor,
+    fits,
+    parse_targets,
+    wordnet_synonym,
+)
 from paraspan.llm.backend import Backend, Prompt
+from paraspan.provenance import Generated
 from paraspan.text.lexical_units import AnchorTagger
 
 SYSTEM_PROMPT = "You are an expert editor who knows the exact meaning of English words."
@@ -116,195 +78,6 @@ class _Job:
     context: bool = False  # a word outside the anchors is replaced (``targets`` holds "context")
     tag: str | None = None  # a context verb's Penn tag in the parse (its form: "burst" after "reached and" is past)
 
-
-_WORDS = re.compile(r"[^\W_]+")
-#: a closing quotation mark (and its comma) right before the anchor
-_QUOTE_BEFORE = re.compile(r"(''|\"|”|’|(?<=[\s,])')\s*,?\s*$")  # a lone ' closes a single-quoted one (train-m)
-#: verbs that are mostly auxiliaries or copulas: their "substitutes" were other forms of themselves or
-#: broke agreement ("it is" → "it are", "I am" → "I be")
-LIGHT_VERBS = frozenset({"be", "have", "do", "'s", "'re", "'m", "'ve", "'d", "'ll"})
-#: verbs of believing: their WordNet synonyms say how sure someone is in other words ("believe" →
-#: "trust that", judged wrong; "fears" → "dreads", "suggest" → "assert")
-BELIEF_VERBS = frozenset({"believe", "think", "suppose", "fear", "doubt", "suspect", "feel", "hope", "assume",
-                          "guess", "reckon", "suggest"})
-
-
-def _word_lemmas(text: str) -> set[str]:
-    """Every verb, noun and adjective lemma of the words of ``text`` (and the words themselves)."""
-    from paraspan.models.inflect import lemmas
-
-    out: set[str] = set()
-    for word in text.lower().split():
-        out.add(word)
-        for upos in ("VERB", "NOUN", "ADJ"):
-            out.update(lemmas(word, upos))
-    return out
-
-
-def _singular(word: str) -> bool | None:
-    """Whether a noun is singular (None: LemmInflect does not know it as a noun)."""
-    from paraspan.models.inflect import lemmas
-
-    got = lemmas(word, "NOUN")
-    if not got:
-        return None
-    return word.lower() in (g.lower() for g in got)
-
-
-#: words a substitute may repeat from just before it ("has the … has"); narrower than the content
-#: check's function words (spaCy's stop list also holds "made", "give", "take": verbs to not repeat)
-_FUNCTION_WORDS = {"a", "an", "the", "and", "or", "but", "of", "to", "in", "on", "at", "for", "by", "with", "from",
-                   "as", "that", "is", "are", "was", "were", "be", "been", "has", "have", "had", "it", "its"}
-
-
-def fits(form: str, old: str, before: Sequence[str], after: Sequence[str], pos: str | None,
-         tag: str | None = None) -> bool:
-    """Whether ``form`` can stand where ``old`` stood: it does not repeat the word next to it
-    ("nuclear nuclear weapons" for "nuclear bombs") or a content word of the three before it, a
-    noun keeps its number ("their selected representatives will" for "legislator": a plural where
-    the sentence has one) and a verb its form ("had" or "have" for "has"; ``tag``, the parse's Penn tag
-    of the old verb, decides where its past and base forms are one word: "picked up the shoes and
-    put them" is past, and "place" for it is not)."""
-    words = form.lower().split()
-    if (before and words[0] == before[-1].lower()) or (after and words[-1] == after[0].lower()):
-        return False
-    if any(w.lower() in words for w in before[-3:] if w[:1].isalpha() and w.lower() not in _FUNCTION_WORDS):
-        return False  # "cutting and stabbing" → "cutting and cutting"
-    if pos == "v" and _repeats_nearby(words[-1], after[:4]):
-        return False
-    if pos == "n":
-        was, now = _singular(old.split()[-1]), _singular(form.split()[-1])
-        if was is not None and now is not None and was != now:
-            return False
-    if pos == "v" and any(w not in _VERB_PARTICLES for w in words[1:]):
-        return False  # a verb of two: "posted" → "sent published" (exemplars-ab); a phrasal verb's particle is fine
-    if pos == "v":  # "has" → "had" or "have" changes the tense or breaks agreement
-        was_tags, now_tags = _verb_tags(old.split()[0]), _verb_tags(form.split()[0])
-        if was_tags and not now_tags:  # a noun for a verb: "likely to result in" → "likely to outcome in"
-            return False
-        if was_tags and now_tags and not was_tags & now_tags:
-            return False
-        # after "was", "has", "been" … the word is a participle: "was expanded" → "was grew" passed
-        # the merged class above; the new word must have a participle of its own
-        if _after_auxiliary(before) and now_tags and _participle(old.split()[0]) and not _participle(form.split()[0]):
-            return False
-        # a verb whose past and base forms are one ("thrust", "put", "cut") right after "he", "she", "it" is
-        # past ("he thrust the door open" → "he push" passed the merged classes, exemplars-d); after a
-        # relative pronoun it is taken as past too, which also declines a plural present ("who put")
-        if ({"VBD/VBN", "VB/VBP"} <= was_tags and "VBD/VBN" not in now_tags and before
-                and before[-1].lower() in _PAST_AFTER):
-            return False
-        if tag == "VBN" and not _participle(form.split()[0]):
-            return False  # "…, evinced by the photographs" → "showed by" (a past, no participle; exemplars-l)
-        if {"VBD/VBN", "VB/VBP"} <= was_tags and tag in _TAG_CLASS and _TAG_CLASS[tag] not in now_tags:
-            return False  # "… and put them" (VBD) → "and place them"
-    return True
-
-
-#: the words that may follow a verb in a substitute of one ("put down", "set out", "come across"): particles and
-#: the prepositions of prepositional verbs
-_VERB_PARTICLES = frozenset({"up", "down", "off", "out", "in", "on", "over", "away", "back", "about", "around", "round",
-                             "through", "along", "across", "forward", "forwards", "aside", "apart", "together", "by",
-                             "into", "onto", "upon", "to", "with", "for", "at", "of", "from", "after"})
-#: the class of :func:`_verb_tags` a Penn tag falls in
-_TAG_CLASS = {"VBD": "VBD/VBN", "VBN": "VBD/VBN", "VB": "VB/VBP", "VBP": "VB/VBP"}
-#: subject pronouns after which a verb with one past and base form ("he put") is taken as past
-_PAST_AFTER = {"he", "she", "it", "who", "which", "that"}
-
-
-def check_anchor(anchor: str) -> None:
-    """``generator.anchor`` is ``synonym`` or ``frame`` (E880 otherwise)."""
-    if anchor not in ("synonym", "frame"):
-        raise ParaspanError.from_code("E880", option="generator.anchor", rule="synonym or frame", value=anchor,
-                                      fix="e.g. --set generator.anchor=synonym")
-
-
-def wordnet_synonym(form: str, old: str, check: Any = None) -> bool:
-    """Whether ``form`` shares a WordNet synset with ``old`` (in some sense of each; content words,
-    through ``check``, a :class:`~paraspan.filter.content.ContentFilter`, whose WordNet lemmas and
-    synonyms are cached). The verbs of one frame are often not synonyms: they change the manner or
-    the strength ("bubbled" → "gushed", "murdered" → "killed", "suggest" → "assert"), where a WordNet
-    synonym mostly keeps the meaning ("employed" → "used")."""
-    from paraspan.filter.content import ContentFilter
-
-    return (check if check is not None else ContentFilter(anchor="synonym")).synonym_of(form, old)
-
-
-def _participle(word: str) -> bool:
-    """Whether ``word`` is the past participle of one of its verb lemmas (LemmInflect's table of
-    all forms leaves out a regular verb's participle: it is asked for by tag)."""
-    from paraspan.models.inflect import inflect, lemmas
-
-    low = word.lower()
-    return any((inflect(lemma, "VBN") or "").lower() == low for lemma in lemmas(low, "VERB"))
-
-
-#: auxiliaries a past participle follows ("was built", "has built", "been built")
-_PARTICIPLE_AUX = {"was", "were", "is", "are", "am", "be", "been", "being", "has", "have", "had", "'s", "'re",
-                   "'ve", "'d", "get", "got", "gets", "gotten"}
-
-
-def _after_auxiliary(before: Sequence[str]) -> bool:
-    """Whether the word after ``before`` follows an auxiliary, with at most one adverb between
-    ("was much admired", "has recently built")."""
-    words = [w.lower() for w in before[-2:]]
-    if words and words[-1] in _PARTICIPLE_AUX:
-        return True
-    return len(words) == 2 and words[0] in _PARTICIPLE_AUX and (
-        words[1].endswith("ly") or words[1] in {"not", "never", "much", "also", "already", "just", "still", "well",
-                                                "often", "since", "long", "n't", "further", "first"})
-
-
-def _repeats_nearby(word: str, after: Sequence[str]) -> bool:
-    """Whether the new verb shares its lemma with a noun just after it: "clashed at the epic battles"
-    → "battled at the epic battles"."""
-    from paraspan.models.inflect import lemmas
-
-    mine = {x.lower() for x in lemmas(word.lower(), "VERB")} | {word.lower()}
-    return any(mine & {x.lower() for x in lemmas(w.lower(), "NOUN")} for w in after if w[:1].isalpha())
-
-
-def _verb_tags(word: str) -> set[str]:
-    """The Penn tags ``word`` can have as a form of one of its verb lemmas (LemmInflect)."""
-    from paraspan.models.inflect import inflections, lemmas
-
-    low = word.lower()
-    tags = {tag for lemma in lemmas(low, "VERB") for tag, forms in inflections(lemma, "VERB").items()
-            if low in (f.lower() for f in forms)}
-    # past tense and participle are one class: a regular verb's two are the same word, and the
-    # sentence around it, not the word, says which it is ("has given" → "has donated")
-    return {"VBD/VBN" if t in ("VBD", "VBN") else "VB/VBP" if t in ("VB", "VBP") else t for t in tags}
-
-
-def _name_part(text: str, anchor: Span) -> bool:
-    """A capitalised anchor after the sentence's first word and not after a heading's colon or a
-    sentence end, in a sentence that is not in capitals: part of a name ("the Manhattan [Project]")."""
-    word = text[anchor.start:anchor.end]
-    before = text[:anchor.start].rstrip()
-    if not word[:1].isupper() or not before or before[-1] in ":.?!\"'`(":
-        return False
-    letters = [c for c in text if c.isalpha()]
-    return sum(c.isupper() for c in letters) < 0.5 * len(letters)
-
-
-#: words the ``context`` target replaces: a verb heading a clause (not an adjectival participle,
-#: "dried herbs", nor a noun's modifier)
-_CLAUSE_DEPS = frozenset({"ROOT", "conj", "xcomp", "ccomp", "advcl", "relcl", "acl", "pcomp", "csubj", "parataxis"})
-#: verbs the ``context`` target leaves alone: besides the anchor's exclusions, the light verbs of support
-#: constructions and idioms ("make a decision", "take place", "give way"), whose synonyms read wrong
-_CONTEXT_SKIP = LIGHT_VERBS | BELIEF_VERBS | frozenset({
-    "say", "tell", "get", "make", "take", "go", "come", "give", "put", "let", "seem", "become", "keep", "set",
-    "see", "know", "want", "need", "use", "mean"})  # "I mean, …"
-TARGETS = ("anchor", "context")
-
-
-def parse_targets(targets: str) -> frozenset[str]:
-    """``generator.targets``: ``anchor``, ``context`` or both, comma-separated (E880 otherwise)."""
-    got = frozenset(t.strip().lower() for t in targets.split(",") if t.strip())
-    if not got or not got <= set(TARGETS):
-        raise ParaspanError.from_code("E880", option="generator.targets", rule="anchor, context or anchor,context",
-                                      value=targets, fix="e.g. --set generator.targets=anchor,context")
-    return got
 
 
 class Substituter:
@@ -535,7 +308,7 @@ class Substituter:
                 k = cand.meta["structure"]
                 if cand.meta.get("target") == "context":
                     start, end = cand.meta["at"]
-                    questions.append((cand.text, start, end, "v", cand.meta["replaced"][0]))
+                    questions.append((cand.text, start, end, "v", Generated.of_meta(cand.meta).replaced[0]))
                 else:
                     anchor = sentence.structures[k].anchor  # type: ignore[union-attr]
                     new = cand.structures[k].anchor  # type: ignore[index]
@@ -771,8 +544,9 @@ class Substituter:
             new_text, placed, at, _ = apply_edits(new_text, placed, at, fixes)
         old = sentence.text[job.start:job.end]
         return Candidate(new_text, {"votes": float(votes), "forward": logprob}, structures=placed,
-                         meta={"generator": self.name, "structure": job.structure, "substitute": form, "votes": votes,
-                               "target": "context", "replaced": [old], "at": list(at[0]), "keeps_anchor": True})
+                         meta=Generated(replaced=(old,), keeps_anchor=True).meta(
+                             generator=self.name, structure=job.structure, substitute=form, votes=votes,
+                             target="context", at=list(at[0])))
 
 
 def make_substituter(model: str = "default", samples: int = 12, n: int = 5, top_k: int = 20,
