@@ -2,8 +2,10 @@
 
 The pipeline writes a candidate's ``meta`` into the output's ``provenance["generated"]``. A generator
 puts there what explains its candidate (a rule's name, a sample's cluster, infill's fillers), and a few
-of those keys are read by the checks and the loop. They are read through this one typed model, so a
-filter neither guesses at a key nor breaks on an output whose generator does not write it.
+of those keys are read by the checks and the loop. They are written and read through this one typed
+model (:meth:`Generated.meta`, :meth:`Generated.of`), so a generator cannot misspell one, a filter
+neither guesses at a key nor breaks on an output whose generator does not write it, and the stored JSON
+keeps the keys it always had (old stores read as before).
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ class Generated:
     """
 
     KEY: ClassVar[str] = "generated"
+    #: the keys of ``provenance["generated"]`` this model owns
+    KEYS: ClassVar[frozenset[str]] = frozenset({"rules", "random_bans", "replaced", "keeps_anchor"})
 
     rules: tuple[str, ...] = ()
     random_bans: tuple[str, ...] = ()
@@ -35,11 +39,30 @@ class Generated:
     @classmethod
     def of(cls, provenance: Mapping[str, Any] | None) -> Generated:
         """The model of ``provenance`` (an output's); the defaults where a key is absent or not of its type."""
-        block = (provenance or {}).get(cls.KEY)
-        if not isinstance(block, Mapping):
+        return cls.of_meta((provenance or {}).get(cls.KEY))
+
+    @classmethod
+    def of_meta(cls, meta: Any) -> Generated:
+        """The model of a candidate's ``meta`` (what becomes ``provenance["generated"]``)."""
+        if not isinstance(meta, Mapping):
             return cls()
-        return cls(_words(block.get("rules")), _words(block.get("random_bans")), _words(block.get("replaced")),
-                   block.get("keeps_anchor") is True)
+        return cls(_words(meta.get("rules")), _words(meta.get("random_bans")), _words(meta.get("replaced")),
+                   meta.get("keeps_anchor") is True)
+
+    def meta(self, **other: Any) -> dict[str, Any]:
+        """A candidate's ``meta``: the keys this model holds that are set (lists, as JSON stores them), after
+        ``other`` (what else explains the candidate: a cluster, a vote count). A key of this model in
+        ``other`` is an error: it is written through the model only."""
+        clash = sorted(set(other) & self.KEYS)
+        if clash:
+            raise TypeError(f"write {', '.join(clash)} through Generated's fields, not as free keys")
+        out = dict(other)
+        for key in ("rules", "random_bans", "replaced"):
+            if getattr(self, key):
+                out[key] = list(getattr(self, key))
+        if self.keeps_anchor:
+            out["keeps_anchor"] = True
+        return out
 
 
 def _words(value: Any) -> tuple[str, ...]:

@@ -10,7 +10,7 @@ none does or the rewrite fails its checks.
 
 Iterations: a member that does not honour bans (a rewriter keeps the anchor's words) is asked
 in a chain's first iteration only, and a deterministic one only at its first attempt (it would
-give the same candidates again). Its candidates carry ``meta["keeps_anchor"]``: when one becomes
+give the same candidates again). Its candidates carry ``Generated.keeps_anchor``: when one becomes
 the output, the chain goes on to its next iteration with the same bans
 (:meth:`paraspan.pipeline.loop.Augmenter._advance`) instead of ending as "anchor banned already".
 Each candidate names its member in ``meta["member"]``, which lands in the output's provenance.
@@ -28,7 +28,7 @@ tie); a structure's candidate rows then hold only the members that were asked.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from paraspan.errors import ParaspanError
@@ -42,6 +42,7 @@ from paraspan.generate.base import (
     StagedGenerator,
     add_stats,
 )
+from paraspan.provenance import Generated
 
 #: What ``augment``'s default cascade holds, in order: the rewriter without its voice rules (judged
 #: wrong far more often than the other families) and the substituter on the anchor only (its context
@@ -96,7 +97,9 @@ class Cascade:
         keeps = not member.generator.capabilities.honours_ban
         for one in got:
             for cand in one.candidates:
-                cand.meta = {**cand.meta, "member": member.name, **({"keeps_anchor": True} if keeps else {})}
+                said = Generated.of_meta(cand.meta)
+                rest = {k: v for k, v in cand.meta.items() if k not in Generated.KEYS}
+                cand.meta = replace(said, keeps_anchor=said.keeps_anchor or keeps).meta(**rest, member=member.name)
             if one.note and not one.candidates:
                 one.note = f"{member.name}: {one.note}"
         return got

@@ -34,6 +34,7 @@ from paraspan.generate.base import (
     MappedToken,
     TokenMapping,
 )
+from paraspan.provenance import Generated
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -307,8 +308,8 @@ class Elaborator:
                     continue
                 candidates.append(Candidate(text, {"logprob": round(mean, 4)},
                                             mapping=insertion_mapping(doc, parsed[text], site.offset, site.token),
-                                            meta={"source": "insertion", "rules": ["insert-relative-clause"],
-                                                  "site": site.phrase}))
+                                            meta=Generated(rules=("insert-relative-clause",)).meta(
+                                                source="insertion", site=site.phrase)))
             note = None if candidates else ("no noun phrase to add a clause to" if not found
                                             else "no clause passed the checks")
             results.append(GenerationResult(request, candidates[:request.n or self.config.n], note,
