@@ -152,7 +152,7 @@ def test_retrieval_draws_fillers_of_the_same_slot_and_ranks_them() -> None:
 
 
 def test_unknown_words_need_the_lexicon_the_source_or_one_token_of_the_vocabulary() -> None:
-    from paraspan.generate.trained import unknown_words
+    from paraspan.generate.fillers import unknown_words
 
     assert unknown_words("a numerial pattern", "") == ["numerial"]
     assert unknown_words("the innuclear-state talks", "") == ["innuclear"]
@@ -177,3 +177,20 @@ def test_fillers_with_invented_words_or_a_lone_reflexive_are_dropped() -> None:
     assert [c.text for c in result.candidates] == ["The farmer sold a rusty plough to a neighbour last spring."]
     assert result.stats["a word the lexicon does not know"] == 1
     assert result.stats["a reflexive pronoun alone"] == 1
+
+
+def test_a_filler_keeps_the_slot_s_opening_preposition_and_does_not_stutter() -> None:
+    from paraspan.generate.fillers import shape_differs, stutters
+
+    assert shape_differs("from Hungary", "the United States")
+    assert shape_differs("the farmer", "in 2011") and shape_differs("within the city", "from the city")
+    assert not shape_differs("from Hungary", "from three countries") and not shape_differs("his tractor", "a plough")
+    text = "Biological select agents include viruses"
+    assert stutters(text, 11, 17, "agents") and not stutters(text, 11, 17, "toxic")
+    backend = Scripted({"<Buyer>": ["the Smiths", "to my neighbour last", "to the Smiths"],
+                        "<Goods>": ["sold a plough", "a plough"]})
+    generator = TrainedInfiller(backend, CARD, TrainedConfig(masks=4, triggers=False))
+    result = generator.generate(_request(_sentence()))
+    assert sorted(c.text for c in result.candidates) == [
+        "The farmer sold a plough to a neighbour last spring.", "The farmer sold his old tractor to the Smiths last spring."]
+    assert result.stats["another opening preposition"] == 1 and result.stats["repeats the word beside it"] == 2

@@ -18,27 +18,22 @@ from typing import Any
 
 from paraspan.corpus.schema import Sentence, Span, Structure
 from paraspan.generate.base import Candidate, Capabilities, GenerationRequest, GenerationResult
+from paraspan.generate.fillers import opener
 from paraspan.generate.project import splice_structures
 from paraspan.train.examples import MAX_SPAN_WORDS, maskable_args
 
 __all__ = ["RetrievalConfig", "RetrievalFiller", "SlotPool", "make_retriever"]
 
-#: Words whose presence at a span's start sets its phrase shape apart (a PP is not an NP).
-_OPENERS = frozenset("about above across after against along among around as at before behind below beneath beside "
-                     "between beyond by despite down during for from in inside into like near of off on onto out "
-                     "outside over past since than that through throughout till to toward towards under until up "
-                     "upon whether while with within without".split())
 
 SlotKey = tuple[str, str, str]
 
 
 def slot_key(structure: Structure, span: Span, text: str) -> SlotKey:
     """(frame/roleset/"entity", FE/role/type, opening preposition or "-") of an argument or mention."""
-    first = text[span.start:span.end].split()[:1]
-    opener = first[0].lower() if first and first[0].lower() in _OPENERS else "-"
+    shape = opener(text[span.start:span.end])
     if structure.kind == "entity":
-        return ("entity", structure.label, opener)
-    return (structure.label, str(span.label), opener)
+        return ("entity", structure.label, shape)
+    return (structure.label, str(span.label), shape)
 
 
 class SlotPool:

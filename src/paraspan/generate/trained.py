@@ -10,20 +10,16 @@ when a FrameNet frame index is given. The pipeline's ``verified`` checks judge w
 
 from __future__ import annotations
 
-import functools
-import json
 import random
-import re
 import zlib
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
 from paraspan.corpus.schema import Sentence, Span, Structure
 from paraspan.generate.base import Candidate, Capabilities, GenerationRequest, GenerationResult
+from paraspan.generate.fillers import dangling_fillers, reflexive_fillers, shape_differs, stutters, unknown_words
 from paraspan.generate.project import splice_structures
 from paraspan.train.examples import (
     MAX_SPAN_WORDS,
@@ -36,47 +32,7 @@ from paraspan.train.examples import (
     span_kind,
 )
 
-__all__ = ["TrainedConfig", "TrainedInfiller", "dangling_fillers", "make_trained", "reflexive_fillers", "unknown_words"]
-
-
-@functools.lru_cache(maxsize=1)
-def _data() -> dict[str, Any]:
-    """``generate/data/trained.json``: the word lists, each with its reason."""
-    return dict(json.loads(files("paraspan.generate").joinpath("data", "trained.json").read_text(encoding="utf-8")))
-
-
-def dangling_fillers() -> frozenset[str]:
-    """Words that cannot fill an argument slot alone."""
-    return frozenset(_data()["dangling_fillers"]["words"])
-
-
-def reflexive_fillers() -> frozenset[str]:
-    """Reflexive pronouns, which cannot fill an argument slot alone."""
-    return frozenset(_data()["reflexive_fillers"]["words"])
-
-
-_LETTERS = re.compile(r"[A-Za-z]+")
-
-
-def unknown_words(filler: str, source: str, pieces: Callable[[str], int] | None = None) -> list[str]:
-    """The lowercase words of ``filler`` that are neither in LemmInflect's lexicon, nor English stop
-    words, nor words of ``source``, nor (given ``pieces``, a word's token count in the base model's
-    vocabulary) one token of the vocabulary. Names, numbers and short words are not checked."""
-    from lemminflect import getAllLemmas
-    from spacy.lang.en.stop_words import STOP_WORDS
-
-    shortest = int(_data()["known_words"]["min_length"])
-    seen = {w.lower() for w in _LETTERS.findall(source)}
-    out = []
-    for token in filler.split():
-        if any(ch.isdigit() for ch in token):
-            continue
-        for word in re.split(r"[-/]", token.strip(".,;:!?\"'()[]")):
-            if (len(word) < shortest or not word.isalpha() or not word.islower() or word in STOP_WORDS
-                    or word in seen or getAllLemmas(word) or (pieces is not None and pieces(word) == 1)):
-                continue
-            out.append(word)
-    return out
+__all__ = ["TrainedConfig", "TrainedInfiller", "make_trained"]
 
 
 @dataclass(frozen=True)
@@ -213,6 +169,12 @@ class TrainedInfiller:
                 continue
             if any(unknown_words(p, sentence.text, self._pieces) for p in parts):
                 stats["a word the lexicon does not know"] += 1
+                continue
+            if any(shape_differs(o, p) for o, p in zip(originals, parts, strict=True)):
+                stats["another opening preposition"] += 1
+                continue
+            if any(stutters(sentence.text, s.start, s.end, p) for s, p in zip(ordered, parts, strict=True)):
+                stats["repeats the word beside it"] += 1
                 continue
             placed = splice_structures(sentence, list(zip(ordered, parts, strict=False)))
             if placed is None:
