@@ -6,7 +6,6 @@ from __future__ import annotations
 import copy
 import inspect
 import os
-import re
 import warnings
 from collections import defaultdict
 from collections.abc import Sequence
@@ -32,14 +31,8 @@ from paraspan.text.constraints import BanSet, VocabIndex, WordGuard, trailing_wo
 #: Candidates examined beyond k at each step (as in the llama.cpp backend).
 _SPARE = 16
 
-#: Devices ``load`` accepts.
-DEVICES = ("auto", "cpu", "cuda")
-
-_HF_REPO_RE = re.compile(r"[A-Za-z0-9_][\w.-]*/[\w.-]+")
-_BYTE_TOKEN_RE = re.compile(r"<0x([0-9A-Fa-f]{2})>")
 # marks the assistant's answer when a chat template is rendered to find the end-of-turn token
 _ANSWER_MARK = "PARASPAN-ANSWER-MARK"
-
 
 
 class TransformersBackend:

@@ -11,14 +11,10 @@ from typing import Any
 
 from paraspan.errors import ModelError
 
-#: Candidates examined beyond k at each step (as in the llama.cpp backend).
-_SPARE = 16
-
 #: Devices ``load`` accepts.
 DEVICES = ("auto", "cpu", "cuda")
 
 _HF_REPO_RE = re.compile(r"[A-Za-z0-9_][\w.-]*/[\w.-]+")
-_BYTE_TOKEN_RE = re.compile(r"<0x([0-9A-Fa-f]{2})>")
 
 
 @dataclass(frozen=True)

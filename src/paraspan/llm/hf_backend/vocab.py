@@ -9,10 +9,7 @@ from typing import Any
 
 import numpy as np
 
-_HF_REPO_RE = re.compile(r"[A-Za-z0-9_][\w.-]*/[\w.-]+")
 _BYTE_TOKEN_RE = re.compile(r"<0x([0-9A-Fa-f]{2})>")
-# marks the assistant's answer when a chat template is rendered to find the end-of-turn token
-_ANSWER_MARK = "PARASPAN-ANSWER-MARK"
 
 
 
