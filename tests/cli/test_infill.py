@@ -52,6 +52,8 @@ def test_bad_corpus_line_names_file_and_line(tmp_path):
 
 
 def test_infill_runs_with_the_small_model(tmp_path):
+    """`paraspan infill` is `augment --generator infill -k 1`: the infiller's counters come from the run's
+    work statistics, the outputs from its store."""
     src = corpus(tmp_path)
     out, every, summary = tmp_path / "out.jsonl", tmp_path / "all.jsonl", tmp_path / "summary.json"
     assert main(["infill", str(src), "-o", str(out), "--frames", str(RELEASE), "--model", "small",
@@ -65,10 +67,11 @@ def test_infill_runs_with_the_small_model(tmp_path):
     assert counters["unparseable"] + counters["parsed"] + counters.get("duplicate", 0) == 3
     written = list(read_jsonl(out))
     assert len(written) == data["outputs"] == counters.get("kept", 0)
+    # --all-candidates: what the generator returned (the FE filter's survivors; every parsed one with --no-filter)
     candidates = list(read_jsonl(every))
-    assert len(candidates) == counters["parsed"]
+    assert len(candidates) == counters.get("kept", 0)
     for new in candidates:
-        assert new.source_id == "t1"
+        assert new.source_id == "t1" and new.provenance["structure"] == 0
         assert new.provenance["lu_from"] == "sell.v" and new.provenance["lu_to"] in ("trade.v", "vend.v")
 
 

@@ -17,21 +17,24 @@ def _labels(s):
 
 
 def test_rewrite_writes_projected_sentences(tmp_path):
+    """`paraspan rewrite` is `augment --generator rewrite -k 1`: each structure's best-placed rewrite is an
+    output, with the pipeline's provenance (the rules under ``generated``)."""
     src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
     write_jsonl(CORPUS, src)
     assert main(["rewrite", str(src), "-o", str(out), "--max-per-sentence", "2", "--no-progress", "--filter",
                  "all"]) == 0
     rewrites = list(read_jsonl(out))
     by_id = {s.id: s for s in CORPUS}
-    assert len(rewrites) >= len(CORPUS)
+    assert len({rw.source_id for rw in rewrites}) >= len(CORPUS) - 2  # a rule applies to nearly every sentence
     per_source = {}
     for rw in rewrites:
         per_source[rw.source_id] = per_source.get(rw.source_id, 0) + 1
-        assert rw.provenance["method"] == "rewrite" and rw.provenance["rules"]
+        assert rw.provenance["models"]["generator"] == "rewrite" and rw.provenance["generated"]["rules"]
+        assert rw.provenance["iteration"] == 1
         assert {(k, lab, a) for k, lab, a in _labels(rw) if a is not None} <= _labels(by_id[rw.source_id])
-    assert max(per_source.values()) <= 2
+    assert max(per_source.values()) <= max(len(s.structures) for s in CORPUS)
     # the default families leave out the passives (judged right 26 times in 71)
-    assert not any("passive" in rule for rw in rewrites for rule in rw.provenance["rules"])
+    assert not any("passive" in rule for rw in rewrites for rule in rw.provenance["generated"]["rules"])
     # a filter decides what -o gets; the rest goes to --rejected, every decision in provenance
     kept, dropped = tmp_path / "kept.jsonl", tmp_path / "dropped.jsonl"
     assert main(["rewrite", str(src), "-o", str(kept), "--max-per-sentence", "2", "--no-progress", "--filter",
@@ -83,7 +86,7 @@ def test_refine_rules_then_rewrite_with_them(tmp_path, capsys):
     assert len(json.loads(capsys.readouterr().out)) == len(data["rules"])
     out = tmp_path / "out.jsonl"
     assert main(["rewrite", str(src), "-o", str(out), "--rules", str(rules), "--no-progress", "--filter", "all"]) == 0
-    assert {r.provenance["rules"][0] for r in read_jsonl(out)} <= kept
+    assert {r.provenance["generated"]["rules"][0] for r in read_jsonl(out)} <= kept
 
 
 def test_refine_needs_predicates(tmp_path):

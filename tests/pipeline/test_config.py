@@ -24,7 +24,7 @@ V1 = {"iterations": 2, "retries": 1, "keep_args": False, "require_args": True,
 def test_blocks_are_completed_with_their_factory_defaults():
     config = check(AugmentConfig(generator={"name": "rewrite", "max_lexical": 1}, aligner="ibm2"))
     assert config.generator.to_dict() == {"name": "rewrite", "rules": None, "max_per_sentence": None,
-                                          "max_lexical": 1, "families": "reliable"}
+                                          "max_lexical": 1, "families": "reliable", "learned": None}
     assert config.aligner.name == "ibm2" and "iterations" in config.aligner.options
     # the run's seed and threads reach the factories that take them
     para = check(AugmentConfig(seed=3, threads=2, generator="paraphrase")).generator.options

@@ -6,10 +6,7 @@ Heavy imports (torch, transformers, llama.cpp) happen inside the command functio
 from __future__ import annotations
 
 import json
-import sys
 import time
-from collections import Counter
-from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -19,12 +16,9 @@ from paraspan.cli.common import (
     FilterSpec,
     Limit,
     Progress,
-    ProgressBar,
     Rejected,
     console,
     feature_cache,
-    kept_only,
-    report_kept,
     use_threads,
 )
 from paraspan.errors import ParaspanError
@@ -47,8 +41,9 @@ def infill_cmd(
                                                     "packaged).")] = None,
     no_filter: Annotated[bool, typer.Option("--no-filter", help="Keep outputs whatever their FE fidelity "
                                             "(it is still recorded).")] = False,
-    all_candidates: Annotated[Path | None, typer.Option("--all-candidates", help="Also write every parsed "
-                                                        "candidate (kept or not) to this JSONL.")] = None,
+    all_candidates: Annotated[Path | None, typer.Option("--all-candidates", help="Also write every candidate "
+                                                        "the generator returned (with --no-filter every parsed "
+                                                        "one), placed or not, to this JSONL.")] = None,
     phrase_types: Annotated[bool, typer.Option(help="Read FrameNet's phrase types (PT layer) from the --frames "
                                                "release for sentences converted from it (else a parse decides "
                                                "which spans are PPs).")] = True,
@@ -66,19 +61,14 @@ def infill_cmd(
     rejected: Rejected = None,
     progress: Progress = True,
 ) -> None:
-    """Make new annotated sentences by swapping in a sister LU and regenerating the FE spans that no longer fit.
+    """Make new annotated sentences by swapping in a sister LU and regenerating the FE spans that no longer fit:
+    `paraspan augment --generator infill -k 1`, the corpus its own few-shot examples.
 
     Keeps only outputs whose new spans the FE-type classifier labels as the intended FEs (FE fidelity 1.0);
     provenance records lu_from, lu_to, conditioning, fe_fidelity and perplexity.
     """
-    from itertools import islice
-
-    from paraspan.cli.augment import worker_plan
-    from paraspan.corpus.frame_index import FrameIndex
-    from paraspan.corpus.jsonl import atomic_write, dumps, read_jsonl
-    from paraspan.generate.infill import CONDITIONING, TARGETS, InfillConfig
-    from paraspan.pipeline.executors import map_ordered
-    from paraspan.pipeline.resources import INFILL_WORKER_MEMORY
+    from paraspan.cli.preset import Preset, report, run_preset
+    from paraspan.generate.infill import CONDITIONING, TARGETS
 
     if conditioning not in CONDITIONING:
         raise ParaspanError.from_code("E801", option="--conditioning", value=conditioning,
@@ -91,87 +81,49 @@ def infill_cmd(
     if not corpus.is_file():
         raise ParaspanError.from_code("E010", file=str(corpus), what="file",
                                       fix="give a JSONL corpus (paraspan convert makes one)")
-    # Read (and so check) the corpus and the frame index before loading any model.
-    stream = read_jsonl(corpus)
-    sentences = list(islice(stream, limit) if limit is not None else stream)
-    index = FrameIndex.load(frames)
-    if phrase_types and any("annoset_id" in st.extra for s in sentences for st in s.structures):
-        from paraspan.corpus.phrase_types import attach_phrase_types, read_phrase_types
+    if not frames.exists():
+        raise ParaspanError.from_code("E010", file=str(frames), what="file or folder",
+                                      fix="give a FrameNet release (its folder or .tar.gz)")
 
-        attach_phrase_types(sentences, read_phrase_types(frames))
-    err = console()
-    plan = worker_plan(workers, threads, model=model, tasks=len(sentences), base_memory=INFILL_WORKER_MEMORY,
-                       warn=lambda m: err.print(f"note: {m}", markup=False))
-    config = InfillConfig(conditioning=conditioning, candidates=candidates, targets=target, max_targets=max_targets,
-                          keep=keep, shots=shots, strict=not no_filter, seed=seed)
-    options = {"index": index, "model": model, "classifier": classifier, "config": config, "examples": sentences,
-               "threads": plan["threads"]}
-    totals: Counter[str] = Counter()
-    fidelity: list[float] = []
-    kept_fidelity: list[float] = []
-    ppl: list[float] = []
+    def attach(sentences: list[Any]) -> None:
+        if phrase_types and any("annoset_id" in st.extra for s in sentences for st in s.structures):
+            from paraspan.corpus.phrase_types import attach_phrase_types, read_phrase_types
+
+            attach_phrase_types(sentences, read_phrase_types(frames))
+
+    preset = Preset("infill", {"frames": str(frames), "model": model,
+                               "classifier": str(classifier) if classifier is not None else None,
+                               "conditioning": conditioning, "candidates": candidates, "targets": target,
+                               "max_targets": max_targets, "keep": keep, "shots": shots, "strict": not no_filter,
+                               "seed": seed, "examples": str(corpus)})
     start = time.perf_counter()
-    made: list[Any] = []
-    every: list[str] = []
-    with ProgressBar("infilling", len(sentences), enabled=progress) as bar:
-        for i, result in enumerate(map_ordered(infill_worker, options, sentences, plan["workers"]), 1):
-            totals.update(result.stats)
-            for cand in result.candidates:
-                prov = cand.provenance or {}
-                fidelity.append(float(prov.get("fe_fidelity", 0.0)))
-                every.append(dumps(cand))
-            for new in result.outputs:
-                prov = new.provenance or {}
-                kept_fidelity.append(float(prov.get("fe_fidelity", 0.0)))
-                if prov.get("perplexity") is not None:
-                    ppl.append(float(prov["perplexity"]))
-                made.append(new)
-            bar(i, outputs=len(made))
-    tally: dict[str, int] = {}
-    outputs = [dumps(new) for new in kept_only(made, {s.id: s for s in sentences}, filter_name, rejected, tally)]
-    _write_lines(out, outputs)
-    if all_candidates is not None:
-        _write_lines(all_candidates, every)
+    result = run_preset(preset, corpus, out, filter_name=filter_name, rejected=rejected, from_fmt="jsonl",
+                        limit=limit, workers=workers, threads=threads, seed=seed, progress=progress,
+                        what="infilling", prepare=attach, candidates=all_candidates)
     seconds = time.perf_counter() - start
-    summary = {"sentences": len(sentences), "outputs": len(outputs), "conditioning": conditioning,
-               "counters": dict(sorted(totals.items())),
-               "fe_fidelity_before_filter": round(sum(fidelity) / len(fidelity), 4) if fidelity else None,
-               "fe_fidelity_kept": round(sum(kept_fidelity) / len(kept_fidelity), 4) if kept_fidelity else None,
-               "mean_perplexity_kept": round(sum(ppl) / len(ppl), 2) if ppl else None,
-               "seconds": round(seconds, 1), "workers": plan}
+    run = result.summary
+    cost = dict(run.cost) if run is not None else {}
+    counters = {k: int(v) if float(v).is_integer() else v for k, v in sorted(cost.items())
+                if not k.endswith("seconds") and k not in _PIPELINE_COUNTERS}
+    summary = {"sentences": run.inputs if run is not None else 0, "outputs": result.written,
+               "conditioning": conditioning, "counters": counters, "seconds": round(seconds, 1),
+               "workers": result.plan}
     if summary_path is not None:
+        from paraspan.corpus.jsonl import atomic_write
+
         with atomic_write(summary_path) as handle:
             handle.write(json.dumps(summary, indent=2) + "\n")
-    skipped = ", ".join(f"{v} {k.removeprefix('skipped: ')}" for k, v in sorted(totals.items())
-                        if k.startswith("skipped: "))
-    err.print(f"wrote {len(outputs):,} sentences to {out} from {len(sentences):,} in {seconds:.0f}s; "
-              f"{totals['sampled']} sampled, {totals['unparseable']} unparseable, {totals['parsed']} parsed, "
-              f"{totals['passed_filter']} passed the FE filter; FE fidelity before filtering "
-              f"{summary['fe_fidelity_before_filter']}" + (f"; skipped: {skipped}" if skipped else "")
-              + f"; {plan['reason']}", markup=False)
-    report_kept(err, filter_name, tally, rejected)
+    err = console()
+    skipped = ", ".join(f"{v} {k.removeprefix('skipped: ')}" for k, v in counters.items() if k.startswith("skipped: "))
+    err.print(f"wrote {result.written:,} sentences to {out} from {summary['sentences']:,} in {seconds:.0f}s; "
+              f"{counters.get('sampled', 0)} sampled, {counters.get('unparseable', 0)} unparseable, "
+              f"{counters.get('parsed', 0)} parsed, {counters.get('passed_filter', 0)} passed the FE filter"
+              + (f"; skipped: {skipped}" if skipped else "") + f"; {result.plan['reason']}", markup=False)
+    report(err, result, filter_name, rejected)
 
 
-def infill_worker(*, index: Any, model: str, classifier: Path | None, config: Any, examples: list[Any],
-                  threads: int | None) -> Callable[[Any], Any]:
-    """Load the models once; the function that infills one sentence (in this process or in each worker of
-    :func:`paraspan.pipeline.executors.map_ordered`). ``examples``: the corpus, for the few-shot prompts."""
-    from paraspan.generate.infill import Infiller
-
-    use_threads(threads or None)  # the FE classifier's encoder (the LLM gets n_threads)
-    return Infiller(index, model, classifier, config, examples=examples, n_threads=threads).infill
-
-
-def _write_lines(path: Path, lines: list[str]) -> None:
-    from paraspan.corpus.jsonl import atomic_write
-
-    if str(path) == "-":
-        for line in lines:
-            sys.stdout.write(line + "\n")
-        return
-    with atomic_write(path) as handle:
-        for line in lines:
-            handle.write(line + "\n")
+#: what the pipeline counts of its own (work statistics), not the infiller's counters
+_PIPELINE_COUNTERS = frozenset({"calls", "batches", "inputs", "sampled_tokens"})
 
 
 def train_fe_classifier_cmd(

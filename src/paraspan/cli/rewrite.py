@@ -21,9 +21,7 @@ from paraspan.cli.common import (
     ProgressBar,
     Rejected,
     console,
-    kept_only,
     read_input,
-    report_kept,
     table_console,
 )
 from paraspan.errors import ParaspanError
@@ -58,7 +56,8 @@ def rewrite_cmd(
                                                     "Default: every hand-written and shipped learned rule.")] = None,
     learned: Annotated[Path | None, typer.Option(help="Learned rules file to use with the hand-written ones.")] = None,
     max_per_sentence: Annotated[int | None, typer.Option("--max-per-sentence", "-n", min=1,
-                                                         help="At most N rewrites per sentence.")] = None,
+                                                         help="At most N rewrites per structure, the best "
+                                                              "placed one written.")] = None,
     families: Annotated[str, typer.Option(
         help="Rule families: reliable (the rules that keep the meaning: clefts, reordering, genitives, "
              "splitting, extraction), equivalence (those and passives, judged right 26 times in 71), "
@@ -70,34 +69,25 @@ def rewrite_cmd(
     limit: Limit = None,
     progress: Progress = True,
 ) -> None:
-    """Rewrite every sentence with transformation rules and carry its labels over."""
-    from paraspan.corpus.formats import write_corpus
-    from paraspan.generate.rewrite.generator import Rewriter
+    """Rewrite each structure's sentence with transformation rules and carry its labels over: `paraspan augment
+    --generator rewrite -k 1`, each structure's best-placed rewrite an output, the filter deciding -o."""
+    from paraspan.cli.preset import Preset, report, run_preset
 
-    sentences = _read(corpus, from_fmt, limit)
-    rewriter = Rewriter(_ruleset(rules, learned), max_per_sentence=max_per_sentence, families=families)
+    _ruleset(rules, learned)  # a bad or missing rules file is refused before anything else
+    preset = Preset("rewrite", {"rules": str(rules) if rules is not None else None,
+                                "learned": str(learned) if learned is not None else None,
+                                "max_per_sentence": max_per_sentence, "families": families})
     start = time.perf_counter()
-    tally: dict[str, int] = {}
-    with ProgressBar(enabled=progress) as bar:
-        tick = bar.stage("rewriting")
-
-        def counted():  # type: ignore[no-untyped-def]
-            for sentence in sentences:
-                yield sentence
-                tick()
-
-        by_id = {s.id: s for s in sentences}
-        written = write_corpus(kept_only(rewriter.rewrite_corpus(counted()), by_id, filter_name, rejected, tally),
-                               output, "jsonl")
-    seconds = time.perf_counter() - start
-    counts = rewriter.counts
-    skipped = {k: v for k, v in sorted(counts.items()) if k.startswith(("skipped", "rule_error"))}
+    result = run_preset(preset, corpus, output, filter_name=filter_name, rejected=rejected, from_fmt=from_fmt,
+                        limit=limit, progress=progress, what="rewriting")
     err = console()
-    err.print(f"wrote {written} rewrites of {len(sentences)} sentences ({len(rewriter.rules)} rules) to {output} "
-                  f"in {seconds:.1f}s")
-    if skipped:
-        err.print("skipped: " + ", ".join(f"{k.removeprefix('skipped_')} {v}" for k, v in skipped.items()))
-    report_kept(err, filter_name, tally, rejected)
+    summary = result.summary
+    err.print(f"wrote {result.written} rewrites of {summary.inputs if summary else 0} sentences to {output} "
+              f"in {time.perf_counter() - start:.1f}s", markup=False)
+    notes = {k: v for k, v in sorted(summary.notes.items())} if summary else {}
+    if notes:
+        err.print("no rewrite: " + ", ".join(f"{k} {v}" for k, v in notes.items()), markup=False)
+    report(err, result, filter_name, rejected)
 
 
 def rules_list_cmd(

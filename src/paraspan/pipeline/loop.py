@@ -302,7 +302,8 @@ class Augmenter:
                 {"args_placed": args_placed, "args": len(args), "attempt": attempt,
                  **({"entities_lost": carried[c][1]} if carried[c][1] else {}),
                  **({"projection": placement.via} if placement.via != "aligner" else {}),
-                 **{k: v for k, v in cand.meta.items() if k in ("cluster", "constraint_set", "rules")}}))
+                 **_jsonable({k: v for k, v in cand.meta.items() if k in ("cluster", "constraint_set", "provenance")}),
+                 **Generated(rules=Generated.of_meta(cand.meta).rules).meta()}))
         chain.rows += len(candidates)
         if not ranked:
             return None, NOT_PLACED

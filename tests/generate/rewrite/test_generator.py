@@ -122,7 +122,7 @@ def test_all_structures_lost_is_not_emitted():
 
 
 def test_generator_contract_and_registry():
-    assert set(generators.options("rewrite")) == {"rules", "max_per_sentence", "max_lexical", "families"}
+    assert set(generators.options("rewrite")) == {"rules", "max_per_sentence", "max_lexical", "families", "learned"}
     gen = Rewriter(RuleSet(hand_rules()), nlp=load_spacy())
     request = GenerationRequest("r", "The cake was eaten by the dog.", keep=((4, 8),), n=5)
     result = gen.generate(request)

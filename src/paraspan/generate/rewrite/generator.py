@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from paraspan.corpus.schema import Sentence
+from paraspan.errors import ParaspanError
 from paraspan.generate.base import (
     Candidate,
     Capabilities,
@@ -46,6 +47,7 @@ from paraspan.generate.rewrite.core import (
     render,
 )
 from paraspan.generate.rewrite.rules import RuleSet
+from paraspan.provenance import Generated
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -231,7 +233,8 @@ class Rewriter:
             found = self._select(found, lambda r: r.rule, request.text)
         finally:
             self.max_per_sentence = saved
-        candidates = [Candidate(raw.text, {}, mapping=raw.mapping(doc), meta={"rules": [raw.rule]}) for raw in found]
+        candidates = [Candidate(raw.text, {}, mapping=raw.mapping(doc), meta=Generated(rules=(raw.rule,)).meta())
+                      for raw in found]
         return GenerationResult(request, candidates, note=None if candidates else "no rule applies")
 
     def rewrite_sentence(self, sentence: Sentence, doc: Doc | None = None) -> list[Sentence]:
@@ -290,14 +293,24 @@ class RewriterFactory(GeneratorFactory):
 
 @RewriterFactory
 def make_rewriter(rules: str | None = None, max_per_sentence: int | None = None, max_lexical: int = 3,
-                  families: str = "reliable") -> Rewriter:
+                  families: str = "reliable", learned: str | None = None) -> Rewriter:
     """The registered ``rewrite`` generator: ``rules`` a rules file (``paraspan refine-rules``;
-    default: every hand-written and learned rule), at most ``max_per_sentence`` rewrites per
+    default: every hand-written and learned rule), ``learned`` a learned rules file used with the
+    hand-written rules instead of the shipped one, at most ``max_per_sentence`` rewrites per
     sentence, ``max_lexical`` WordNet substitutions per rewrite, ``families`` the rule families
     used: a preset (``reliable``, the default: the rules that keep the meaning except the passives,
     which were judged right 26 times in 71; ``equivalence``: those and the passives;
     ``forward_entailment``: those and deletions of modifiers; ``all``) or comma-separated names."""
-    return Rewriter(rules, max_per_sentence=max_per_sentence, max_lexical=max_lexical, families=families)
+    return Rewriter(_ruleset(rules, learned), max_per_sentence=max_per_sentence, max_lexical=max_lexical,
+                    families=families)
+
+
+def _ruleset(rules: str | None, learned: str | None) -> RuleSet:
+    """The rules of ``rules`` (a refined or learned file), else the hand-written ones with ``learned`` (default:
+    the shipped learned rules); E715 for both."""
+    if rules is not None and learned is not None:
+        raise ParaspanError.from_code("E715")
+    return RuleSet.from_file(rules) if rules is not None else RuleSet.default(learned)
 
 
 #: The version of what every rule's rewrite passes through here (the checks of
@@ -315,8 +328,7 @@ def _code_versions(options: dict[str, Any]) -> dict[str, str]:
     """The rewriter's version and that of every rule it applies with ``options`` (see
     :func:`paraspan.generate.base.code_versions`): a fix bumps a version, and outputs of the older
     code are then not served from a run store as this one's."""
-    rules = options.get("rules")
-    ruleset = RuleSet.from_file(rules) if isinstance(rules, str) else RuleSet.default()
+    ruleset = _ruleset(options.get("rules"), options.get("learned"))
     if options.get("families") is not None:
         ruleset = ruleset.only(options["families"])
     return {"rewriter": REWRITER_VERSION, **{f"rule:{rule.name}": rule.version for rule in ruleset.rules}}
