@@ -37,8 +37,6 @@ GB = 1024**3
 #: one ``augment`` or ``paraphrase`` worker with the default LLM (peak RSS 2.6-3.1 GB, see above;
 #: 3.4 GB since a worker decodes 64 sequences at once: a larger KV cache, issue 18)
 WORKER_MEMORY = int(3.5 * GB)
-#: one ``infill`` worker with the default LLM and the FE classifier (peak RSS 3.5 GB)
-INFILL_WORKER_MEMORY = int(3.5 * GB)
 #: what a worker holds besides the GGUF file (encoders, spaCy, torch, the KV cache): the
 #: default model's peak (3.5 GB) less its file (1.1 GB)
 WORKER_OVERHEAD = int(2.4 * GB)
