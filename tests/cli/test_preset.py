@@ -13,3 +13,18 @@ def test_options_reach_the_run_config_as_they_were_given():
     config = apply_overrides({"generator": {"name": "rewrite"}}, preset.overrides())
     assert config["generator"] == {"name": "rewrite", "rules": "refined rules.json", "max_per_sentence": 2,
                                    "families": "reliable,passive", "strict": False}
+
+
+def test_what_the_filter_refuses_goes_to_rejected_with_its_reason(tmp_path, capsys):
+    from paraspan.cli.main import main
+    from paraspan.corpus.jsonl import read_jsonl, write_jsonl
+    from tests.generate.rewrite.helpers import CORPUS
+
+    src, out, dropped = tmp_path / "in.jsonl", tmp_path / "out.jsonl", tmp_path / "dropped.jsonl"
+    write_jsonl(CORPUS, src)
+    assert main(["rewrite", str(src), "-o", str(out), "--no-progress", "--filter", "iteration>=2",
+                 "--rejected", str(dropped)]) == 0
+    refused = list(read_jsonl(dropped))
+    assert not list(read_jsonl(out)) and refused  # one iteration: the rule refuses every output
+    assert all(r.provenance["filters"]["iteration>=2"] is False for r in refused)
+    assert f"iteration>=2: kept 0, rejected {len(refused)}" in capsys.readouterr().err.replace("\n", " ")
