@@ -28,3 +28,18 @@ def test_what_the_filter_refuses_goes_to_rejected_with_its_reason(tmp_path, caps
     assert not list(read_jsonl(out)) and refused  # one iteration: the rule refuses every output
     assert all(r.provenance["filters"]["iteration>=2"] is False for r in refused)
     assert f"iteration>=2: kept 0, rejected {len(refused)}" in capsys.readouterr().err.replace("\n", " ")
+
+
+def test_max_per_sentence_caps_the_rewrites_a_structure_chooses_from(tmp_path):
+    from paraspan.cli.main import main
+    from paraspan.corpus.jsonl import read_jsonl, write_jsonl
+    from tests.generate.rewrite.helpers import CORPUS
+
+    src = tmp_path / "in.jsonl"
+    write_jsonl(CORPUS, src)
+    counts = {}
+    for n in ("1", "5"):
+        out = tmp_path / f"out{n}.jsonl"
+        assert main(["rewrite", str(src), "-o", str(out), "-n", n, "--no-progress", "--filter", "all"]) == 0
+        counts[n] = max(r.provenance["candidates"] for r in read_jsonl(out))
+    assert counts["1"] == 1 < counts["5"]

@@ -29,6 +29,7 @@ class Preset:
     generator: str
     options: Mapping[str, Any] = field(default_factory=dict)
     iterations: int = 1
+    candidates: int | None = None  # candidates the generator returns per structure (None: the run's default)
 
     def overrides(self) -> list[str]:
         """The options as ``--set generator.KEY=VALUE`` settings (JSON values, read back as they were)."""
@@ -78,6 +79,7 @@ def run_preset(preset: Preset, corpus: Path, out: Path, *, filter_name: str, rej
         with ProgressBar(what, enabled=progress, unit="sentences") as bar:
             run = augment(sentences, generator=preset.generator, filters=filter_name, iterations=preset.iterations,
                           store=store_path, workers=workers, threads=threads, seed=seed, choose_by="none", retries=0,
+                          candidates=preset.candidates,
                           overrides=preset.overrides(), on_progress=bar, command=sys.argv,
                           on_note=lambda m: con.print(f"note: {m}", markup=False))
             use_threads(run.plan["threads"])  # this process's encoders (a worker pool's processes set their own)

@@ -56,8 +56,8 @@ def rewrite_cmd(
                                                     "Default: every hand-written and shipped learned rule.")] = None,
     learned: Annotated[Path | None, typer.Option(help="Learned rules file to use with the hand-written ones.")] = None,
     max_per_sentence: Annotated[int | None, typer.Option("--max-per-sentence", "-n", min=1,
-                                                         help="At most N rewrites per structure, the best "
-                                                              "placed one written.")] = None,
+                                                         help="At most N rewrites per structure to choose "
+                                                              "from: the best placed one is written.")] = None,
     families: Annotated[str, typer.Option(
         help="Rule families: reliable (the rules that keep the meaning: clefts, reordering, genitives, "
              "splitting, extraction), equivalence (those and passives, judged right 26 times in 71), "
@@ -76,7 +76,7 @@ def rewrite_cmd(
     _ruleset(rules, learned)  # a bad or missing rules file is refused before anything else
     preset = Preset("rewrite", {"rules": str(rules) if rules is not None else None,
                                 "learned": str(learned) if learned is not None else None,
-                                "max_per_sentence": max_per_sentence, "families": families})
+                                "families": families}, candidates=max_per_sentence)
     start = time.perf_counter()
     result = run_preset(preset, corpus, output, filter_name=filter_name, rejected=rejected, from_fmt=from_fmt,
                         limit=limit, progress=progress, what="rewriting")
