@@ -20,6 +20,7 @@ from paraspan.corpus.schema import Sentence, Span, Structure
 from paraspan.generate.base import Candidate, Capabilities, GenerationRequest, GenerationResult
 from paraspan.generate.fillers import opener
 from paraspan.generate.project import splice_structures
+from paraspan.provenance import Generated
 from paraspan.train.examples import MAX_SPAN_WORDS, maskable_args
 
 __all__ = ["RetrievalConfig", "RetrievalFiller", "SlotPool", "make_retriever"]
@@ -103,14 +104,14 @@ class RetrievalFiller:
             for filler in rng.sample(donors, min(len(donors), self.config.pool)):
                 placed = splice_structures(sentence, [(span, filler)])
                 if placed is not None:
-                    options.append((placed[0], placed[1], {"task": "span", "masked": [key[1]],
-                                                           "replaced": [original], "fillers": [filler]}))
+                    said = Generated(replaced=(original,), keeps_anchor=True)
+                    options.append((placed[0], placed[1], said.meta(task="span", masked=[key[1]], fillers=[filler])))
         if not options:
             return GenerationResult(request, [], note="no donor filler: " + (
                 ", ".join(f"{k} {v}" for k, v in stats.items()) or "nothing to mask"), stats=dict(stats))
         scores = text_logprobs(self.backend, [text for text, _, _ in options])
         ranked = sorted(zip(scores, options, strict=True), key=lambda pair: -pair[0])
-        candidates = [Candidate(text, {"score": score}, structures, None, {"keeps_anchor": True, **meta})
+        candidates = [Candidate(text, {"score": score}, structures, None, meta)
                       for score, (text, structures, meta) in ranked[: request.n or self.config.n]]
         return GenerationResult(request, candidates, stats=dict(stats))
 

@@ -21,6 +21,7 @@ from paraspan.corpus.schema import Sentence, Span, Structure
 from paraspan.generate.base import Candidate, Capabilities, GenerationRequest, GenerationResult
 from paraspan.generate.fillers import dangling_fillers, reflexive_fillers, shape_differs, stutters, unknown_words
 from paraspan.generate.project import splice_structures
+from paraspan.provenance import Generated
 from paraspan.train.examples import (
     MAX_SPAN_WORDS,
     TRIGGER,
@@ -60,6 +61,7 @@ class _Fill:
     text: str
     structures: list[Structure | None]
     logprob: float
+    replaced: tuple[str, ...] = ()
     meta: dict[str, Any] = field(default_factory=dict)
 
 
@@ -127,8 +129,9 @@ class TrainedInfiller:
             if fill.text in seen or fill.text == sentence.text:
                 continue
             seen.add(fill.text)
+            said = Generated(replaced=fill.replaced, keeps_anchor=fill.meta.get("task") == "span")
             candidates.append(Candidate(fill.text, {"score": fill.logprob}, fill.structures, None,
-                                        {"keeps_anchor": fill.meta.get("task") == "span", **fill.meta}))
+                                        said.meta(**fill.meta)))
         candidates = candidates[: request.n or self.config.n]
         note = None if candidates else "no filler differed from the original and parsed: " + (
             ", ".join(f"{k} {v}" for k, v in sorted(stats.items())) or "nothing to mask")
@@ -181,9 +184,8 @@ class TrainedInfiller:
                 stats["overlaps another span"] += 1
                 continue
             new_text, structures = placed
-            out.append(_Fill(new_text, structures, logprob,
-                             {"task": "span", "masked": [marker(structure, s) for s in ordered],
-                              "replaced": originals, "fillers": parts}))
+            out.append(_Fill(new_text, structures, logprob, tuple(originals),
+                             {"task": "span", "masked": [marker(structure, s) for s in ordered], "fillers": parts}))
         return out
 
     def _fill_trigger(self, sentence: Sentence, index: int, rng: random.Random, stats: Counter[str]) -> list[_Fill]:
@@ -229,9 +231,8 @@ class TrainedInfiller:
                 stats["overlaps another span"] += 1
                 continue
             new_text, structures = placed
-            out.append(_Fill(new_text, structures, logprob,
-                             {"task": "trigger", "lu_from": lu, "lu_to": new_lu, "replaced": [original],
-                              "fillers": [form]}))
+            out.append(_Fill(new_text, structures, logprob, (original,),
+                             {"task": "trigger", "lu_from": lu, "lu_to": new_lu, "fillers": [form]}))
         return out
 
     def _known(self, frame: str, lu: str) -> bool:

@@ -316,7 +316,8 @@ def train_lora(model: Any, tokenizer: Any, train: Sequence[Example], dev: Sequen
         steps=state.global_step, epochs=round(state.epoch or 0.0, 3), train_examples=len(rows),
         dev_examples=len(dev_rows), train_tokens=tokens, seconds=round(seconds, 1),
         tokens_per_second=round(trained_tokens / seconds, 2) if seconds > 0 else 0.0,
-        dev_loss=min(dev_losses) if dev_losses else None, best_checkpoint=state.best_model_checkpoint,
+        dev_loss=min(dev_losses) if dev_losses else None,
+        best_checkpoint=Path(state.best_model_checkpoint).name if state.best_model_checkpoint else None,
         stopped_early=stopped,
     )
     del result
