@@ -120,8 +120,11 @@ def _adapter_check(name: str) -> Callable[[], tuple[float, str]]:
         card = read_card(folder)
         base = resolve("llm", card["base"]["name"])
         check_base(card, name, base.name, base.sha256)
-        llm, seconds = _timed(lambda: llama_cpp.Llama(model_path=str(base.path), lora_path=str(folder / GGUF_NAME),
-                                                      n_ctx=256, verbose=False))
+        from llama_cpp._utils import suppress_stdout_stderr
+
+        with suppress_stdout_stderr(disable=False):  # llama.cpp logs a line per LoRA tensor it cannot repack
+            llm, seconds = _timed(lambda: llama_cpp.Llama(model_path=str(base.path),
+                                                          lora_path=str(folder / GGUF_NAME), n_ctx=256, verbose=False))
         # the adapter's own prompt shape (paraspan.train.examples), on a sentence written for this check
         prompt = "### frame Commerce_sell, sell.v\n<Seller> sold his old tractor to a neighbour.\n=> "
         out = llm.create_completion(prompt, max_tokens=12, temperature=0.0, stop=["\n"])

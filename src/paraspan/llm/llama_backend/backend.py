@@ -497,7 +497,10 @@ def _apply_lora(lib: Any, model: Any, ctx: Any, path: str, scale: float) -> Any:
     """Load the GGUF LoRA at ``path`` for ``model`` and apply it to ``ctx`` (E382 when llama.cpp refuses it)."""
     import ctypes
 
-    adapter = lib.llama_adapter_lora_init(model.model, str(path).encode("utf-8"))
+    from llama_cpp._utils import suppress_stdout_stderr
+
+    with suppress_stdout_stderr(disable=False):  # llama.cpp logs a line per tensor it cannot repack
+        adapter = lib.llama_adapter_lora_init(model.model, str(path).encode("utf-8"))
     if adapter is None:
         raise ModelError.from_code("E512", problem=f"llama.cpp cannot load the LoRA {path}",
                                    fix="pass an adapter.gguf written by `paraspan train-generator` for this base model")
