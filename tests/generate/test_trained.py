@@ -194,3 +194,18 @@ def test_a_filler_keeps_the_slot_s_opening_preposition_and_does_not_stutter() ->
     assert sorted(c.text for c in result.candidates) == [
         "The farmer sold a plough to a neighbour last spring.", "The farmer sold his old tractor to the Smiths last spring."]
     assert result.stats["another opening preposition"] == 1 and result.stats["repeats the word beside it"] == 2
+
+
+def test_a_new_trigger_relabels_every_annotation_of_the_same_target() -> None:
+    sentence = _sentence()
+    twin = Structure("frame", "Commerce_sell", Span(11, 15, "sell.v"), [Span(0, 10, "Seller")])
+    sentence = Sentence(sentence.id, sentence.text, [sentence.structures[0], sentence.structures[1], twin])
+    backend = Scripted({"new trigger": ["traded"]})
+    generator = TrainedInfiller(backend, CARD, TrainedConfig(masks=0, triggers=True))
+    for index in (0, 2):
+        result = generator.generate(GenerationRequest(id=sentence.id, text=sentence.text, sentence=sentence,
+                                                      structure=index))
+        candidate = result.candidates[0]
+        assert candidate.text.startswith("The farmer traded his old tractor")
+        assert [s.anchor.label for s in candidate.structures if s is not None and s.kind == "frame"] == [
+            "trade.v", "trade.v"]

@@ -226,7 +226,11 @@ class TrainedInfiller:
             if not form:
                 stats["not inflectable"] += 1
                 continue
-            placed = splice_structures(sentence, [(anchor, form)], relabel={index: new_lu})
+            # a target annotated twice (the same span and LU) gets the new LU in both annotations
+            twins = {i: new_lu for i, other in enumerate(sentence.structures)
+                     if other.anchor is not None and (other.anchor.start, other.anchor.end, other.anchor.label)
+                     == (anchor.start, anchor.end, anchor.label)}
+            placed = splice_structures(sentence, [(anchor, form)], relabel=twins)
             if placed is None:
                 stats["overlaps another span"] += 1
                 continue
