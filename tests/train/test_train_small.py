@@ -64,7 +64,7 @@ def test_train_resume_and_generate(tmp_path: Path) -> None:
     assert caught.value.code == "E506" and intact.name in str(caught.value)
     assert last_checkpoint(out / "checkpoints") == intact and (intact / "trainer_state.json").is_file()
 
-    backend, loaded = load_adapter_backend(out, n_threads=2)
+    backend, loaded = load_adapter_backend(out, n_threads=1)  # 2 spinning threads stall on a busy machine
     assert loaded["name"] == "adapter"
     generator = TrainedInfiller(backend, loaded, TrainedConfig(masks=3, samples=4, triggers=True))
     sentence = sentences[0]
