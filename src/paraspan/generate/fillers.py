@@ -21,11 +21,13 @@ def _data() -> dict[str, Any]:
     return dict(json.loads(files("paraspan.generate").joinpath("data", "fillers.json").read_text(encoding="utf-8")))
 
 
+@functools.lru_cache(maxsize=1)
 def dangling_fillers() -> frozenset[str]:
     """Words that cannot fill an argument slot alone."""
     return frozenset(_data()["dangling_fillers"]["words"])
 
 
+@functools.lru_cache(maxsize=1)
 def reflexive_fillers() -> frozenset[str]:
     """Reflexive pronouns, which cannot fill an argument slot alone."""
     return frozenset(_data()["reflexive_fillers"]["words"])

@@ -3,9 +3,10 @@
 For one structure it masks an argument span (a frame element, a role, an entity mention) or the
 anchor, asks the adapter (:mod:`paraspan.train`) for several fillers by top-k sampling, and splices
 each filler in: the spans are placed by construction, so projection is exact. A filler equal to the
-original text is dropped; a new trigger is sampled with the original trigger's forms banned,
-re-inflected to the original's form (LemmInflect), and must be a known lexical unit of the frame
-when a FrameNet frame index is given. The pipeline's ``verified`` checks judge what is returned.
+original text, or one that fails the slot checks of :mod:`paraspan.generate.fillers`, is dropped; a
+new trigger is sampled with the original trigger's forms banned, re-inflected to the original's form
+(LemmInflect), and must be a known lexical unit of the frame (a FrameNet index when given, else the
+adapter's training lexicon). The pipeline's ``verified`` checks judge what is returned.
 """
 
 from __future__ import annotations
