@@ -464,7 +464,7 @@ def subset(work: Path, seed: int) -> None:
                             ("ewt-dev-part.jsonl", parts["dev"]), ("wikiann-dev.jsonl", wikiann),
                             ("wikiann-dev-b.jsonl", wikiann[400:]), ("wikiann-dev-c.jsonl", wikiann[800:]),
                             ("wikiann-dev-d.jsonl", wikiann[1200:]), ("wikiann-dev-e.jsonl", wikiann[1600:]),
-                            ("wikiann-dev-f.jsonl", wikiann[2000:]),  # for the rules of generate/rewrite/rules_connective.py
+                            ("wikiann-dev-f.jsonl", wikiann[2000:]),  # for the connective rules
                             ("wikiann-dev-g.jsonl", wikiann[2400:]),  # the paraphraser on NER
                             ("wikiann-dev-h.jsonl", wikiann[2424:]),  # what wikiann-paraphrase-g left
                             ("wikiann-dev-i.jsonl", wikiann[2824:]),  # after wikiann-cascade-h's 400
