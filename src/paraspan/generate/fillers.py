@@ -40,8 +40,9 @@ def unknown_words(filler: str, source: str, pieces: Callable[[str], int] | None 
     """The lowercase words of ``filler`` that are neither in LemmInflect's lexicon, nor English stop
     words, nor words of ``source``, nor (given ``pieces``, a word's token count in the base model's
     vocabulary) one token of the vocabulary. Names, numbers and short words are not checked."""
-    from lemminflect import getAllLemmas
     from spacy.lang.en.stop_words import STOP_WORDS
+
+    from paraspan.models.inflect import known
 
     shortest = int(_data()["known_words"]["min_length"])
     seen = {w.lower() for w in _LETTERS.findall(source)}
@@ -51,7 +52,7 @@ def unknown_words(filler: str, source: str, pieces: Callable[[str], int] | None 
             continue
         for word in re.split(r"[-/]", token.strip(".,;:!?\"'()[]")):
             if (len(word) < shortest or not word.isalpha() or not word.islower() or word in STOP_WORDS
-                    or word in seen or getAllLemmas(word) or (pieces is not None and pieces(word) == 1)):
+                    or word in seen or known(word) or (pieces is not None and pieces(word) == 1)):
                 continue
             out.append(word)
     return out

@@ -44,6 +44,12 @@ def lemmas(word: str, upos: str | None = None) -> list[str]:
     return _flat(table)
 
 
+def known(word: str) -> bool:
+    """Whether LemmInflect's dictionary has ``word`` (an open-class English word), without its rules for
+    unknown words."""
+    return bool(load_lemminflect().getAllLemmas(word))
+
+
 def inflections(lemma: str, upos: str | None = None) -> dict[str, list[str]]:
     """Penn tag → forms of ``lemma``, e.g. ``{"VBD": ["sold"], "VBZ": ["sells"], …}``."""
     lem = load_lemminflect()
