@@ -458,7 +458,7 @@ def test_fe_names_placeholders_and_loops_are_no_fillers():
 
 
 def test_phrase_shape_names_the_head_category_and_a_subjects_number_where_the_verb_shows_it():
-    from paraspan.generate.infill import phrase_shape
+    from paraspan.generate.fillers import phrase_shape
     from paraspan.models import load_spacy
 
     nlp = load_spacy(exclude=("ner", "lemmatizer"))
@@ -505,7 +505,7 @@ def test_an_fe_annotated_twice_is_no_candidate():
 
 
 def test_keeps_shape_lets_any_noun_phrase_replace_a_bare_noun_but_not_the_reverse():
-    from paraspan.generate.infill import keeps_shape
+    from paraspan.generate.fillers import keeps_shape
 
     assert keeps_shape(("NP:bare",), ("NP",))  # "anthrax vaccine" → "food products"
     assert not keeps_shape(("NP",), ("NP:bare",))  # "the laboratory" → "cognition"
@@ -529,7 +529,7 @@ def test_bare_nouns_and_stray_capitals_are_no_fillers():
 
 def test_a_preposition_without_its_object_is_no_prepositional_phrase():
     # judged (FrameNet train verb frames): a Donor filled with "from", a Path with "across"
-    from paraspan.generate.infill import keeps_shape, phrase_shape
+    from paraspan.generate.fillers import keeps_shape, phrase_shape
     from paraspan.models import load_spacy
 
     nlp = load_spacy(exclude=("ner", "lemmatizer"))
@@ -543,15 +543,15 @@ def test_a_preposition_without_its_object_is_no_prepositional_phrase():
     assert got == ("P:from",) and not keeps_shape(wanted, got)
 
 
-def test_a_capitalised_common_noun_the_tagger_calls_a_name_is_a_stray_capital():
+def test_a_capitalised_common_noun_the_tagger_calls_a_name_is_astray_capital():
     # judged: "Activities", "Components" as fillers (tagged NNPS/NNP, so the capital check passed them)
-    from paraspan.generate.infill import _stray_capital
+    from paraspan.generate.fillers import stray_capital
     from paraspan.models import load_spacy
 
     nlp = load_spacy(exclude=("ner", "lemmatizer"))
 
     def stray(text: str, part: str) -> bool:
-        return _stray_capital(nlp(text), text.index(part), text.index(part) + len(part))
+        return stray_capital(nlp(text), text.index(part), text.index(part) + len(part))
 
     assert stray("They manufacture Activities for children .", "Activities")
     assert stray("They sold Components to the firm .", "Components")
@@ -566,13 +566,13 @@ def test_a_capitalised_common_noun_the_tagger_calls_a_name_is_a_stray_capital():
 def test_an_lu_suffix_after_a_space_and_one_participant_in_two_roles_are_no_fillers():
     # judged: "the moon v." (an LU name's residue); "accumulating the Soviet Union" (the Agent's words
     # filled in as the Theme)
-    from paraspan.generate.infill import _one_participant_twice
+    from paraspan.generate.fillers import one_participant_twice
 
     assert parse_answer("the moon v. | to her cousin", 2) is None
     assert parse_answer("the case of Roe v. Wade | to her cousin", 2) is not None
-    assert _one_participant_twice(["the Soviet Union"], ["Soviet Union"])
-    assert _one_participant_twice(["a goat", "the goat"], [])
-    assert not _one_participant_twice(["two goats", "to her cousin"], ["Mira", "yesterday"])
+    assert one_participant_twice(["the Soviet Union"], ["Soviet Union"])
+    assert one_participant_twice(["a goat", "the goat"], [])
+    assert not one_participant_twice(["two goats", "to her cousin"], ["Mira", "yesterday"])
     result = infiller(["Mira | to her cousin", "two goats | to her cousin"], candidates=2, keep=5,
                       shots=0).infill(selling())
     assert result.stats["another FE's words"] == 1
@@ -602,11 +602,12 @@ def test_a_sister_verb_that_takes_no_object_is_not_given_one():
 def test_a_filler_that_holds_another_fes_words_or_a_gloss_is_refused_and_a_first_filler_is_capitalised():
     # judged fn-infill-v6: "Russia's military forces" built by Russia, "the Iran- Iraq war" that began during
     # the Iran - Iraq war, "cars ( vehicle )", "members who …" starting the sentence in lower case
-    from paraspan.generate.infill import _fit_punctuation, _one_participant_twice, filler_problem
+    from paraspan.generate.fillers import one_participant_twice
+    from paraspan.generate.infill import _fit_punctuation, filler_problem
 
-    assert _one_participant_twice(["Russia's military forces"], ["Russia"])
-    assert _one_participant_twice(["The Iran- Iraq war"], ["during the Iran - Iraq war"])
-    assert not _one_participant_twice(["his own book"], ["he"])  # a pronoun is no participant to repeat
+    assert one_participant_twice(["Russia's military forces"], ["Russia"])
+    assert one_participant_twice(["The Iran- Iraq war"], ["during the Iran - Iraq war"])
+    assert not one_participant_twice(["his own book"], ["he"])  # a pronoun is no participant to repeat
     assert filler_problem("cars ( vehicle )") == "a gloss in brackets"
     text = "Mira sold three old baskets ."
     assert _fit_punctuation("my aunt", text, Span(0, 4)) == "My aunt"

@@ -209,3 +209,19 @@ def test_a_new_trigger_relabels_every_annotation_of_the_same_target() -> None:
         assert candidate.text.startswith("The farmer traded his old tractor")
         assert [s.anchor.label for s in candidate.structures if s is not None and s.kind == "frame"] == [
             "trade.v", "trade.v"]
+
+
+def test_the_parse_of_the_new_sentence_refuses_another_phrase_type_a_stray_capital_or_a_repeated_participant(
+) -> None:
+    backend = Scripted({"<Goods>": ["buying a plough", "Tractors", "a rusty plough"],
+                        "<Buyer>": ["to the farmer", "to two neighbours"]})
+    generator = TrainedInfiller(backend, CARD, TrainedConfig(masks=4, triggers=False))
+    result = generator.generate(_request(_sentence()))
+    assert sorted(c.text for c in result.candidates) == [
+        "The farmer sold a rusty plough to a neighbour last spring.",
+        "The farmer sold his old tractor to two neighbours last spring."]
+    assert result.stats["another phrase type"] == 1  # a verb phrase where a noun phrase stood
+    assert result.stats["a capital inside the sentence"] == 1
+    assert result.stats["names another argument's participant"] == 1  # the Seller sold to himself
+    unchecked = TrainedInfiller(backend, CARD, TrainedConfig(masks=4, triggers=False, parse_checks=False))
+    assert len(unchecked.generate(_request(_sentence())).candidates) == 5

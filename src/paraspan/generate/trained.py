@@ -20,7 +20,18 @@ from typing import Any
 
 from paraspan.corpus.schema import Sentence, Span, Structure
 from paraspan.generate.base import Candidate, Capabilities, GenerationRequest, GenerationResult
-from paraspan.generate.fillers import dangling_fillers, reflexive_fillers, shape_differs, stutters, unknown_words
+from paraspan.generate.fillers import (
+    dangling_fillers,
+    keeps_shape,
+    object_it_cannot_take,
+    one_participant_twice,
+    phrase_shape,
+    reflexive_fillers,
+    shape_differs,
+    stray_capital,
+    stutters,
+    unknown_words,
+)
 from paraspan.generate.project import splice_structures
 from paraspan.provenance import Generated
 from paraspan.train.examples import (
@@ -43,7 +54,9 @@ class TrainedConfig:
 
     ``masks``: span choices tried per structure (each one argument, or two with ``pairs``);
     ``samples``: fillers sampled per choice; ``triggers``: also propose new triggers;
-    ``n``: candidates returned, best mean log-probability first.
+    ``n``: candidates returned, best mean log-probability first; ``parse_checks``: parse each new
+    sentence and drop a filler that changes its span's phrase type, a capital inside the sentence, a
+    filler naming another argument's participant, a new verb given an object it cannot take.
     """
 
     masks: int = 3
@@ -55,6 +68,7 @@ class TrainedConfig:
     max_words: int = MAX_SPAN_WORDS
     n: int = 6
     seed: int = 0
+    parse_checks: bool = True
 
 
 @dataclass
@@ -80,6 +94,7 @@ class TrainedInfiller:
         self.frames = frames
         self.bos = bool(card.get("prompt", {}).get("bos", False))
         self.lexicon: dict[str, set[str]] = {f: set(lus) for f, lus in card.get("lexicon", {}).items()}
+        self._nlp: Any | None = None
         self.info: dict[str, Any] = {"adapter": card.get("name"), "adapter_base": card.get("base", {}).get("name"),
                                      "trained_config": {k: v for k, v in vars(self.config).items()}}
 
@@ -101,6 +116,32 @@ class TrainedInfiller:
         samples = self.backend.sample_groups(self._prompt_tokens(prompt), [group], top_k=self.config.top_k,
                                              max_tokens=24 * count, temperature=self.config.temperature)
         return [(s.text, s.mean_logprob) for s in samples if s.finish in ("stop", "newline")]
+
+    def _parse(self, text: str) -> Any:
+        if self._nlp is None:
+            from paraspan.models import load_spacy
+
+            self._nlp = load_spacy(exclude=("ner", "lemmatizer"))
+        return self._nlp(text)
+
+    def _misreads(self, sentence: Sentence, index: int, masked: list[Span], parts: list[str], new_text: str,
+                  structures: list[Structure | None]) -> str | None:
+        """Why the parse of ``new_text`` refuses the fillers ``parts`` of the ``masked`` spans, or None."""
+        old, new = sentence.structures[index], structures[index]
+        if not self.config.parse_checks or new is None:
+            return None
+        slots = [old.spans().index(span) for span in masked]
+        others = [sentence.text[a.start:a.end] for a in old.args if a not in masked]
+        if one_participant_twice(parts, others):
+            return "names another argument's participant"
+        source, doc = self._parse(sentence.text), self._parse(new_text)
+        for span, slot in zip(masked, slots, strict=True):
+            placed = new.spans()[slot]
+            if not keeps_shape(phrase_shape(source, span.start, span.end), phrase_shape(doc, placed.start, placed.end)):
+                return "another phrase type"
+            if stray_capital(doc, placed.start, placed.end):
+                return "a capital inside the sentence"
+        return None
 
     def _pieces(self, word: str) -> int:
         """How many tokens of the base model's vocabulary ``word`` takes after a space."""
@@ -185,6 +226,10 @@ class TrainedInfiller:
                 stats["overlaps another span"] += 1
                 continue
             new_text, structures = placed
+            why = self._misreads(sentence, index, ordered, parts, new_text, structures)
+            if why is not None:
+                stats[why] += 1
+                continue
             out.append(_Fill(new_text, structures, logprob, tuple(originals),
                              {"task": "span", "masked": [marker(structure, s) for s in ordered], "fillers": parts}))
         return out
@@ -236,6 +281,11 @@ class TrainedInfiller:
                 stats["overlaps another span"] += 1
                 continue
             new_text, structures = placed
+            moved = structures[index]
+            if (self.config.parse_checks and moved is not None and moved.anchor is not None
+                    and object_it_cannot_take(self._parse(new_text), moved.anchor, new_lu)):
+                stats["an object for a verb that takes none"] += 1
+                continue
             out.append(_Fill(new_text, structures, logprob, (original,),
                              {"task": "trigger", "lu_from": lu, "lu_to": new_lu, "fillers": [form]}))
         return out
@@ -251,7 +301,7 @@ class TrainedInfiller:
 def make_trained(adapter: str = "framenet", model: str | None = None, backend: str = "auto", device: str = "auto",
                  frames: str | None = None, masks: int = 3, samples: int = 6, pairs: bool = False,
                  triggers: bool = True, top_k: int = 40, temperature: float = 0.8, n: int = 6, seed: int = 0,
-                 threads: int | None = None) -> TrainedInfiller:
+                 parse_checks: bool = True, threads: int | None = None) -> TrainedInfiller:
     """The registered ``trained`` generator.
 
     ``adapter``: a folder written by ``paraspan train-generator`` or a shipped adapter name
@@ -269,5 +319,5 @@ def make_trained(adapter: str = "framenet", model: str | None = None, backend: s
 
         index = FrameIndex.load(Path(frames))
     config = TrainedConfig(masks=masks, samples=samples, pairs=pairs, triggers=triggers, top_k=top_k,
-                           temperature=temperature, n=n, seed=seed)
+                           temperature=temperature, n=n, seed=seed, parse_checks=parse_checks)
     return TrainedInfiller(runtime, card, config, index)

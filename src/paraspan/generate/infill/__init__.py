@@ -33,14 +33,10 @@ from paraspan.generate.infill.fillers import (
     AGENTIVE,
     MASK,
     _fit_punctuation,
-    _one_participant_twice,
-    _stray_capital,
     candidate_fes,
     filler_problem,
-    keeps_shape,
     outside,
     parse_answer,
-    phrase_shape,
 )
 from paraspan.generate.infill.generator import (
     CONDITIONING,
@@ -55,5 +51,5 @@ from paraspan.generate.infill.generator import (
 )
 
 __all__ = ["AGENTIVE", "CONDITIONING", "INSTRUCTION", "MASK", "SPLIT_MARK", "SYSTEM_PROMPT", "TARGETS", "InfillConfig",
-           "InfillResult", "Infiller", "_fit_punctuation", "_one_participant_twice", "_stray_capital", "candidate_fes",
-           "filler_problem", "keeps_shape", "make_infiller", "outside", "parse_answer", "phrase_shape"]
+           "InfillResult", "Infiller", "_fit_punctuation", "candidate_fes", "filler_problem",
+           "make_infiller", "outside", "parse_answer"]

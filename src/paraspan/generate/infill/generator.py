@@ -16,20 +16,22 @@ import numpy as np
 from paraspan.corpus.schema import Sentence, Structure
 from paraspan.errors import ParaspanError
 from paraspan.generate.base import Candidate, Capabilities, GenerationRequest, GenerationResult
+from paraspan.generate.fillers import (
+    keeps_shape,
+    object_it_cannot_take,
+    one_participant_twice,
+    phrase_shape,
+    stray_capital,
+)
 from paraspan.generate.infill.fillers import (
     _WORD,
     MASK,
     _describe,
     _fit_punctuation,
-    _object_it_cannot_take,
-    _one_participant_twice,
-    _stray_capital,
     candidate_fes,
     filler_problem,
-    keeps_shape,
     outside,
     parse_answer,
-    phrase_shape,
 )
 from paraspan.generate.sister_lu import inflect_like, lemma_words, replace_lu, splice
 
@@ -402,7 +404,7 @@ class Infiller:
                 continue
             phrases = [_fit_punctuation(p, job.text, job.structure.args[i]) for p, i in zip(phrases, blanks,
                                                                                                strict=True)]
-            if _one_participant_twice(phrases, others):
+            if one_participant_twice(phrases, others):
                 stats["another FE's words"] += 1  # "accumulating the Soviet Union" (the Agent's words, judged)
                 continue
             if all(p == o for p, o in zip(phrases, original, strict=True)):
@@ -421,10 +423,10 @@ class Infiller:
                        for w, i in zip(wanted, blanks, strict=True)):
                 stats["phrase type changed"] += 1
                 continue
-            if _object_it_cannot_take(doc, moved[0], job.lu_to.name):
+            if object_it_cannot_take(doc, moved[0], job.lu_to.name):
                 stats["an object for a verb that takes none"] += 1
                 continue
-            if any(_stray_capital(doc, moved[1 + i].start, moved[1 + i].end) for i in blanks):
+            if any(stray_capital(doc, moved[1 + i].start, moved[1 + i].end) for i in blanks):
                 stats["capital inside the sentence"] += 1  # "manufacture Raw materials" (judged fn-infill-v4)
                 continue
             made[text] = (text, Structure("frame", job.structure.label, moved[0], moved[1:],
