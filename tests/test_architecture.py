@@ -338,10 +338,6 @@ def test_no_module_is_over_600_lines() -> None:
     assert not found, "modules over 600 lines: " + ", ".join(found)
 
 
-#: generators whose owners move them to the typed writer with their own issue (issue 67's paraphraser)
-_FREE_PROVENANCE_WRITERS = {"paraspan/generate/paraphrase.py"}
-
-
 def test_what_a_generator_says_is_written_through_the_typed_model() -> None:
     """The keys other components read back from ``provenance["generated"]`` (rules, random_bans, replaced,
     keeps_anchor) are written by ``Generated(...).meta()``, never as free keys of a candidate's meta."""
@@ -355,7 +351,7 @@ def test_what_a_generator_says_is_written_through_the_typed_model() -> None:
         return isinstance(node, ast.Attribute) and node.attr == "meta"
 
     found = []
-    for rel, tree in _sources(lambda r: r == "paraspan/provenance.py" or r in _FREE_PROVENANCE_WRITERS):
+    for rel, tree in _sources(lambda r: r == "paraspan/provenance.py"):
         for node in ast.walk(tree):
             bad = False
             if isinstance(node, ast.Call):

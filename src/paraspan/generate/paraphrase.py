@@ -81,6 +81,7 @@ from paraspan.generate.paraphrase_prompts import (
     SYSTEM_PROMPT,
 )
 from paraspan.llm.backend import Backend, Prompt, Sample, SampleGroup, backend_info, context_size
+from paraspan.provenance import Generated
 from paraspan.text.constraints import BanSet, content_words, expand_bans, protected_words, words
 
 __all__ = ["CLOSE_EXAMPLES", "CLOSE_INSTRUCTION", "DIRECTIONS", "FAITHFUL", "FORWARD_EXAMPLES",
@@ -418,11 +419,12 @@ class Paraphraser:
         out = []
         for i, cluster in picks:
             sample = pool.samples[i]
+            # the random bans through the typed model: the content check reads them back from it
+            said = Generated(random_bans=tuple(random_sets[sample.group]))
             out.append(Candidate(
                 text=pool.texts[i],
                 scores={"forward": forward[i], "backward": backward[i], "score": scores[i]},
-                meta={"cluster": cluster, "constraint_set": sample.group,
-                      "random_bans": list(random_sets[sample.group]), **direction},
+                meta=said.meta(cluster=cluster, constraint_set=sample.group, **direction),
             ))
         return out
 
