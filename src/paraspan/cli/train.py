@@ -6,7 +6,7 @@ Heavy imports (torch, transformers, peft) happen inside the command.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -59,6 +59,11 @@ def train_generator_cmd(
     ban_share: Annotated[float, typer.Option(help="--task paraphrase: the share of examples whose prompt lists "
                                              "source words the answer avoids (teaches rephrasing around a "
                                              "ban).")] = 0.5,
+    checked_pairs: Annotated[bool, typer.Option("--checked-pairs/--all-pairs", help="--task paraphrase: teach only "
+                                                "the directions whose target passes the word check `paraspan "
+                                                "paraphrase --relation` applies to that relation (the counts kept "
+                                                "and why the rest went are in the model card), or every pair.")]
+    = True,
 ) -> None:
     """Fine-tune a local model (LoRA) to fill masked argument spans and triggers, learned from the corpus itself
     (or, with --task paraphrase, to paraphrase a sentence under a relation, learned from relabelled pairs).
@@ -105,7 +110,7 @@ def train_generator_cmd(
                                               fix="leave it out: pair files are read as labelled pairs")
         use_threads(threads)
         _train_paraphraser(corpus, out, config, dev=dev, relations=relations, ban_share=ban_share, limit=limit,
-                           resume=resume, on_log=show)
+                           resume=resume, on_log=show, checked=checked_pairs)
         return
     use_threads(threads)
     options = reader_options(split=split, splits=splits)
@@ -124,12 +129,13 @@ def train_generator_cmd(
 
 def _train_paraphraser(corpus: list[Path], out: Path, config: Any, *, dev: Path | None, relations: str,
                        ban_share: float, limit: int | None, resume: bool,
-                       on_log: Callable[[dict[str, float]], None]) -> None:
+                       on_log: Callable[[dict[str, float]], None], checked: bool = True) -> None:
     """``--task paraphrase``: read every pair file first (a bad line fails before the base loads), then train."""
     from itertools import islice
 
     from pydantic import ValidationError
 
+    from paraspan.train.checked import check_training_pairs, describe_check
     from paraspan.train.pairs import PairExampleConfig, read_labelled_pairs
     from paraspan.train.run import train_paraphraser
 
@@ -143,10 +149,25 @@ def _train_paraphraser(corpus: list[Path], out: Path, config: Any, *, dev: Path 
         pairs = list(islice(pairs, limit))
     dev_pairs = list(read_labelled_pairs(dev)) if dev is not None else None
     wanted = [r.strip() for r in relations.split(",") if r.strip()]
+    pairs, dev_pairs, word_check = check_training_pairs(pairs, dev_pairs, _word_check if checked else None,
+                                                        example_config, relations=wanted)
+    console().print(describe_check(word_check))
     card = train_paraphraser(pairs, out, config, relations=wanted, example_config=example_config,
                              dev_pairs=dev_pairs, resume=resume, on_log=on_log,
                              describe={"corpus": ", ".join(p.name for p in corpus), "format_in": "relabelled pairs",
-                                       "split": "as given"})
+                                       "split": "as given", "word_check": word_check})
     counts = ", ".join(f"{r} {n}" for r, n in card["relation_counts"]["train"].items())
     console().print(f"wrote {out}: {card['examples']['train']} examples ({counts}), {card['steps']} steps, dev loss "
                     f"{card['dev_loss']}, {card['tokens_per_second']} tokens/s")
+
+
+def _word_check(relation: str, pairs: Sequence[tuple[str, str]]) -> list[str | None]:
+    """Why ``paraspan paraphrase --relation`` would refuse each target as a candidate for its source before the
+    judges (its :func:`direction_check`, as :func:`word_check` asks it, in one batch), by the reason's kind."""
+    from paraspan.cli.paraphrase_relation import _reason_kind, direction_check
+    from paraspan.corpus.schema import Sentence
+    from paraspan.filter.base import decide_all
+
+    decisions = decide_all(direction_check(relation), [(Sentence("candidate", t, provenance={}),
+                                                        Sentence("source", s)) for s, t in pairs])
+    return [None if d.keep else _reason_kind(d.reason or "rejected") for d in decisions]

@@ -28,9 +28,10 @@ from paraspan.errors import TrainError
 from paraspan.text.constraints import content_words, expand_bans, protected_words, words
 from paraspan.train.examples import ANSWER, Example
 
-__all__ = ["MIN_PER_RELATION", "PAIR_RELATIONS", "PROMPT_FORMAT", "TASK", "LabelledPair", "PairExampleConfig",
-           "avoid_words", "build_pair_examples", "check_relation_counts", "directed", "read_labelled_pairs",
-           "relation_counts", "render_paraphrase_prompt", "select_examples", "split_pairs"]
+__all__ = ["MIN_PER_RELATION", "PAIR_RELATIONS", "PROMPT_FORMAT", "TASK", "WAYS", "LabelledPair", "PairExampleConfig",
+           "avoid_words", "build_pair_examples", "check_relation_counts", "directed", "directions", "length_ok",
+           "read_labelled_pairs", "relation_counts", "render_paraphrase_prompt", "select_examples", "split_pairs",
+           "unusable", "write_labelled_pairs"]
 
 #: The ``task`` a paraphrase adapter's card names.
 TASK = "paraphrase"
@@ -48,6 +49,11 @@ _JUDGED = {"equivalence": "equivalence", "forward_entailment": "forward", "rever
 _SHORT = {"forward": "forward", "reverse": "reverse"}
 #: A pair read backwards: the relation from s2 to s1.
 _BACKWARDS = {"equivalence": "equivalence", "forward": "reverse", "reverse": "forward"}
+#: The directions a pair teaches (``"ways"`` of a pair file; default both): a pair of which only one
+#: direction passed the word check (:mod:`paraspan.train.checked`) is kept one way.
+WAYS = ("both", "s1>s2", "s2>s1")
+#: A relation → the class ``paraspan relabel`` writes for it.
+_CLASS = {"equivalence": "equivalence", "forward": "forward_entailment", "reverse": "reverse_entailment"}
 _HEADERS = {"s1": ("s1", "sentence1", "sentence_a", "sentence 1", "#1 string"),
             "s2": ("s2", "sentence2", "sentence_b", "sentence 2", "#2 string"),
             "relation": ("relation", "label"), "id": ("id", "pair_id")}
@@ -55,7 +61,8 @@ _HEADERS = {"s1": ("s1", "sentence1", "sentence_a", "sentence 1", "#1 string"),
 
 @dataclass(frozen=True)
 class LabelledPair:
-    """A pair with the relation of s2 to s1 (``None``: a class that teaches no relation), and where it was read."""
+    """A pair with the relation of s2 to s1 (``None``: a class that teaches no relation), and where it was
+    read; ``ways``: the directions it teaches (:data:`WAYS`)."""
 
     id: str
     s1: str
@@ -64,6 +71,7 @@ class LabelledPair:
     line: int
     gold: dict[str, Any] | None = None
     agree: bool | None = None
+    ways: str = "both"
 
 
 class PairExampleConfig(BaseModel):
@@ -118,8 +126,12 @@ def _jsonl_pairs(path: Path) -> Iterator[LabelledPair]:
                 raise TrainError.from_code("E523", file=name, line=number, what='"relation"')
             agree = data.get("agree") if isinstance(data.get("agree"), bool) else None
             gold = data.get("gold") if isinstance(data.get("gold"), dict) else None
+            ways = data.get("ways", "both")
+            if ways not in WAYS:
+                raise TrainError.from_code("E523", file=name, line=number,
+                                           what=f'"ways" it knows ({ways!r}: give {", ".join(WAYS)})')
             yield LabelledPair(str(data.get("id", number)), data["s1"], data["s2"],
-                               _relation(data["relation"], name, number), number, gold, agree)
+                               _relation(data["relation"], name, number), number, gold, agree, ways)
 
 
 def _column_pairs(path: Path) -> Iterator[LabelledPair]:
@@ -170,12 +182,38 @@ def read_labelled_pairs(path: str | Path) -> Iterator[LabelledPair]:
     return _column_pairs(path)
 
 
-def directed(pair: LabelledPair) -> list[tuple[str, str, str]]:
-    """``(source, target, relation)`` for each direction of ``pair`` that teaches a relation: both for
-    every relation (a forward pair read backwards is a reverse one), none for the other classes."""
+def write_labelled_pairs(path: str | Path, pairs: Iterable[LabelledPair]) -> int:
+    """Write ``pairs`` as JSONL that :func:`read_labelled_pairs` reads back (the relation as
+    ``paraspan relabel`` names its class, ``ways`` where a pair teaches one direction); returns the count."""
+    count = 0
+    with Path(path).open("w", encoding="utf-8") as handle:
+        for pair in pairs:
+            row: dict[str, Any] = {"id": pair.id, "s1": pair.s1, "s2": pair.s2,
+                                   "relation": _CLASS.get(pair.relation or "", "other")}
+            if pair.gold is not None:
+                row["gold"] = pair.gold
+            if pair.agree is not None:
+                row["agree"] = pair.agree
+            if pair.ways != "both":
+                row["ways"] = pair.ways
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+            count += 1
+    return count
+
+
+def directions(pair: LabelledPair) -> list[tuple[str, str, str, str]]:
+    """``(way, source, target, relation)`` for each direction of ``pair`` that teaches a relation: both
+    ways for every relation (a forward pair read backwards is a reverse one) unless ``pair.ways``
+    keeps one, none for the other classes."""
     if pair.relation is None:
         return []
-    return [(pair.s1, pair.s2, pair.relation), (pair.s2, pair.s1, _BACKWARDS[pair.relation])]
+    both = [("s1>s2", pair.s1, pair.s2, pair.relation), ("s2>s1", pair.s2, pair.s1, _BACKWARDS[pair.relation])]
+    return [d for d in both if pair.ways in ("both", d[0])]
+
+
+def directed(pair: LabelledPair) -> list[tuple[str, str, str]]:
+    """``(source, target, relation)`` for each direction of ``pair`` that teaches a relation (:func:`directions`)."""
+    return [(source, target, relation) for _, source, target, relation in directions(pair)]
 
 
 def render_paraphrase_prompt(text: str, relation: str, avoid: Sequence[str] = ()) -> str:
@@ -199,7 +237,7 @@ def avoid_words(source: str, target: str, rng: random.Random, most: int) -> list
     return [w for w in pool if w in chosen]
 
 
-def _usable(pair: LabelledPair, config: PairExampleConfig) -> str | None:
+def unusable(pair: LabelledPair, config: PairExampleConfig) -> str | None:
     """Why ``pair`` teaches nothing (``None``: it does)."""
     if pair.relation is None:
         return "a class that is no relation to train"
@@ -210,6 +248,11 @@ def _usable(pair: LabelledPair, config: PairExampleConfig) -> str | None:
     if config.gold_check and _gold_disagrees(pair.gold or {}, pair.relation):
         return "the corpus's label contradicts the judges'"
     return None
+
+
+def length_ok(source: str, target: str, config: PairExampleConfig) -> bool:
+    """Whether ``target``'s length in words is within ``config``'s ratios to ``source``'s."""
+    return config.min_ratio <= len(words(target)) / max(1, len(words(source))) <= config.max_ratio
 
 
 def _gold_disagrees(gold: dict[str, Any], relation: str) -> bool:
@@ -245,7 +288,7 @@ def build_pair_examples(pairs: Iterable[LabelledPair], config: PairExampleConfig
     skipped = skipped if skipped is not None else Counter()
     out: list[Example] = []
     for pair in pairs:
-        why = _usable(pair, config)
+        why = unusable(pair, config)
         if why is not None:
             skipped[why] += 1
             continue
@@ -253,8 +296,7 @@ def build_pair_examples(pairs: Iterable[LabelledPair], config: PairExampleConfig
             if relation not in relations:
                 skipped["a relation not asked for"] += 1
                 continue
-            ratio = len(words(target)) / max(1, len(words(source)))
-            if not config.min_ratio <= ratio <= config.max_ratio:
+            if not length_ok(source, target, config):
                 skipped["length ratio"] += 1
                 continue
             avoid = avoid_words(source, target, rng, config.max_bans) if rng.random() < config.ban_share else []
