@@ -872,7 +872,7 @@ def seldom_meant(words: Any, old: str, new: str, share: float, floor: int = 10) 
     ("put" → "arrange" share "put into a proper place", a sense none of arrange's 27 counted uses has).
     ``words``: a :class:`~paraspan.filter.content.ContentFilter` (its lemmas and WordNet). Tried as a
     content-check veto; it removed 4 right substitutes for 1 wrong on sentences it was not chosen on
-    (``benchmarks/README.md``), so it is measured here and not used."""
+    (``benchmarks/HISTORY.md``), so it is measured here and not used."""
     if len(new.split()) != 1 or len(old.split()) != 1:
         return False
     wordnet = words.wordnet()

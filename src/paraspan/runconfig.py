@@ -91,7 +91,7 @@ def directional_check(data: dict[str, Any]) -> None:
         return
     # recorded under the same name, so -o, --choose-by and export find it as "verified"; judged by the
     # LLM: minilm-nli calls most dropped or added details equivalence (it agreed with the hand judgment
-    # on 10% of the judged reverse insertions and 32-34% of the forward outputs, benchmarks/README.md)
+    # on 10% of the judged reverse insertions and 32-34% of the forward outputs, benchmarks/HISTORY.md)
     data["filters"] = [f for f in filters if f != "verified"] + [{"name": "verified", "relation": relation,
                                                                   "judges": ["llm"]}]
 

@@ -35,7 +35,7 @@ kept content head must be one of its heads in the longer one (a head, a head's h
 The parse is the packaged spaCy pipeline's, loaded on the first decision. It is an independent
 check of the generator: a parse error can reject a good output (on the 50 hand-judged held-out
 forward outputs it was designed on it rejected 6 of 34 correct ones and 10 of 16 wrong ones;
-``benchmarks/README.md``, Directional paraphrases).
+``benchmarks/HISTORY.md``, Directional paraphrases).
 """
 
 from __future__ import annotations

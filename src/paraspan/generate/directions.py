@@ -21,7 +21,7 @@ RULE_FAMILIES = {"equivalence": "reliable",
                  # deletions of modifiers: adverbs, appositives, non-restrictive relative clauses,
                  # modifiers set off by commas or before the subject
                  "forward": "compression"}
-#: rules of those families left out. Over every judged forward run (benchmarks/README.md,
+#: rules of those families left out. Over every judged forward run (benchmarks/HISTORY.md,
 #: "Directional paraphrases") a dropped adjective was in class 68 times in 101: its errors are lexical
 #: (a fixed term, a contrast, a partitive, an ordinal), which no parse shows; the other deletions 97 in 108
 RULES_LEFT_OUT = {"forward": ("delete-adjective",)}

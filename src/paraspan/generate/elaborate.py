@@ -7,7 +7,7 @@ clause about it ("The channel, which airs old films, has banned Charlie Chan."),
 of the source stays where it was. A non-restrictive relative clause is a second claim beside the
 sentence's own, so the result entails the source whatever the context (it is not under the
 sentence's negation or conditions). The LLM's free reverse outputs were right 18 times in 25
-when read (``benchmarks/README.md``, Directional paraphrases): it rewords what it should keep.
+when read (``benchmarks/HISTORY.md``, Directional paraphrases): it rewords what it should keep.
 
 Each output is checked before it is offered: the clause ends where the LLM went on with the
 source's own next words (it meant the clause to end there), it agrees in number with the noun,

@@ -128,7 +128,7 @@ class Substituter:
     def capabilities(self) -> Capabilities:
         # no retries unless asked: on 40 FrameNet dev sentences (91 structures) a second round of 12
         # samples wrote 1 more verified output than none, for 38% of the run's CPU time
-        # (benchmarks/README.md, "Throughput", sampling-retries0). A context substitute keeps the
+        # (benchmarks/HISTORY.md, "Throughput", sampling-retries0). A context substitute keeps the
         # anchor: alone, it does not honour bans (one iteration)
         return Capabilities(honours_ban="anchor" in self.targets, needs_structure=True, keeps_meaning=True, retries=0)
 
