@@ -1,19 +1,25 @@
 """``paraspan paraphrase`` and ``paraspan evaluate diversity``.
 
-Heavy imports (llama.cpp, torch, spaCy, sacrebleu) happen inside the command functions.
+``paraspan paraphrase`` is a preset of the one pipeline (:mod:`paraspan.cli.preset`): each input line becomes a
+sentence of its own ban and keep spans (:func:`paraspan.generate.paraphrase_spans.span_sentence`), the registered
+``paraphrase`` generator is asked for it through the loop, and each line's candidates are read back from the run
+store. With ``--relation`` the rule (or insertion) generator runs first, the judges decide on every candidate
+(:mod:`paraspan.cli.paraphrase_relation`), and the LLM is asked only for the lines still short of ``--n``.
+Heavy imports (llama.cpp, torch, spaCy, sacrebleu) happen inside the functions.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from paraspan.cli.common import Progress, ProgressBar, console, use_threads
+from paraspan.cli.common import Progress, console
 from paraspan.cli.paraphrase_relation import (
     RULE_MODES,
     Judging,
@@ -24,18 +30,16 @@ from paraspan.cli.paraphrase_relation import (
     check_rewrites,
     deliver,
     direction_check,
-    insertion_candidates,
     relation_record,
-    rule_candidates,
     without_banned,
     word_check,
 )
 from paraspan.errors import CorpusError, Problem, ProblemList
+from paraspan.provenance import Generated
 
-__all__ = ["RULE_MODES", "Judging", "ParaphraseInput", "_reason_kind", "check_relation_options", "check_rewrites",
-           "deliver", "diversity_cmd", "direction_check", "insertion_candidates", "paraphrase_cmd",
-           "paraphrase_worker", "read_paraphrase_inputs", "relation_record", "rule_candidates", "without_banned",
-           "word_check"]
+__all__ = ["RULE_MODES", "SPANS", "Judging", "ParaphraseInput", "_reason_kind", "check_relation_options",
+           "check_rewrites", "deliver", "direction_check", "diversity_cmd", "paraphrase_cmd", "paraphrase_record",
+           "read_paraphrase_inputs", "relation_record", "without_banned", "word_check"]
 
 
 def read_paraphrase_inputs(path: Path) -> list[ParaphraseInput]:
@@ -142,9 +146,9 @@ def paraphrase_cmd(
                                                    "workers) or N.")] = "auto",
     n_ctx: Annotated[int, _Opt("--n-ctx", min=256, help="Context window shared by all parallel samples "
                                                        "(raised to fit --parallel answers).")] = 4096,
-    parallel: Annotated[int, _Opt(min=1, max=200, help="Samples decoded together (rows of a batch), across "
-                                                       "sentences: ⌈parallel / (samples × sets)⌉ sentences "
-                                                       "go through one batch.")] = 64,
+    parallel: Annotated[int, _Opt(min=1, max=200, help="Samples decoded together (rows of a batch; at least 8 "
+                                                       "and samples × sets), across sentences: ⌈parallel / "
+                                                       "(samples × sets)⌉ sentences go through one batch.")] = 64,
     report: Annotated[bool, _Opt("--report", help="Print diversity and constraint statistics at the end.")] = False,
     relation: Annotated[str | None, _Opt(
         "--relation", help="equivalence (the same meaning), forward (more general: entailed by the source) or "
@@ -189,17 +193,16 @@ def paraphrase_cmd(
     """Constrained paraphrases: banned spans never appear (in any form), kept spans stay verbatim.
 
     Top-k sampling under randomized negative constraints, dual (forward + backward) scoring and
-    edit-distance clustering, after ParaBank 2. Lines that cannot be paraphrased (empty, no
+    edit-distance clustering, after ParaBank 2: `paraspan augment --generator paraphrase -k 1` on each
+    line's own spans, every candidate written. Lines that cannot be paraphrased (empty, no
     letters, not English, too long for the context) get an empty list and a "note"; so do lines
     whose candidates the judges put in no requested class (--relation).
     """
-    from paraspan.cli.augment import uses_gpu, worker_plan
     from paraspan.corpus.jsonl import atomic_write
-    from paraspan.generate.paraphrase import ParaphraseConfig, directional_random_fraction
-    from paraspan.pipeline.executors import map_ordered
 
     err = console()
     specs = check_relation_options(relation, judges, agree, candidates)
+    card: dict[str, Any] = {}
     if adapter is not None:
         from paraspan.generate.paraphrase_adapter import check_paraphrase_card
         from paraspan.models.adapters import adapter_folder, read_card
@@ -217,172 +220,242 @@ def paraphrase_cmd(
                   "added details equivalence); --judges llm does", markup=False)
     inputs = read_paraphrase_inputs(src)
     sizing = model if adapter is None else str(card.get("base", {}).get("name") or model)  # the base is what loads
-    plan = worker_plan(workers, threads, model=sizing, tasks=len(inputs), gpu=uses_gpu(model, device, llm_backend),
-                       warn=lambda m: err.print(f"note: {m}", markup=False))
-    if random_fraction is None:
-        random_fraction = directional_random_fraction(relation or "equivalence")
-    config = ParaphraseConfig(n=n, samples=samples, constraint_sets=constraint_sets, top_k=top_k,
-                              temperature=temperature, random_fraction=random_fraction,
-                              max_score=max_score, clusters=clusters, backward=backward,
-                              rescore_per_cluster=rescore_top or None, seed=seed, relation=relation or "equivalence")
-    options = {"model": model, "llm_backend": llm_backend, "device": device, "seed": seed, "n_ctx": n_ctx,
-               "threads": plan["threads"], "parallel": parallel, "config": config, "adapter": adapter}
-    if relation is not None:
-        options["judging"] = Judging(relation, specs, agree, candidates or 2 * n, rewrites)
-    totals: dict[str, Any] = {"sentences": len(inputs), "sampled": 0, "paraphrases": 0, "leaks_caught": 0,
-                              "kept_spans_checked": 0, "kept_spans_preserved": 0, "notes": 0,
-                              "output_leaks": 0, "judged": 0, "in_class": 0, "disagreed": 0, "word_rejected": 0}
-    items: list[tuple[str, list[str]]] = []
-    started = time.perf_counter()
     # several sentences per batch, so that their samples fill one decode wave (a CPU decodes ~4×
     # the tokens/s at 64 sequences as at one); each sentence's samples are still its own
     per_batch = max(1, -(-parallel // max(1, samples * constraint_sets)))
-    chunks = [inputs[i:i + per_batch] for i in range(0, len(inputs), per_batch)]
-    results = (done for chunk in map_ordered(paraphrase_worker, options, chunks, plan["workers"]) for done in chunk)
-    with atomic_write(out) as handle, ProgressBar("paraphrasing", len(inputs), enabled=progress) as bar:
-        for item, done in zip(inputs, results, strict=True):
-            record = done["record"]
+    run = _Runs(workers, threads, seed, progress, sizing, device, per_batch)
+    llm: dict[str, Any] = {k: v for k, v in {
+        "name": "paraphrase", "model": model, "backend": llm_backend, "device": device, "n_ctx": n_ctx,
+        "batch": parallel, "samples": samples, "constraint_sets": constraint_sets, "top_k": top_k,
+        "temperature": temperature, "random_fraction": random_fraction, "max_score": max_score, "clusters": clusters,
+        "backward": backward, "rescore_top": rescore_top or None, "n": n, "relation": relation or "equivalence",
+        "rewrites": "off", "adapter": adapter}.items() if v is not None}
+    started = time.perf_counter()
+    if relation is None:
+        got = run.generate(llm, inputs, n, "paraphrasing")
+        done = [paraphrase_record(item, got[item.line], [(c, None) for c in got[item.line].candidates], None, "off")
+                for item in inputs]
+        judging = None
+    else:
+        judging = Judging(relation, specs, agree, candidates or 2 * n, rewrites)
+        done = _judged(run, judging, inputs, n, None if rewrites == "only" else llm, _rule_block(judging, llm))
+    totals: dict[str, Any] = {"sentences": len(inputs), "paraphrases": 0, "notes": 0, "output_leaks": 0, "judged": 0,
+                              "in_class": 0, "disagreed": 0, "word_rejected": 0, **{
+                                  key: int(run.cost.get(key, 0)) for key in ("sampled", "leaks_caught",
+                                                                             "kept_spans_checked",
+                                                                             "kept_spans_preserved")}}
+    items: list[tuple[str, list[str]]] = []
+    with atomic_write(out) as handle:
+        for item, (record, stats) in zip(inputs, done, strict=True):
             handle.write(json.dumps(record, ensure_ascii=False) + "\n")
-            for key in ("sampled", "leaks_caught", "kept_spans_checked", "kept_spans_preserved", "output_leaks",
-                        "judged", "in_class", "disagreed", "word_rejected"):
-                totals[key] += int(done["stats"].get(key, 0))
+            for key, value in stats.items():
+                totals[key] = totals.get(key, 0) + int(value)
             totals["notes"] += "note" in record
             totals["paraphrases"] += len(record["paraphrases"])
             items.append((item.text, [p["text"] for p in record["paraphrases"]]))
-            bar.advance()
     seconds = time.perf_counter() - started
     err.print(f"wrote {len(inputs)} lines ({totals['paraphrases']} paraphrases, {totals['notes']} "
-              f"without any) to {out} in {seconds:.1f}s; {plan['reason']}", markup=False)
-    if relation is not None:
-        err.print(_relation_line(options["judging"], totals), markup=False)
+              f"without any) to {out} in {seconds:.1f}s; {run.plan.get('reason', '')}", markup=False)
+    if judging is not None:
+        err.print(_relation_line(judging, totals), markup=False)
     if report:
-        _print_report(err, totals, items, seconds, options.get("judging"))
+        _print_report(err, totals, items, seconds, judging)
 
 
-def paraphrase_worker(*, model: str, llm_backend: str, device: str, seed: int, n_ctx: int, threads: int | None,
-                      parallel: int, config: Any, judging: Judging | None = None,
-                      adapter: str | None = None) -> Callable[[list[ParaphraseInput]], list[dict[str, Any]]]:
-    """Load the model (and ``judging``'s NLI judges) once; the function that paraphrases a batch of
-    inputs into their output lines and counters (run in this process or in each worker of
-    :func:`paraspan.pipeline.executors.map_ordered`). ``adapter``: a paraphrase adapter writes the
-    sampled candidates (``model`` still writes the insertions of ``--rewrites`` for reverse)."""
-    from paraspan.filter.judges import load_judge
-    from paraspan.filter.relations import relate
-    from paraspan.generate.base import GenerationRequest, GenerationResult
-    from paraspan.generate.directions import INSERTIONS
-    from paraspan.generate.paraphrase import Paraphraser, context_size
-    from paraspan.llm.hf_backend import load_backend
+#: the generator the command runs: each input's own ban and keep spans as the request
+#: (:mod:`paraspan.generate.paraphrase_spans`)
+SPANS = "paraspan.generate.paraphrase_spans:make_span_generator"
+#: the rule rewriter's candidates are all judged (``--rewrites``): no cap short of this
+_EVERY = 10_000
 
-    rewrites = judging.rewrites if judging is not None else "off"
-    inserts = rewrites != "off" and judging is not None and judging.relation in INSERTIONS
-    paraphraser = rewriter = elaborator = None
-    if adapter is not None and rewrites != "only":
-        from paraspan.generate.paraphrase_adapter import load_paraphrase_adapter
 
-        tuned, prompter, _ = load_paraphrase_adapter(
-            adapter, config.relation, model=None if model == "default" else model, backend=llm_backend,
-            device=device, n_threads=threads, seed=seed, n_ctx=context_size(n_ctx, parallel), parallel=parallel)
-        paraphraser = Paraphraser(tuned, config, prompter=prompter)
-    if (rewrites != "only" and adapter is None) or inserts:  # with the rule rewrites only, no LLM is loaded
-        backend = load_backend(model, backend=llm_backend, device=device, seed=seed,
-                               n_ctx=context_size(n_ctx, parallel), n_threads=threads, parallel=parallel)
-        if rewrites != "only" and adapter is None:
-            paraphraser = Paraphraser(backend, config)
-    if inserts:
-        from paraspan.generate.elaborate import ElaborateConfig, Elaborator
+@dataclass
+class _Got:
+    """What a generator returned for one input: its candidates (best first) and why there are none."""
 
-        elaborator = Elaborator(backend, ElaborateConfig(n=judging.candidates, seed=seed))
-    elif rewrites != "off" and judging is not None:
-        from paraspan.generate.directions import relation_rewriter
+    candidates: list[Any]
+    note: str | None = None
 
-        rewriter = relation_rewriter(judging.relation)
-    use_threads(threads)  # the NLI encoders' (the LLMs take n_threads)
-    nli = [load_judge(spec, threads=threads) for spec in judging.judges] if judging is not None else []
-    words = direction_check(judging.relation) if judging is not None else None
-    n_wanted = judging.candidates if judging is not None else None
 
-    def judge(items: list[ParaphraseInput],
-              candidates: list[list[Any]]) -> list[tuple[list[Any], list[Any], list[str]]]:
-        """Each item's candidates that pass the word check, their relations, and the word check's
-        reasons for the rest: the word check first (cheap, and what it rejects needs no judge),
-        then every remaining candidate of the batch judged both ways in one call per judge."""
-        checked = [word_check(item.text, cands, words) for item, cands in zip(items, candidates, strict=True)]
-        pairs = [(item.text, c.text) for item, (passed, _) in zip(items, checked, strict=True) for c in passed]
-        relations = iter(relate(pairs, nli) if pairs else [])
-        return [(passed, [next(relations) for _ in passed], rejected) for passed, rejected in checked]
+@dataclass
+class _Runs:
+    """How the command's pipeline runs go (workers, threads, seed, progress, what the worker plan sizes for),
+    and what they cost and planned (the LLM's counters; the last run's worker plan)."""
 
-    def work(items: list[ParaphraseInput]) -> list[dict[str, Any]]:
-        def sample(todo: list[ParaphraseInput]) -> dict[int, Any]:
-            if paraphraser is None or not todo:
-                return {}
-            got = paraphraser.generate_batch([GenerationRequest(str(i.id), i.text, i.ban, i.keep, n=n_wanted)
-                                              for i in todo])
-            return {id(i): r for i, r in zip(todo, got, strict=True)}
+    workers: str
+    threads: str
+    seed: int
+    progress: bool
+    model: str
+    device: str
+    batch: int
+    cost: Counter[str] = field(default_factory=Counter)
+    plan: dict[str, Any] = field(default_factory=dict)
 
-        if judging is None:
-            results = sample(items)
-            return [one(item, results[id(item)], [(c, None) for c in results[id(item)].candidates], None)
-                    for item in items]
-        notes: list[str | None] = [None] * len(items)
-        if elaborator is not None:
-            by_rules, notes = insertion_candidates(elaborator, items)
-        else:
-            by_rules = [rule_candidates(rewriter, item) if rewriter is not None else [] for item in items]
-        ruled = judge(items, by_rules)
-        short = [item for item, (_, rels, _) in zip(items, ruled, strict=True)
-                 if sum(map(judging.keeps, rels)) < config.n]
-        results = sample(short)
-        asked = [item for item in items if id(item) in results]
-        sampled = dict(zip(map(id, asked), judge(asked, [list(results[id(i)].candidates) for i in asked]),
-                           strict=True))
-        out = []
-        for item, cands, (passed, rels, rejected), why in zip(items, by_rules, ruled, notes, strict=True):
-            more, more_rels, more_rejected = sampled.get(id(item), ([], [], []))
-            result = results.get(id(item)) or GenerationResult(
-                GenerationRequest(str(item.id), item.text, item.ban, item.keep), cands,
-                None if cands or rewrites != "only" else why or "no rule applies")
-            chosen, judged = deliver(passed + more, rels + more_rels, judging, config.n, rejected + more_rejected)
-            if rewrites != "off":
-                judged["rules"] = {"candidates": len(cands), "delivered": sum(
+    def generate(self, block: dict[str, Any], items: list[ParaphraseInput], candidates: int, what: str,
+                 source: str | None = None) -> dict[int, _Got]:
+        """The candidates and note of the generator ``block`` for each of ``items`` (by input line): the
+        preset of the one pipeline (:func:`paraspan.cli.preset.preset_store`), each input a sentence of its
+        own spans (:func:`paraspan.generate.paraphrase_spans.span_sentence`); ``source`` names where each
+        candidate came from."""
+        from paraspan.cli.preset import Preset, input_notes, preset_store
+        from paraspan.generate.paraphrase_spans import span_sentence
+
+        # a model-free aligner: the span generator places every candidate itself, so none is ever aligned
+        preset = Preset(SPANS, {"generator": block}, candidates=candidates, aligner="ibm2", batch=self.batch,
+                        model=self.model, device=self.device)
+        sentences = [span_sentence(str(i.line), i.text, i.ban, i.keep) for i in items]
+        with preset_store(preset, sentences, workers=self.workers, threads=self.threads, seed=self.seed,
+                          progress=self.progress, what=what) as (store, run):
+            notes = input_notes(store)
+            got = {i.line: _Got([_candidate(row, source) for row in store.iter_candidates(str(i.line))],
+                                _generator_note(notes.get(str(i.line)), i.text, source)) for i in items}
+        self.plan = dict(run.plan)
+        if source is None and run.summary is not None:  # the sampler's counters (the report's)
+            self.cost.update({k: v for k, v in run.summary.cost.items() if isinstance(v, (int, float))})
+        return got
+
+
+def _candidate(row: Any, source: str | None) -> Any:
+    """A stored candidate row as the candidate the generator returned: text, scores, cluster, rules."""
+    from paraspan.generate.base import Candidate
+
+    scores = {k: v for k, v in (("forward", row.forward), ("backward", row.backward), ("score", row.score))
+              if v is not None}
+    said = Generated(rules=Generated.of_meta(row.meta).rules)
+    return Candidate(row.text, scores, meta=said.meta(cluster=row.meta.get("cluster"),
+                                                      **({"source": source} if source else {})))
+
+
+def _generator_note(note: str | None, text: str, source: str | None) -> str | None:
+    """The generator's own note in the loop's (``structure 0: iteration 1: no paraphrase (NOTE)``). A blank
+    text is never asked (it has nothing to rewrite): the paraphraser's note for it, none from the rules."""
+    import re
+
+    from paraspan.generate.paraphrase import skip_reason
+    from paraspan.pipeline.loop import NO_CANDIDATE
+
+    if not text.strip():
+        return skip_reason(text) if source is None else None
+    found = re.fullmatch(rf"structure \d+: iteration \d+: {re.escape(NO_CANDIDATE)} \((.*)\)", note or "", re.S)
+    return None if found is None or found.group(1) == "none returned" else found.group(1)
+
+
+def _rule_block(judging: Judging, llm: dict[str, Any]) -> tuple[dict[str, Any], str] | None:
+    """The generator of ``--rewrites``' candidates for the relation and what a delivered one is called: the
+    LLM's insertions (reverse), else the rule rewriter's rules that bear the relation, without WordNet
+    synonyms (:func:`paraspan.generate.directions.relation_rewriter`); None with ``--rewrites off``."""
+    from paraspan.generate.directions import INSERTIONS, RULE_FAMILIES
+
+    if judging.rewrites == "off":
+        return None
+    if judging.relation in INSERTIONS:
+        shared = {k: llm[k] for k in ("model", "backend", "device", "n_ctx", "batch") if k in llm}
+        return {"name": "elaborate", "n": judging.candidates, **shared}, "insertion"
+    if judging.relation == "forward":
+        return {"name": "generalize", "n": _EVERY}, "rules"
+    return {"name": "rewrite", "families": RULE_FAMILIES[judging.relation], "max_lexical": 0}, "rules"
+
+
+def _judged(run: _Runs, judging: Judging, inputs: list[ParaphraseInput], n: int, llm: dict[str, Any] | None,
+            rules: tuple[dict[str, Any], str] | None) -> list[tuple[dict[str, Any], dict[str, int]]]:
+    """``--relation``: the rule (or insertion) candidates first, judged; the LLM asked only for the inputs
+    they leave short of ``n`` in the class, judged; the first ``n`` in the class delivered. Judged in groups
+    of the LLM's batch size, as the judges saw them when the command ran its own batches."""
+    by_rules: dict[int, _Got] = {}
+    if rules is not None:
+        block, source = rules
+        by_rules = run.generate(block, inputs, judging.candidates if source == "insertion" else _EVERY,
+                                "rewriting", source)
+        for item in inputs:
+            by_rules[item.line].candidates = without_banned(item, by_rules[item.line].candidates)
+    nli = _Judges(judging.judges, run)
+    words = direction_check(judging.relation)
+    groups = [inputs[i:i + run.batch] for i in range(0, len(inputs), run.batch)]
+    ruled = [_judge(nli, words, group, [by_rules[i.line].candidates if rules else [] for i in group])
+             for group in groups]
+    short = [item for group, judged in zip(groups, ruled, strict=True)
+             for item, (_, rels, _) in zip(group, judged, strict=True) if sum(map(judging.keeps, rels)) < n]
+    sampled = run.generate(llm, short, judging.candidates, "paraphrasing") if llm is not None and short else {}
+    out = []
+    for group, judged in zip(groups, ruled, strict=True):
+        asked = [item for item in group if item.line in sampled]
+        more = dict(zip((i.line for i in asked), _judge(nli, words, asked, [sampled[i.line].candidates
+                                                                            for i in asked]), strict=True))
+        for item, (passed, rels, rejected) in zip(group, judged, strict=True):
+            plus, plus_rels, plus_rejected = more.get(item.line, ([], [], []))
+            chosen, verdict = deliver(passed + plus, rels + plus_rels, judging, n, rejected + plus_rejected)
+            ruled_got = by_rules.get(item.line, _Got([]))
+            if judging.rewrites != "off":
+                verdict["rules"] = {"candidates": len(ruled_got.candidates), "delivered": sum(
                     c.meta.get("source") in ("rules", "insertion") for c, _ in chosen)}
-            out.append(one(item, result, chosen, judged))
-        return out
+            got = sampled.get(item.line) or _Got(ruled_got.candidates, None if ruled_got.candidates
+                                                 or judging.rewrites != "only" else ruled_got.note or "no rule applies")
+            out.append(paraphrase_record(item, got, chosen, verdict, judging.rewrites, judging))
+    return out
 
-    def one(item: ParaphraseInput, result: Any, chosen: list[tuple[Any, Any]],
-            judged: dict[str, Any] | None) -> dict[str, Any]:
-        paraphrases = []
-        for c, rel in chosen:
-            para = {"text": c.text, "forward": _round(c.scores.get("forward")),
-                    "backward": _round(c.scores.get("backward")), "score": _round(c.scores.get("score")),
-                    "cluster": c.meta.get("cluster")}
-            if c.meta.get("source") in ("rules", "insertion"):  # no paraphrase scores: the rule that made it
-                para.update(source=c.meta["source"], rule=(c.meta.get("rules") or [None])[0])
-            elif rewrites != "off":
-                para["source"] = "llm"
-            if judging is not None:
-                para["relation"] = relation_record(rel, judging)
-            paraphrases.append(para)
-        record: dict[str, Any] = {"id": item.id, "text": item.text, "paraphrases": paraphrases}
-        if judged is not None:
-            record["judged"] = judged
-        if result.note and not result.candidates:
-            record["note"] = result.note
-        elif judging is not None and judged is not None and not chosen:
-            record["note"] = _no_class_note(judged, judging)
-        stats = {key: int(result.stats.get(key, 0))
-                 for key in ("sampled", "leaks_caught", "kept_spans_checked", "kept_spans_preserved")}
-        if judged is not None:
-            stats.update(judged=judged["candidates"], in_class=judged["in_class"],
-                         disagreed=judged.get("disagreed", 0),
-                         word_rejected=judged.get("word_check", {}).get("rejected", 0))
-        if item.ban:
-            from paraspan.text.constraints import expand_bans
 
-            bans = expand_bans(item.text[s:e] for s, e in item.ban)
-            stats["output_leaks"] = sum(bool(bans.find_leaks(c.text)) for c, _ in chosen)
-        return {"record": record, "stats": stats}
+@dataclass
+class _Judges:
+    """The NLI judges of ``--judges``, loaded when first asked: after a run has planned the threads."""
 
-    return work
+    specs: tuple[str, ...]
+    run: _Runs
+    loaded: list[Any] = field(default_factory=list)
+
+    def relate(self, pairs: list[tuple[str, str]]) -> list[Any]:
+        from paraspan.filter.judges import load_judge
+        from paraspan.filter.relations import relate
+
+        if not self.loaded:
+            self.loaded = [load_judge(spec, threads=self.run.plan.get("threads")) for spec in self.specs]
+        return relate(pairs, self.loaded)
+
+
+def _judge(nli: _Judges, words: Any, items: list[ParaphraseInput],
+           candidates: list[list[Any]]) -> list[tuple[list[Any], list[Any], list[str]]]:
+    """Each item's candidates that pass the word check, their relations, and the word check's reasons for
+    the rest: the word check first (cheap, and what it rejects needs no judge), then every remaining
+    candidate of the items judged both ways in one call per judge."""
+    checked = [word_check(item.text, cands, words) for item, cands in zip(items, candidates, strict=True)]
+    pairs = [(item.text, c.text) for item, (passed, _) in zip(items, checked, strict=True) for c in passed]
+    relations = iter(nli.relate(pairs) if pairs else [])
+    return [(passed, [next(relations) for _ in passed], rejected) for passed, rejected in checked]
+
+
+def paraphrase_record(item: ParaphraseInput, got: _Got, chosen: list[tuple[Any, Any]], judged: dict[str, Any] | None,
+                      rewrites: str, judging: Judging | None = None) -> tuple[dict[str, Any], dict[str, int]]:
+    """One output line (the input's id and text, the delivered paraphrases, what was judged, why there are
+    none) and its counters for the summary."""
+    paraphrases = []
+    for c, rel in chosen:
+        para = {"text": c.text, "forward": _round(c.scores.get("forward")),
+                "backward": _round(c.scores.get("backward")), "score": _round(c.scores.get("score")),
+                "cluster": c.meta.get("cluster")}
+        if c.meta.get("source") in ("rules", "insertion"):  # no paraphrase scores: the rule that made it
+            para.update(source=c.meta["source"], rule=next(iter(Generated.of_meta(c.meta).rules), None))
+        elif rewrites != "off":
+            para["source"] = "llm"
+        if judging is not None:
+            para["relation"] = relation_record(rel, judging)
+        paraphrases.append(para)
+    record: dict[str, Any] = {"id": item.id, "text": item.text, "paraphrases": paraphrases}
+    if judged is not None:
+        record["judged"] = judged
+    if got.note and not got.candidates:
+        record["note"] = got.note
+    elif judging is not None and judged is not None and not chosen:
+        record["note"] = _no_class_note(judged, judging)
+    stats: dict[str, int] = {}
+    if judged is not None:
+        stats.update(judged=judged["candidates"], in_class=judged["in_class"], disagreed=judged.get("disagreed", 0),
+                     word_rejected=judged.get("word_check", {}).get("rejected", 0))
+    if item.ban:
+        from paraspan.text.constraints import expand_bans
+
+        bans = expand_bans(item.text[s:e] for s, e in item.ban)
+        stats["output_leaks"] = sum(bool(bans.find_leaks(c.text)) for c, _ in chosen)
+    return record, stats
 
 
 def _relation_line(judging: Judging, totals: dict[str, Any]) -> str:

@@ -1,5 +1,5 @@
-"""What ``paraspan paraphrase --relation`` does around the paraphraser: the judges, the direction's
-word check, the rule rewriter's candidates, and what is delivered and recorded.
+"""What ``paraspan paraphrase --relation`` does around the generators: the judges, the direction's word
+check, which of the rule rewriter's candidates a ban rules out, and what is delivered and recorded.
 
 Heavy imports (spaCy, the NLI judges) happen inside the functions.
 """
@@ -21,7 +21,6 @@ class ParaphraseInput:
     text: str
     ban: tuple[tuple[int, int], ...]
     keep: tuple[tuple[int, int], ...]
-
 
 
 @dataclass(frozen=True)
@@ -73,18 +72,6 @@ def check_rewrites(rewrites: str | None, relation: str | None) -> str:
     return rewrites
 
 
-def rule_candidates(rewriter: Any, item: ParaphraseInput) -> list[Any]:
-    """The rewriter's candidates for ``item``: its kept spans verbatim (the rewriter drops the others),
-    none that has a banned span's words (rules keep words, so a ban rules most of them out)."""
-    from paraspan.generate.base import GenerationRequest
-
-    result = rewriter.generate(GenerationRequest(str(item.id), item.text, item.ban, item.keep))
-    out = without_banned(item, result.candidates)
-    for c in out:
-        c.meta["source"] = "rules"
-    return out
-
-
 def without_banned(item: ParaphraseInput, candidates: list[Any]) -> list[Any]:
     """The ``candidates`` with none of a banned span's words: rules and insertions keep the source's
     words, so a ban rules most of them out."""
@@ -94,17 +81,6 @@ def without_banned(item: ParaphraseInput, candidates: list[Any]) -> list[Any]:
 
     bans = expand_bans(item.text[s:e] for s, e in item.ban)
     return [c for c in candidates if not bans.find_leaks(c.text)]
-
-
-def insertion_candidates(elaborator: Any, items: list[ParaphraseInput]) -> tuple[list[list[Any]], list[str | None]]:
-    """:class:`~paraspan.generate.elaborate.Elaborator`'s candidates for each item (all items' clauses
-    sampled in one batch), none with a banned span's words (an insertion keeps every word), and
-    the elaborator's note for each item without any."""
-    from paraspan.generate.base import GenerationRequest
-
-    results = elaborator.generate_batch([GenerationRequest(str(i.id), i.text, i.ban, i.keep) for i in items])
-    return ([without_banned(item, r.candidates) for item, r in zip(items, results, strict=True)],
-            [r.note for r in results])
 
 
 def check_relation_options(relation: str | None, judges: str | None, agree: bool,

@@ -1,6 +1,6 @@
-"""Commands that are presets of ``paraspan augment`` (``paraspan rewrite``, ``paraspan infill``): a generator, its
-options and a filter, run through the same pipeline, run store and writer (:func:`paraspan.api.augment`,
-:func:`paraspan.pipeline.export_outputs`).
+"""Commands that are presets of ``paraspan augment`` (``paraspan rewrite``, ``paraspan infill``, ``paraspan
+paraphrase``): a generator, its options and a filter, run through the same pipeline, run store and writer
+(:func:`paraspan.api.augment`, :func:`paraspan.pipeline.export_outputs`).
 
 A preset runs one iteration per structure, without retries, and makes each structure's best-placed candidate an
 output (``choose_by="none"``): the filter then decides which outputs ``-o`` gets and which ``--rejected`` gets, and the
@@ -13,7 +13,8 @@ import json
 import sys
 import tempfile
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,10 +31,15 @@ class Preset:
     options: Mapping[str, Any] = field(default_factory=dict)
     iterations: int = 1
     candidates: int | None = None  # candidates the generator returns per structure (None: the run's default)
+    aligner: str | None = None  # None: the run's default
+    batch: int | None = None  # sentences a worker's generator gets at once (None: the run's default)
+    model: str | None = None  # what the worker plan sizes for, and the generator's model where it takes one
+    device: str | None = None
 
     def overrides(self) -> list[str]:
         """The options as ``--set generator.KEY=VALUE`` settings (JSON values, read back as they were)."""
-        return [f"generator.{key}={json.dumps(value)}" for key, value in self.options.items() if value is not None]
+        return [f"generator.{key}={json.dumps(value)}" for key, value in self.options.items() if value is not None] \
+            + ([f"sentences_per_batch={self.batch}"] if self.batch is not None else [])
 
 
 @dataclass
@@ -56,12 +62,11 @@ def run_preset(preset: Preset, corpus: Path, out: Path, *, filter_name: str, rej
     ``rejected``; ``prepare`` sees the sentences before the run (e.g. to attach what the corpus file lacks);
     ``candidates`` gets every candidate the generator returned, placed or not (the store's rows). Bad input
     is refused before any model loads (E010 for a missing corpus)."""
-    from paraspan.api import augment, read
+    from paraspan.api import read
     from paraspan.cli.common import check_output
     from paraspan.corpus.formats import write_corpus
     from paraspan.pipeline import export_outputs
     from paraspan.pipeline.run import merge_outputs
-    from paraspan.pipeline.store import RunStore
 
     if not corpus.exists():
         raise CorpusError.from_code("E010", file=str(corpus), what="file", fix="check the path")
@@ -73,35 +78,54 @@ def run_preset(preset: Preset, corpus: Path, out: Path, *, filter_name: str, rej
         sentences = sentences[:limit]
     if prepare is not None:
         prepare(sentences)
+    reasons: Counter[str] = Counter()
+    dropped: list[Any] = []
+    with preset_store(preset, sentences, filter_name=filter_name, workers=workers, threads=threads, seed=seed,
+                      progress=progress, what=what) as (store, run):
+        written = export_outputs(store, out, "jsonl", filter_name)
+        if filter_name != "all" and filter_name in store.filters():
+            for record in store.iter_outputs(filter_name, kept=False):
+                reason = record.reasons.get(filter_name, "")
+                reasons[reason.split(":", 1)[0] if ":" in reason else "rejected"] += 1
+                dropped.append(record.sentence)
+        rows = [_candidate(sentence.id, row) for sentence in sentences for row in store.iter_candidates(sentence.id)]
+    merged = list(merge_outputs(dropped))
+    if rejected is not None:
+        write_corpus(merged, rejected, "jsonl")
+    if candidates is not None:
+        write_corpus(rows, candidates, "jsonl")
+    return PresetRun(written, len(merged), reasons, run.summary, run.plan)
+
+
+@contextmanager
+def preset_store(preset: Preset, sentences: Sequence[Any], *, filter_name: str = "all", workers: str = "1",
+                 threads: str = "auto", seed: int | None = None, progress: bool = True,
+                 what: str = "sentences") -> Iterator[tuple[Any, Any]]:
+    """Run ``preset`` on ``sentences`` into a temporary run store; yield it, open, with the run (its ``summary``
+    and worker ``plan``) for the caller to read what it needs; the store is removed afterwards."""
+    from paraspan.api import augment
+    from paraspan.pipeline.store import RunStore
+
     con = console()
     with tempfile.TemporaryDirectory(prefix="paraspan-run-") as folder:
         store_path = Path(folder) / "run.db"
         with ProgressBar(what, enabled=progress, unit="sentences") as bar:
             run = augment(sentences, generator=preset.generator, filters=filter_name, iterations=preset.iterations,
                           store=store_path, workers=workers, threads=threads, seed=seed, choose_by="none", retries=0,
-                          candidates=preset.candidates,
-                          overrides=preset.overrides(), on_progress=bar, command=sys.argv,
+                          candidates=preset.candidates, aligner=preset.aligner, model=preset.model,
+                          device=preset.device, overrides=preset.overrides(), on_progress=bar, command=sys.argv,
                           on_note=lambda m: con.print(f"note: {m}", markup=False))
             use_threads(run.plan["threads"])  # this process's encoders (a worker pool's processes set their own)
-            for _ in run:  # -o is written from the store at the end, in input order
+            for _ in run:  # the caller reads what it needs from the store, in input order
                 pass
-        reasons: Counter[str] = Counter()
-        dropped: list[Any] = []
         with RunStore.open(store_path) as store:
-            written = export_outputs(store, out, "jsonl", filter_name)
-            if filter_name != "all" and filter_name in store.filters():
-                for record in store.iter_outputs(filter_name, kept=False):
-                    reason = record.reasons.get(filter_name, "")
-                    reasons[reason.split(":", 1)[0] if ":" in reason else "rejected"] += 1
-                    dropped.append(record.sentence)
-            rows = [_candidate(sentence.id, row) for sentence in sentences
-                    for row in store.iter_candidates(sentence.id)]
-        merged = list(merge_outputs(dropped))
-        if rejected is not None:
-            write_corpus(merged, rejected, "jsonl")
-        if candidates is not None:
-            write_corpus(rows, candidates, "jsonl")
-    return PresetRun(written, len(merged), reasons, run.summary, run.plan)
+            yield store, run
+
+
+def input_notes(store: Any) -> dict[str, str | None]:
+    """Why each input of ``store`` got no output where it got none (the loop's note: ``structure N: iteration
+    I: …``), by input id."""
+    return dict(store.conn.execute("SELECT id, note FROM inputs").fetchall())
 
 
 def report(con: Any, result: PresetRun, filter_name: str, rejected: Path | None) -> None:

@@ -533,7 +533,7 @@ def make_paraphraser(model: str = "default", samples: int = 6, constraint_sets: 
                      n: int = 5, n_ctx: int = 2048, seed: int = 0, threads: int | None = 1,
                      faithful_examples: bool = True, backend: str = "auto", device: str = "auto",
                      style: Literal["free", "close"] = "free", batch: int = 64,
-                     backward: bool | None = None,
+                     backward: bool | None = None, clusters: int | None = None,
                      relation: Literal["equivalence", "forward", "reverse"] = "equivalence",
                      random_fraction: float | None = None,
                      rewrites: Literal["only", "off"] | None = None, adapter: str | None = None) -> Paraphraser:
@@ -557,7 +557,8 @@ def make_paraphraser(model: str = "default", samples: int = 6, constraint_sets: 
     ``backward``: rank by ParaBank 2's dual score, by default only with ``rescore_top``: the
     pipeline takes the best-*placed* candidate that passes the checks, so the dual score costs
     more than it changes there. ``batch``: the most samples decoded together across a batch's
-    requests (wider batches decode faster per token, with a larger context). The measurements
+    requests (wider batches decode faster per token, with a larger context); ``clusters``: how many
+    clusters besides the source's the candidates are picked from (None: ``n`` + 2). The measurements
     behind these defaults are in ``benchmarks/README.md`` ("Measurements behind the defaults").
     ``adapter``: a paraphrase adapter (``paraspan train-generator --task paraphrase``) asked in its own
     prompt layout for ``relation`` on its base (``model`` default: the adapter's); refused (E524) when
@@ -582,8 +583,8 @@ def make_paraphraser(model: str = "default", samples: int = 6, constraint_sets: 
     config = ParaphraseConfig(n=n, samples=samples, constraint_sets=constraint_sets, top_k=top_k,
                               temperature=temperature, rescore_per_cluster=rescore_top, max_score=max_score,
                               faithful_examples=faithful_examples, style=style, seed=seed, relation=relation,
-                              random_fraction=directional_random_fraction(relation) if random_fraction is None
-                              else random_fraction,
+                              clusters=clusters, random_fraction=directional_random_fraction(relation)
+                              if random_fraction is None else random_fraction,
                               backward=rescore_top is not None if backward is None else backward)
     paraphraser = Paraphraser(runtime, config, prompter=prompter)
     paraphraser.info = {**backend_info(runtime, model),
