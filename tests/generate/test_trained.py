@@ -225,3 +225,35 @@ def test_the_parse_of_the_new_sentence_refuses_another_phrase_type_a_stray_capit
     assert result.stats["names another argument's participant"] == 1  # the Seller sold to himself
     unchecked = TrainedInfiller(backend, CARD, TrainedConfig(masks=4, triggers=False, parse_checks=False))
     assert len(unchecked.generate(_request(_sentence())).candidates) == 5
+
+
+def test_auto_sends_each_structure_to_the_shipped_adapter_of_its_kind(monkeypatch: pytest.MonkeyPatch) -> None:
+    from paraspan.generate.trained import AdapterPerKind
+
+    monkeypatch.setattr("paraspan.models.adapters.shipped_names", lambda: ["framenet"])
+    built: list[str] = []
+
+    def build(name: str) -> TrainedInfiller:
+        built.append(name)
+        return TrainedInfiller(Scripted({"<Goods>": ["a rusty plough"]}), CARD, TrainedConfig(masks=4, triggers=False))
+
+    generator = AdapterPerKind(build)
+    sentence = _sentence()
+    first = generator.generate(_request(sentence))
+    again = generator.generate(_request(sentence))
+    assert [c.text for c in first.candidates] == [c.text for c in again.candidates] == [
+        "The farmer sold a rusty plough to a neighbour last spring."]
+    entity = generator.generate(GenerationRequest(id="s1", text=sentence.text, sentence=sentence, structure=1))
+    assert built == ["framenet"]  # loaded once; no entity adapter shipped in this installation
+    assert not entity.candidates and "no shipped adapter for entity" in (entity.note or "")
+
+
+def test_an_entity_is_not_filled_with_another_mention_of_its_sentence() -> None:
+    text = "Maria Lopez moved from Lyon to Porto."
+    sentence = Sentence("s2", text, [Structure("entity", "LOC", Span(23, 27)), Structure("entity", "LOC", Span(31, 36)),
+                                     Structure("entity", "PER", Span(0, 11))])
+    card = {**CARD, "labels": {"kinds": ["entity"], "structures": ["LOC", "PER"], "labels": ["LOC", "PER"]}}
+    generator = TrainedInfiller(Scripted({"<LOC>": ["Porto", "Geneva"]}), card, TrainedConfig(masks=1, triggers=False))
+    result = generator.generate(GenerationRequest(id="s2", text=text, sentence=sentence, structure=0))
+    assert [c.text for c in result.candidates] == ["Maria Lopez moved from Geneva to Porto."]
+    assert result.stats["names another argument's participant"] == 1

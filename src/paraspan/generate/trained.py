@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 import zlib
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,7 +46,7 @@ from paraspan.train.examples import (
     span_kind,
 )
 
-__all__ = ["TrainedConfig", "TrainedInfiller", "make_trained"]
+__all__ = ["AdapterPerKind", "TrainedConfig", "TrainedInfiller", "make_trained"]
 
 
 @dataclass(frozen=True)
@@ -132,6 +133,9 @@ class TrainedInfiller:
             return None
         slots = [old.spans().index(span) for span in masked]
         others = [sentence.text[a.start:a.end] for a in old.args if a not in masked]
+        if old.kind == "entity":  # a list of places filled with one of its own members
+            others = [sentence.text[s.anchor.start:s.anchor.end] for s in sentence.structures
+                      if s is not old and s.anchor is not None and s.kind == "entity"]
         if one_participant_twice(parts, others):
             return "names another argument's participant"
         source, doc = self._parse(sentence.text), self._parse(new_text)
@@ -298,26 +302,59 @@ class TrainedInfiller:
         return lu in self.lexicon.get(frame, ())
 
 
-def make_trained(adapter: str = "framenet", model: str | None = None, backend: str = "auto", device: str = "auto",
+class AdapterPerKind:
+    """The ``trained`` generator with ``adapter="auto"``: each structure goes to the shipped adapter of its
+    kind (:data:`~paraspan.models.adapters.FOR_KIND`), loaded when a structure of that kind first comes."""
+
+    capabilities = TrainedInfiller.capabilities
+
+    def __init__(self, build: Callable[[str], TrainedInfiller]) -> None:
+        self._build = build
+        self._loaded: dict[str, TrainedInfiller] = {}
+        self.info: dict[str, Any] = {"adapter": "auto", "adapters": {}}
+
+    def generate(self, request: GenerationRequest) -> GenerationResult:
+        from paraspan.models.adapters import FOR_KIND, shipped_names
+
+        sentence, index = request.sentence, request.structure
+        if sentence is None or index is None or not 0 <= index < len(sentence.structures):
+            return GenerationResult(request, [], note="the trained generator needs an annotated structure")
+        kind = span_kind(sentence.structures[index])
+        name = FOR_KIND.get(kind)
+        if name is None or name not in shipped_names():
+            return GenerationResult(request, [], note=f"no shipped adapter for {kind} structures: train one with "
+                                    "`paraspan train-generator` and pass it as generator.adapter")
+        if name not in self._loaded:
+            self._loaded[name] = self._build(name)
+            self.info["adapters"][kind] = self._loaded[name].info
+        return self._loaded[name].generate(request)
+
+
+def make_trained(adapter: str = "auto", model: str | None = None, backend: str = "auto", device: str = "auto",
                  frames: str | None = None, masks: int = 3, samples: int = 6, pairs: bool = False,
                  triggers: bool = True, top_k: int = 40, temperature: float = 0.8, n: int = 6, seed: int = 0,
-                 parse_checks: bool = True, threads: int | None = None) -> TrainedInfiller:
+                 parse_checks: bool = True, threads: int | None = None) -> TrainedInfiller | AdapterPerKind:
     """The registered ``trained`` generator.
 
-    ``adapter``: a folder written by ``paraspan train-generator`` or a shipped adapter name
-    (``framenet``, ``ner``, ``srl``); ``model``: the base (default: the one the adapter was trained on,
-    which must match by sha256); ``backend``: llama (CPU, the GGUF LoRA), transformers (peft; GPU) or
-    auto; ``frames``: a FrameNet release, so that only known LUs of a frame are proposed as its new
-    triggers; the rest are :class:`TrainedConfig`'s settings.
+    ``adapter``: ``auto`` (the shipped adapter of each structure's kind: ``framenet`` for frames,
+    ``wikiann`` for entities, ``ewt-up`` for PropBank roles), a shipped adapter's name, or a folder
+    written by ``paraspan train-generator``; ``model``: the base (default: the one the adapter was
+    trained on, which must match by sha256); ``backend``: llama (CPU, the GGUF LoRA), transformers
+    (peft; GPU) or auto; ``frames``: a FrameNet release, so that only known LUs of a frame are
+    proposed as its new triggers; the rest are :class:`TrainedConfig`'s settings.
     """
-    from paraspan.llm.adapters import load_adapter_backend
-
-    runtime, card = load_adapter_backend(adapter, model=model, backend=backend, device=device, n_threads=threads)
-    index = None
-    if frames is not None:
-        from paraspan.corpus.frame_index import FrameIndex
-
-        index = FrameIndex.load(Path(frames))
     config = TrainedConfig(masks=masks, samples=samples, pairs=pairs, triggers=triggers, top_k=top_k,
                            temperature=temperature, n=n, seed=seed, parse_checks=parse_checks)
-    return TrainedInfiller(runtime, card, config, index)
+
+    def build(name: str) -> TrainedInfiller:
+        from paraspan.llm.adapters import load_adapter_backend
+
+        runtime, card = load_adapter_backend(name, model=model, backend=backend, device=device, n_threads=threads)
+        index = None
+        if frames is not None:
+            from paraspan.corpus.frame_index import FrameIndex
+
+            index = FrameIndex.load(Path(frames))
+        return TrainedInfiller(runtime, card, config, index)
+
+    return AdapterPerKind(build) if adapter == "auto" else build(adapter)

@@ -16,7 +16,7 @@ from typing import Any
 
 from paraspan.errors import TrainError
 
-__all__ = ["CARD", "GGUF_NAME", "PEFT_DIR", "SHIPPED", "adapter_folder", "check_base", "check_labels",
+__all__ = ["CARD", "FOR_KIND", "GGUF_NAME", "PEFT_DIR", "SHIPPED", "adapter_folder", "check_base", "check_labels",
            "file_sha256", "read_card", "shipped_names"]
 
 #: File names inside an adapter folder.
@@ -24,7 +24,9 @@ CARD = "paraspan-adapter.json"
 GGUF_NAME = "adapter.gguf"
 PEFT_DIR = "peft"
 #: Shipped adapters: name → folder under ``paraspan/models/data/adapters``.
-SHIPPED = {"framenet": "framenet"}
+SHIPPED = {"framenet": "framenet", "wikiann": "wikiann", "ewt-up": "ewt-up"}
+#: The shipped adapter for each structure kind (what ``--generator trained`` uses unless told).
+FOR_KIND = {"frame": "framenet", "entity": "wikiann", "srl": "ewt-up"}
 
 
 def shipped_names() -> list[str]:
