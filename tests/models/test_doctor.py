@@ -18,7 +18,8 @@ FAST = ["spacy", "lemminflect", "wordnet", "encoder", "llm-small"]
 
 
 def test_check_names() -> None:
-    assert list(CHECKS) == ["spacy", "lemminflect", "wordnet", "encoder", "llm-small", "llm", "adapter-framenet"]
+    assert list(CHECKS) == ["spacy", "lemminflect", "wordnet", "encoder", "llm-small", "llm", "adapter-framenet",
+                           "adapter-wikiann", "adapter-ewt-up"]
 
 
 def test_fast_checks_pass() -> None:

