@@ -17,6 +17,10 @@ task and evaluation set, and the verdict per task against the goals of issue 19.
         --store-dir /tmp/ds-stores      # any registered generator through the pipeline; the run is kept
     python benchmarks/downstream.py --task frame_id --percents 10 --augment generator:cascade --store-dir STORES \
         --augment-workers 2 --augment-only   # the slow part once, in the background; the curve reuses the store
+    python benchmarks/downstream.py --task srl --srl-set framenet --percents 25 --augment generator:trained \
+        --store-dir STORES --augment-budget 6.25 --augment-only    # Cui's Fig. 2: 6.25% of the train generated
+    python benchmarks/downstream.py --task srl --srl-set framenet --percents 25 --augment generator:trained \
+        --store-dir STORES --augment-budget 6.25 --copy-control --gold-control --no-lexsub   # … against copies and gold
     python benchmarks/downstream.py --task frame_id --choose-positive-weight 1,2,4,8 --percents 10 --seeds 3
     python benchmarks/downstream.py --table --output FILE   # print the README table of one results file
     python benchmarks/downstream.py --grid           # the grid of every augmenter: downstream.json, plots, verdicts
@@ -31,15 +35,19 @@ from the whole training corpus). Per seed the results record the subset sentence
 output, the augmenter's report (the generator's notes) and the evaluation labels absent from
 the subset.
 
+Cui & Swayamdipta's Fig. 2: ``--augment-budget PCT`` augments a subset, a chunk at a time in a seeded
+order, until its outputs reach PCT% of the full training set (cut to that; per seed ``budget`` says what
+it took); ``--gold-control`` adds as many gold sentences from outside the subset (condition ``gold``).
+``--task srl --srl-set framenet``: frame-SRL (frame elements given frame and target), dev reported.
+
 ``--choose-positive-weight`` runs the base learner alone (gold only) at each loss weight of the
 positive classes and writes the dev F1 per weight and the choice (highest mean F1 at
 ``--choose-at``) into ``benchmarks/results/downstream-choices.json``; FrameNet is scored on dev
 (never test), SRL on held-out documents of its training part (its test split is not used).
 
-Data: FrameNet 1.5 full text (Das & Smith split; train / dev, with ``--fn-test`` also the test
-documents of the release as a second evaluation set), WikiANN-en or WNUT17 train / dev (dev is the reported set;
-their test halves are held out), Universal PropBank EWT dev split by document 70/30 into
-train / test. Hyperparameters are fixed in the code (no tuning on any evaluation set).
+Data, under ``--shared`` (``$PARASPAN_SHARED``, else ``../shared``): FrameNet 1.5 full text (Das & Smith
+split; train / dev, ``--fn-test`` adds the test documents), WikiANN-en or WNUT17 train / dev (test held
+out), UP EWT dev split by document 70/30 into train / test. Hyperparameters are fixed (none tuned on test).
 """
 
 from __future__ import annotations
@@ -51,7 +59,6 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")  # 2 shared cores: spaCy/numpy mus
 import argparse  # noqa: E402
 import datetime  # noqa: E402
 import json  # noqa: E402
-import statistics  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -110,11 +117,14 @@ CHOICES = HERE / "results" / "downstream-choices.json"
 
 
 def load_task(task: str, shared: Path, ner_set: str, exemplars: bool,
-              fn_test: bool = False) -> tuple[list, dict[str, list], str]:
+              fn_test: bool = False, srl_set: str = "ewt") -> tuple[list, dict[str, list], str]:
+    """The training sentences, the evaluation sets by name and the reported one. FrameNet (frame_id,
+    and srl with ``srl_set="framenet"``): the full-text documents of the release in ``shared``, split
+    as ``fulltext-splits.json`` says, dev reported."""
     from paraspan.corpus.formats import read_corpus
     from paraspan.evaluate.downstream.data import split_by_document
 
-    if task == "frame_id":
+    if task == "frame_id" or (task == "srl" and srl_set == "framenet"):
         release = shared / "data/framenet/fndata-1.5.tar.gz"
         splits = shared / "data/framenet/fulltext-splits.json"
         train = list(read_corpus(release, "framenet", split="train", splits=splits))
@@ -138,65 +148,6 @@ def load_task(task: str, shared: Path, ner_set: str, exemplars: bool,
     raise SystemExit(f"unknown task {task!r}")
 
 
-def _title(task: str, meta: dict[str, Any], points: dict[str, Any]) -> str:
-    runs = max((len(point.get("base", [])) for point in points.values()), default=0)
-    return (f"{task}: {meta.get('dataset', '?')} ({meta.get('report', '?')} F1, mean ± sd over seeds)\n"
-            f"augmenter: {str(meta.get('augmenter', '?')).split('/')[-1]}; {runs} seed(s) per point")
-
-
-def merge_files(target: Path, others: list[Path]) -> str:
-    """Points of ``others`` folded into ``target`` seed by seed (a seed in both is replaced by the
-    other's run); a file of another learner, data or augmenter is refused (E931)."""
-    from paraspan.corpus.jsonl import atomic_write
-    from paraspan.evaluate.downstream.curves import combine_points
-    from paraspan.evaluate.downstream.runner import read_results, refuse_other_setting
-
-    data = read_results(target)
-    for other in others:
-        extra = json.loads(other.read_text())
-        for task, meta in extra.get("meta", {}).items():
-            refuse_other_setting(f"{target} (merging {other})", task, meta, data)
-            points = data.setdefault(task, {})
-            for percent, point in extra.get(task, {}).items():
-                points[percent] = combine_points(points[percent], point) if percent in points else point
-            task_meta = data.setdefault("meta", {}).setdefault(task, dict(meta))
-            task_meta["percents"] = sorted(points, key=int)
-            for command in meta.get("commands", [meta.get("command")]):
-                if command and command not in task_meta.setdefault("commands", []):
-                    task_meta["commands"].append(command)
-    with atomic_write(target, "w") as handle:
-        handle.write(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
-    return table(data)
-
-
-def recorded_base_runs(files: list[Path], key: str, meta: dict[str, Any], train_sentences: int,
-                       eval_sentences: dict[str, int], report: str,
-                       parser: argparse.ArgumentParser) -> dict[tuple[int, int], Any]:
-    """``--base-from``: the gold-only runs of earlier results files, by (percent, seed). A file of another
-    learner setting, dataset or evaluation set is refused: its gold-only F1s are not this run's."""
-    from paraspan.evaluate.downstream.curves import LEARNER_SETTING, recorded_bases, setting_differences
-
-    # what a results file's meta records of its learner and data, as this run's would
-    mine = {"dataset": meta["dataset"], "train_sentences": train_sentences, "eval_sentences": eval_sentences,
-            "report": report, "spacy": meta.get("spacy"), "head": meta.get("head")}
-    runs: dict[tuple[int, int], Any] = {}
-    for path in files:
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            parser.error(f"--base-from {path}: cannot read it ({exc})")
-        old = data.get("meta", {}).get(key)
-        if old is None or key not in data:
-            parser.error(f"--base-from {path}: no {key} curve in it (it has {sorted(data.get('meta', {}))})")
-        differ = setting_differences(old, mine, LEARNER_SETTING)
-        if differ:
-            parser.error(f"--base-from {path}: another learner or data — " + "; ".join(differ))
-        for percent, point in data[key].items():
-            for seed, recorded in recorded_bases(point, report, str(path)).items():
-                runs.setdefault((int(percent), seed), recorded)
-    return runs
-
-
 def portable_text(text: str, args: argparse.Namespace) -> str:
     """``text`` without this machine's paths: the data folder becomes ``../shared``, a store folder
     ``STORE_DIR``."""
@@ -216,63 +167,6 @@ def portable(path: Path, args: argparse.Namespace) -> dict[str, Any]:
     text = portable_text(path.read_text(encoding="utf-8"), args)
     path.write_text(text, encoding="utf-8")
     return json.loads(text)
-
-
-def compare(files: list[Path], eval_set: str | None = None) -> str:
-    """One table over several augmenters' results files (one augmenter each, the same seeds, hence
-    the same gold subsets): per task and percent, each augmenter against gold only, against its
-    own copy control, and against the best other augmenter at that point, all paired by seed.
-    ``eval_set``: the F1 on that evaluation set instead of the reported one (``test``: FrameNet's
-    test documents of a ``--fn-test`` run); points without it are left out."""
-    from paraspan.evaluate.downstream.curves import paired_stats
-
-    rows: dict[tuple[str, int], list[tuple[str, dict[str, Any]]]] = {}
-    for path in files:
-        data = json.loads(path.read_text())
-        if "meta" not in data:  # an --augment-only cost file
-            continue
-        for task, points in data.items():
-            if task == "meta":
-                continue
-            name = str(data["meta"][task].get("augmenter", path.stem))
-            filt = data["meta"][task].get("filter")
-            name += f" ({filt})" if filt else ""
-            for percent, point in points.items():
-                if eval_set is not None and eval_set != data["meta"][task].get("report"):
-                    other = point.get("other", {}).get(eval_set)
-                    if not other:
-                        continue
-                    point = {**point, **other}
-                rows.setdefault((task, int(percent)), []).append((name, point))
-
-    def f1(values: list[float | None]) -> str:
-        got = [v for v in values if v is not None]
-        return f"{statistics.fmean(got):.1f}" if got else "–"
-
-    def gain(stats: dict[str, Any]) -> str:
-        if stats["gain_mean"] is None:
-            return "–"
-        p = f", p={stats['p_value']:.3f}" if stats["p_value"] is not None else ""
-        return f"{stats['gain_mean']:+.1f}{p}"
-
-    out = ["| task | % | augmenter | seeds | + sentences | base F1 | augmented F1 | copy F1 | − base | − copy | "
-           "− best other |", "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    for (task, percent), entries in sorted(rows.items()):
-        means = {name: statistics.fmean([v for v in point.get("augmented", []) if v is not None] or [0.0])
-                 for name, point in entries}
-        for name, point in sorted(entries, key=lambda e: -means[e[0]]):
-            others = [(n, p) for n, p in entries if n != name and p.get("augmented")]
-            best = max(others, key=lambda e: means[e[0]], default=None)
-            vs_best = (f"{gain(paired_stats(best[1]['augmented'], point['augmented']))} vs {best[0]}"
-                       if best and point.get("augmented") else "–")
-            n_aug = [v for v in point.get("n_augmented", []) if v is not None]
-            out.append(
-                f"| {task} | {percent} | {name} | {len(point.get('base', []))} | "
-                f"{statistics.fmean(n_aug) if n_aug else 0:.0f} | {f1(point.get('base', []))} | "
-                f"{f1(point.get('augmented', []))} | {f1(point.get('copy', []))} | "
-                f"{gain(paired_stats(point.get('base', []), point.get('augmented', [])))} | "
-                f"{gain(paired_stats(point.get('copy', []), point.get('augmented', [])))} | {vs_best} |")
-    return "\n".join(out)
 
 
 def write_grid(target: Path) -> str:
@@ -305,44 +199,21 @@ def write_grid(target: Path) -> str:
     return markdown(grid)
 
 
-def table(data: dict[str, Any]) -> str:
-    from paraspan.evaluate.downstream.curves import paired_stats
-
-    lines = ["| task | % gold | n gold | + augmented | base F1 | augmented F1 | gain (paired) | lexsub F1 "
-             "| lexsub gain | copy-control F1 | augmented − copy |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
-
-    def ms(s: dict[str, Any] | None) -> str:
-        if not s or s.get("mean") is None:
-            return "–"
-        return f"{s['mean']:.1f} ± {s['sd']:.1f}" if s.get("sd") is not None else f"{s['mean']:.1f}"
-
-    def gain(g: dict[str, Any] | None) -> str:
-        if not g or g.get("gain_mean") is None:
-            return "–"
-        text = f"{g['gain_mean']:+.1f}"
-        if g.get("gain_sd") is not None:
-            text += f" ± {g['gain_sd']:.1f}"
-        if g.get("p_value") is not None:
-            text += f" (p={g['p_value']:.3f})"
-        return text
-
-    for task in ("frame_id", "ner", "ner_wnut17", "srl"):
-        meta = data.get("meta", {}).get(task, {})
-        for percent, point in sorted(data.get(task, {}).items(), key=lambda kv: int(kv[0])):
-            summ, gains = point.get("summary", {}), point.get("gain", {})
-            n_aug = point.get("n_augmented")
-            lines.append(
-                f"| {task} ({meta.get('report', '?')}) | {percent} "
-                f"| {round(sum(point['n_train']) / len(point['n_train']))} "
-                f"| {round(sum(n_aug) / len(n_aug)) if n_aug else '–'} | {ms(summ.get('base'))} "
-                f"| {ms(summ.get('augmented'))} | {gain(gains.get('augmented'))} | {ms(summ.get('lexsub'))} "
-                f"| {gain(gains.get('lexsub'))} | {ms(summ.get('copy'))} "
-                f"| {gain(paired_stats(point['copy'], point['augmented']) if 'copy' in point else None)} |")
-    return "\n".join(lines)
+def task_key(args: argparse.Namespace) -> str:
+    """The curve's name in the results file: the task, or the task and its data where it has several."""
+    data = args.ner_set if args.task == "ner" else args.srl_set if args.task == "srl" else None
+    return {("ner", "wnut17"): "ner_wnut17", ("srl", "framenet"): "srl_framenet"}.get((args.task, data), args.task)
 
 
-def main() -> None:
+def dataset_name(args: argparse.Namespace) -> str:
+    framenet = "FrameNet 1.5 full text" + (" + exemplars" if args.exemplars else "")
+    if args.task == "srl":
+        return (f"{framenet} (frame-SRL: frame elements given frame and target)" if args.srl_set == "framenet"
+                else "UP EWT dev, 70/30 by document")
+    return framenet if args.task == "frame_id" else args.ner_set
+
+
+def build_parser() -> argparse.ArgumentParser:
     from paraspan.evaluate.downstream.ner import BUDGETS
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -387,8 +258,10 @@ def main() -> None:
                         help="also train on positives-only copies of the augmented sentences' sources (same "
                              "count, each with the structures its output carries)")
     parser.add_argument("--ner-set", choices=("wikiann", "wnut17"), default="wikiann")
-    parser.add_argument("--exemplars", action="store_true", help="frame_id: add the FrameNet LU exemplars")
-    parser.add_argument("--fn-test", action="store_true", help="frame_id: also score the test documents")
+    parser.add_argument("--exemplars", action="store_true",
+                        help="FrameNet (frame_id, srl --srl-set framenet): add the LU exemplars")
+    parser.add_argument("--fn-test", action="store_true",
+                        help="FrameNet (frame_id, srl --srl-set framenet): also score the test documents")
     parser.add_argument("--shared", type=Path,
                         default=Path(os.environ.get("PARASPAN_SHARED", HERE.parent.parent / "shared")))
     parser.add_argument("--cache-dir", type=Path, default=Path("/tmp/paraspan-downstream-cache"))
@@ -403,6 +276,13 @@ def main() -> None:
                              "where it has the percent and seed (they do not depend on the augmenter, and the "
                              "learners are deterministic given the seed), instead of training them again; "
                              "repeatable")
+    add_file_options(parser)
+    add_budget_options(parser)
+    return parser
+
+
+def add_file_options(parser: argparse.ArgumentParser) -> None:
+    """Where a run's results go, and what to do with results files instead of running."""
     parser.add_argument("--output", type=Path, default=None,
                         help="the results file of a run (default: results/downstream-runs/TASK-AUGMENTER.json); "
                              "with --grid the grid (default: results/downstream.json)")
@@ -420,10 +300,55 @@ def main() -> None:
                              "another machine or core) into --output, then exit; repeatable. Seed by seed: a seed "
                              "in both files takes the merged file's run. A file of another learner, data or "
                              "augmenter is refused")
+
+
+def add_budget_options(parser: argparse.ArgumentParser) -> None:
+    """Cui & Swayamdipta's Fig. 2: a fixed share of generated data, against copies and held-aside gold."""
+    parser.add_argument("--srl-set", choices=("ewt", "framenet"), default="ewt",
+                        help="srl: Universal PropBank EWT (PropBank roles given the predicate; the default) or "
+                             "FrameNet 1.5 full text (frame-SRL: frame elements given the frame and its target; "
+                             "reported on the dev documents; curve srl_framenet)")
+    parser.add_argument("--augment-budget", type=float, default=None, metavar="PCT",
+                        help="augment each subset only until its outputs reach PCT%% of the FULL training set "
+                             "(e.g. 6.25): the subset's sentences in a seeded order, --augment-chunk at a time; "
+                             "the outputs cut to exactly that count by a seeded sample (fewer, recorded, when the "
+                             "subset runs out). With --augment-only the store gets exactly what the curve asks")
+    parser.add_argument("--augment-chunk", type=int, default=8, metavar="N",
+                        help="with --augment-budget: sentences given to the augmenter a call (default 8)")
+    parser.add_argument("--gold-control", action="store_true",
+                        help="also train on as many extra gold sentences as the augmented outputs, drawn with the "
+                             "seed from the training set outside the subset (condition 'gold')")
+
+
+def main() -> None:
+    parser = build_parser()
     args = parser.parse_args()
     if args.grid:
         print(write_grid(args.output or GRID_OUTPUT))
         return
+    if args.merge or args.compare or args.table:
+        file_action(args, parser)
+        return
+    check_run_args(args, parser)
+    if args.choose_positive_weight is not None:
+        try:
+            values = [float(v) for v in args.choose_positive_weight.split(",") if v.strip()]
+        except ValueError:
+            parser.error("--choose-positive-weight takes numbers, e.g. 1,2,4,8")
+        if not values or any(not v > 0 for v in values):
+            parser.error("--choose-positive-weight: each weight must be > 0")
+        if args.task == "ner" or args.srl_set != "ewt":
+            parser.error("--choose-positive-weight is for the frame_id and the (EWT) srl heads")
+        choose(args, values)
+        return
+    run(args, parser)
+
+
+def file_action(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+    """``--merge``, ``--compare`` or ``--table``: work on results files, no training."""
+    from paraspan.evaluate.downstream.runner import merge_files
+    from paraspan.evaluate.downstream.tables import compare, plot_title, table
+
     if (args.merge or args.table) and args.output is None:
         parser.error("--merge and --table need --output (the results file)")
     if args.table and not args.output.is_file():
@@ -432,151 +357,187 @@ def main() -> None:
         from paraspan.errors import ParaspanError
 
         try:
-            print(merge_files(args.output, args.merge))
+            print(table(merge_files(args.output, args.merge)))
         except ParaspanError as exc:
             parser.exit(2, f"{exc}\n")
         return
     if args.compare:
         print(compare(sorted(p for d in args.compare for p in (sorted(d.glob("*.json")) if d.is_dir() else [d])),
                       args.eval_set))
-        return 0
-    if args.table:  # also redraw the plots from the JSON
-        from paraspan.evaluate.downstream.plot import plot_curve
-
-        data = json.loads(args.output.read_text())
-        for task, meta in data.get("meta", {}).items():
-            plot_curve(task, data[task], args.output.parent / f"downstream_{task}.png",
-                       title=_title(task, meta, data[task]))
-        print(table(data))
         return
+    from paraspan.evaluate.downstream.plot import plot_curve
+
+    data = json.loads(args.output.read_text())
+    for task, meta in data.get("meta", {}).items():  # also redraw the plots from the JSON
+        plot_curve(task, data[task], args.output.parent / f"downstream_{task}.png",
+                   title=plot_title(task, meta, data[task]))
+    print(table(data))
+
+
+def check_run_args(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+    """Refuse what cannot run before any data is read; the default ``--output``."""
     if args.task is None:
         parser.error("--task is required")
-    if args.output is None:  # one file per task and augmenter, so runs of different augmenters never mix
-        key = "ner_wnut17" if args.task == "ner" and args.ner_set == "wnut17" else args.task
-        name = Path(args.augment.split(":", 1)[-1]).stem
-        args.output = RESULTS / "downstream-runs" / f"{key}-{name}.json"
     if args.positive_weight is not None and not args.positive_weight > 0:
         parser.error("--positive-weight must be > 0")
-    if args.choose_positive_weight is not None:
-        try:
-            values = [float(v) for v in args.choose_positive_weight.split(",") if v.strip()]
-        except ValueError:
-            parser.error("--choose-positive-weight takes numbers, e.g. 1,2,4,8")
-        if not values or any(not v > 0 for v in values):
-            parser.error("--choose-positive-weight: each weight must be > 0")
-        if args.task == "ner":
-            parser.error("--choose-positive-weight is for the frame_id and srl heads")
-        choose(args, values)
-        return
+    if args.augment_budget is not None and not 0 < args.augment_budget <= 100:
+        parser.error("--augment-budget is a percent of the full training set, in (0, 100], e.g. 6.25")
+    if args.augment_chunk < 1:
+        parser.error("--augment-chunk must be ≥ 1")
+    if args.augment == "none" and (args.augment_budget is not None or args.gold_control):
+        parser.error("--augment-budget and --gold-control need an --augment (the gold control matches its outputs)")
+    if args.srl_set != "ewt" and args.task != "srl":
+        parser.error("--srl-set is for --task srl")
+    if args.output is None:  # one file per task and augmenter, so runs of different augmenters never mix
+        name = Path(args.augment.split(":", 1)[-1]).stem
+        args.output = RESULTS / "downstream-runs" / f"{task_key(args)}-{name}.json"
 
+
+def make_augmenter(args: argparse.Namespace) -> Any:
+    """The ``--augment`` augmenter (None for ``none``), on the structure kinds of the task."""
+    from paraspan.evaluate.downstream.augment import get_augmenter
+    from paraspan.evaluate.downstream.runner import TASK_KINDS
+
+    if args.augment == "none":
+        return None
+    return get_augmenter(args.augment, filter=args.filter, store=args.store, store_dir=args.store_dir,
+                         settings={"kinds": list(TASK_KINDS[args.task])}, overrides=args.augment_set,
+                         prefix=task_key(args), workers=args.augment_workers)
+
+
+def augmenter_detail(args: argparse.Namespace, augmenter: Any) -> str:
+    """How the augmented data was made, in words (recorded in the results' meta)."""
+    if args.augment_note:
+        return args.augment_note
+    if args.augment.startswith("generator:"):
+        config = augmenter.config
+        return (f"paraspan pipeline (read → generate → project → filter), generator "
+                f"{config.generator.to_dict()}, aligner {config.aligner.name}, {config.iterations} "
+                f"iteration(s) at most (1 when the generator ignores bans), choose_by {config.choose_by}; "
+                f"the learner gets the outputs {args.filter} keeps")
+    return {"rewrite": "paraspan.generate.rewrite.Rewriter (default RuleSet: hand-written + shipped learned "
+                       "rules), at most 2 rewrites per sentence, label projection only (no output filter)"
+            }.get(args.augment, "")
+
+
+def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+    """The curve of ``--task`` (or ``--augment-only``), merged into ``--output``; prints its table."""
     import torch
 
     torch.set_num_threads(1)
     from paraspan.errors import ParaspanError
-    from paraspan.evaluate.downstream.augment import get_augmenter, spacy_pos
+    from paraspan.evaluate.downstream.augment import spacy_pos
+    from paraspan.evaluate.downstream.budget import Budget
     from paraspan.evaluate.downstream.curves import CurveConfig, curve_meta, run_curve
-    from paraspan.evaluate.downstream.plot import plot_curve
     from paraspan.evaluate.downstream.runner import (
         check_task_data,
         learner_setting,
         make_learner,
-        merge_results,
+        recorded_base_runs,
         refuse_other_setting,
     )
+    from paraspan.evaluate.downstream.tables import table
 
     started = time.perf_counter()
-    train, evals, report = load_task(args.task, args.shared, args.ner_set, args.exemplars, args.fn_test)
-    checks = check_task_data(args.task, train, evals, {})
-    key = "ner_wnut17" if args.task == "ner" and args.ner_set == "wnut17" else args.task
-    augmenter = None
-    if args.augment != "none":
-        from paraspan.evaluate.downstream.runner import TASK_KINDS
-
-        augmenter = get_augmenter(args.augment, filter=args.filter, store=args.store, store_dir=args.store_dir,
-                                  settings={"kinds": list(TASK_KINDS[args.task])}, overrides=args.augment_set,
-                                  prefix=key, workers=args.augment_workers)
+    try:  # missing data, an unknown generator or option: one line, before any training
+        train, evals, report = load_task(args.task, args.shared, args.ner_set, args.exemplars, args.fn_test,
+                                         args.srl_set)
+        checks = check_task_data(args.task, train, evals, {})
+        augmenter = make_augmenter(args)
+    except ParaspanError as exc:
+        parser.exit(2, f"{exc}\n")
+    key = task_key(args)
+    budget = Budget(args.augment_budget, args.augment_chunk) if args.augment_budget is not None else None
     if args.augment_only:
-        augment_only(args, train, augmenter)
+        augment_only(args, train, augmenter, budget)
         return
     pos = None
     if augmenter is not None and not args.no_lexsub:
         from paraspan.models import load_spacy
 
         pos = spacy_pos(load_spacy(exclude=("ner", "parser", "lemmatizer")))
-    learner = make_learner(args.task, args.cache_dir, threads=1, epochs=args.epochs,
+    learner = make_learner(args.task, args.cache_dir, epochs=args.epochs,
                            positive_weight=args.positive_weight, budget=args.ner_budget,
                            averages=args.ner_averages)
-    percents = [int(p) for p in args.percents.split(",")]
-    seeds = [int(s) for s in args.seed_list.split(",")] if args.seed_list else list(range(args.seeds))
-    config = CurveConfig(percents=percents, seeds=seeds, report=report,
-                         lexsub=not args.no_lexsub, augment=augmenter is not None, copy_control=args.copy_control)
-    generator = {"rewrite": "paraspan.generate.rewrite.Rewriter (default RuleSet: hand-written + shipped learned "
-                            "rules), at most 2 rewrites per sentence, label projection only (no output filter)"}
-    detail = generator.get(args.augment, "")
-    if args.augment.startswith("generator:"):
-        run_config = augmenter.config  # type: ignore[union-attr]
-        detail = (f"paraspan pipeline (read → generate → project → filter), generator "
-                  f"{run_config.generator.to_dict()}, aligner {run_config.aligner.name}, {run_config.iterations} "
-                  f"iteration(s) at most (1 when the generator ignores bans), choose_by {run_config.choose_by}; "
-                  f"the learner gets the outputs {args.filter} keeps")
+    config = CurveConfig(percents=[int(p) for p in args.percents.split(",")], seeds=seed_list(args), report=report,
+                         lexsub=not args.no_lexsub, augment=augmenter is not None, copy_control=args.copy_control,
+                         gold_control=args.gold_control, augment_budget=budget)
     meta: dict[str, Any] = {
-        "augmenter": args.augment, "augmenter_detail": args.augment_note or detail,
+        "augmenter": args.augment, "augmenter_detail": augmenter_detail(args, augmenter),
         **({"filter": args.filter} if args.augment.startswith("generator:") else {}),
-        "dataset": {"frame_id": "FrameNet 1.5 full text" + (" + exemplars" if args.exemplars else ""),
-                    "ner": args.ner_set, "srl": "UP EWT dev, 70/30 by document"}[args.task],
-        "machine": machine(), "date": datetime.date.today().isoformat(),
+        "dataset": dataset_name(args), "machine": machine(), "date": datetime.date.today().isoformat(),
         "command": "python benchmarks/downstream.py " + " ".join(sys.argv[1:]), **checks}
     meta.update(learner_setting(learner))
-    if args.base_from:
-        config.base_runs = recorded_base_runs(args.base_from, key, meta, len(train),
-                                              {k: len(v) for k, v in evals.items()}, report, parser)
+    if args.base_from:  # what a results file's meta records of its learner and data, as this run's would
+        mine = {"dataset": meta["dataset"], "train_sentences": len(train), "report": report,
+                "eval_sentences": {k: len(v) for k, v in evals.items()}, **learner_setting(learner)}
+        try:
+            config.base_runs = recorded_base_runs(args.base_from, key, mine, report)
+        except ValueError as exc:
+            parser.error(str(exc))
         meta["base_from"] = [str(path) for path in args.base_from]
     try:  # refused now rather than after the runs (the file holds portable paths; so must the comparison)
         refuse_other_setting(args.output, key, portable_meta({**meta, **curve_meta(train, evals, config)}, args))
     except ParaspanError as exc:
         parser.exit(2, f"{exc}\n")
+    run_curve(learner, train, evals, config, augmenter, pos, on_point=saver(args, key, meta, augmenter, started),
+              progress=lambda m: print(m, file=sys.stderr, flush=True))
+    print(table(json.loads(args.output.read_text())))
 
-    def save(curve) -> None:
+
+def seed_list(args: argparse.Namespace) -> list[int]:
+    return [int(s) for s in args.seed_list.split(",")] if args.seed_list else list(range(args.seeds))
+
+
+def saver(args: argparse.Namespace, key: str, meta: dict[str, Any], augmenter: Any, started: float) -> Any:
+    """What ``run_curve`` calls after each percent: the curve merged into ``--output``, its plot redrawn."""
+    from paraspan.evaluate.downstream.plot import plot_curve
+    from paraspan.evaluate.downstream.runner import merge_results
+    from paraspan.evaluate.downstream.tables import plot_title
+
+    def save(curve: Any) -> None:
         run = {"wall_seconds": round(time.perf_counter() - started), "cpu_seconds": round(cpu_seconds()),
                "peak_rss_mb": round(peak_rss_mb()), "load_average": load_average()}
         rewriter = getattr(augmenter, "_rewriter", None)
         if rewriter is not None:  # what the rule-based generator did (rules in use, skips)
             run["rewrite"] = {"rules": len(rewriter.rules.rules), "counts": dict(sorted(rewriter.counts.items()))}
-        curve.task = key  # WikiANN stays "ner"; WNUT17 gets its own curve
+        curve.task = key  # WikiANN stays "ner"; WNUT17 and FrameNet SRL get curves of their own
         # the file holds portable paths already; so must what is compared with it
-        merged = merge_results(args.output, curve, portable_meta({**meta, **run}, args))
+        merge_results(args.output, curve, portable_meta({**meta, **run}, args))
         merged = portable(args.output, args)
         plot_curve(args.task, merged[key], args.output.parent / f"downstream_{key}.png",
-                   title=_title(key, merged["meta"][key], merged[key]))
+                   title=plot_title(key, merged["meta"][key], merged[key]))
 
-    run_curve(learner, train, evals, config, augmenter, pos, on_point=save,
-              progress=lambda m: print(m, file=sys.stderr, flush=True))
-    print(table(json.loads(args.output.read_text())))
+    return save
 
 
-def augment_only(args: argparse.Namespace, train: list, augmenter: Any) -> None:
+def augment_only(args: argparse.Namespace, train: list, augmenter: Any, budget: Any = None) -> None:
     """``--augment-only``: each seed's subset at each percent, as the curve draws it, augmented into
-    the kept run store; what the augmenter reported is printed per subset."""
+    the kept run store (with ``--augment-budget``: the chunks the curve will ask for, no more); what
+    the augmenter reported is printed per subset."""
+    from paraspan.evaluate.downstream.budget import augment_subset
     from paraspan.evaluate.downstream.data import sample_subset
 
     if not args.augment.startswith("generator:") or (args.store_dir is None and args.store is None):
         raise SystemExit("--augment-only needs --augment generator:NAME and --store-dir or --store "
                          "(the run is kept there)")
-    seeds = [int(s) for s in args.seed_list.split(",")] if args.seed_list else list(range(args.seeds))
     done: list[dict[str, Any]] = []
     # what each subset cost and gave, next to the curve's results (``<output stem>-augment-only.json``)
     target = args.output.with_name(args.output.stem + "-augment-only.json")
     for percent in (int(p) for p in args.percents.split(",")):
-        for seed in seeds:
+        for seed in seed_list(args):
             subset = sample_subset(train, percent, seed)
-            outputs = augmenter(list(subset), seed)
-            report = {k: v for k, v in augmenter.report().items() if k not in ("notes",)}
+            got = augment_subset(augmenter, subset, seed, budget, len(train))
+            outputs, record = got.outputs, {"budget": got.record} if got.record else {}
+            report = {k: v for k, v in (got.report or {}).items() if k not in ("notes",)}
             print(f"{percent}% seed {seed}: {len(subset)} sentences, {len(outputs)} outputs kept; "
-                  + json.dumps(report, ensure_ascii=False)[:600], flush=True)
-            done.append({"percent": percent, "seed": seed, "sentences": len(subset), "kept": len(outputs),
-                         **{k: v for k, v in report.items() if k != "store"}})
+                  + json.dumps({**record, **report}, ensure_ascii=False)[:600], flush=True)
+            done.append({"percent": percent, "seed": seed, "sentences": len(subset),
+                         **{k: v for k, v in report.items() if k != "store"}, "kept": len(outputs), **record})
+            target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(json.dumps({"command": "python benchmarks/downstream.py " + " ".join(sys.argv[1:]),
                                           "machine": machine(), "date": datetime.date.today().isoformat(),
+                                          **({"augment_budget": budget.to_dict(len(train))} if budget else {}),
                                           "subsets": done}, indent=1) + "\n", encoding="utf-8")
 
 
@@ -591,7 +552,8 @@ def choose(args: argparse.Namespace, values: list[float]) -> None:
     from paraspan.evaluate.downstream.runner import choose_weight, make_learner, merge_grid, positive_weight_grid
 
     started = time.perf_counter()
-    train, evals, _ = load_task(args.task, args.shared, args.ner_set, args.exemplars, fn_test=False)
+    train, evals, _ = load_task(args.task, args.shared, args.ner_set, args.exemplars, fn_test=False,
+                                srl_set=args.srl_set)
     if args.task == "frame_id":
         report, evals = "dev", {"dev": evals["dev"]}  # never the test documents
         scored_on = "FrameNet 1.5 full-text dev documents"
@@ -599,10 +561,9 @@ def choose(args: argparse.Namespace, values: list[float]) -> None:
         train, held = split_by_document(train, 0.25)
         report, evals = "heldout", {"heldout": held}
         scored_on = "25% of the training documents of UP EWT dev (split by document; the test part unused)"
-    learner = make_learner(args.task, args.cache_dir, threads=1, epochs=args.epochs)
-    percents = [int(p) for p in args.percents.split(",")]
-    seeds = [int(s) for s in args.seed_list.split(",")] if args.seed_list else list(range(args.seeds))
-    grid = positive_weight_grid(learner, train, evals, report, values, percents, seeds,
+    learner = make_learner(args.task, args.cache_dir, epochs=args.epochs)
+    grid = positive_weight_grid(learner, train, evals, report, values, [int(p) for p in args.percents.split(",")],
+                                seed_list(args),
                                 progress=lambda m: print(m, file=sys.stderr, flush=True))
     data = json.loads(args.choices_output.read_text()) if args.choices_output.is_file() else {}
     entry = data.setdefault(args.task, {}).setdefault("positive_weight", {})

@@ -108,3 +108,36 @@ def test_downstream_refuses_a_results_file_of_another_setting_before_training(tm
     err = " ".join(capsys.readouterr().err.split())
     assert "E931" in err and "augmenter: 'rewrite' there, 'none' here" in err and "Traceback" not in err
     assert out.read_text() == before
+
+
+def test_downstream_a_budget_out_of_range_is_one_line(tmp_path, capsys):
+    dev = _write(tmp_path / "dev.jsonl", frame_corpus(4))
+    assert main(["evaluate", "downstream", "--task", "srl", "--train", str(dev), "--eval", f"dev={dev}",
+                 "--augment", "rewrite", "--augment-budget", "0"]) == 1
+    err = capsys.readouterr().err
+    assert "E940" in err and "--augment-budget 0 is not in (0, 100]" in err and "Traceback" not in err
+
+
+@pytest.mark.slow
+def test_downstream_srl_with_a_budget_copies_and_held_aside_gold(tmp_path, capsys):
+    train = _write(tmp_path / "train.jsonl", frame_corpus(32))  # 25%: 8 sentences; 12.5% of 32: 4 generated
+    dev = _write(tmp_path / "dev.jsonl", frame_corpus(6, offset=50))
+    aug = []
+    for s in frame_corpus(32):
+        d = s.to_dict()
+        d["id"], d["source_id"], d["text"] = s.id + "~x", s.id, s.text.replace(" yesterday", " today    ")
+        aug.append(d)
+    (tmp_path / "aug.jsonl").write_text("".join(json.dumps(d) + "\n" for d in aug))
+    out = tmp_path / "res.json"
+    code = main(["evaluate", "downstream", "--task", "srl", "--train", str(train), "--eval", f"dev={dev}",
+                 "--augment", f"jsonl-corpus:{tmp_path / 'aug.jsonl'}", "--no-lexsub", "--percents", "25",
+                 "--seeds", "2", "--augment-budget", "12.5", "--augment-chunk", "2", "--copy-control", "--gold-control",
+                 "--epochs", "1", "-o", str(out), "--cache-dir", str(tmp_path / "cache")])
+    assert code == 0, capsys.readouterr().err
+    data = json.loads(out.read_text())
+    point = data["srl"]["25"]
+    assert point["n_augmented"] == point["n_gold"] == [4, 4] and len(point["gold"]) == len(point["copy"]) == 2
+    assert [r["sentences_used"] for r in point["budget"]] == [4, 4]
+    assert "augmented_over_gold" in point["gain"] and "gold" in point["gain"]
+    assert data["meta"]["srl"]["augment_budget"] == {"percent": 12.5, "count": 4, "chunk": 2,
+                                                     "of": "the full training set"}

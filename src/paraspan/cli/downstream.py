@@ -40,6 +40,28 @@ def _read(path: Path, fmt: str | None, split: str | None, splits: Path | None) -
     return list(read_input(path, fmt, **options))
 
 
+def _task_data(train: Path, eval_sets: list[str], from_fmt: str | None, splits: Path | None,
+               split_by_document: float | None) -> tuple[list, dict[str, list], dict[str, str]]:
+    """The training corpus, the evaluation sets by name and where each was read from."""
+    from paraspan.evaluate.downstream.data import split_by_document as split_docs
+
+    fmt_is_fn = (from_fmt == "framenet")
+    gold = _read(train, from_fmt, "train" if fmt_is_fn and splits else None, splits)
+    evals: dict[str, list] = {}
+    where = {"train": str(train)}
+    for item in eval_sets:
+        name, sep, path = item.partition("=")
+        if not sep or not name or not path:
+            raise ParaspanError.from_code("E942", item=item)
+        evals[name] = _read(Path(path), from_fmt, name if fmt_is_fn and splits else None, splits)
+        where[name] = path
+    if not evals:
+        if split_by_document is None:
+            raise ParaspanError.from_code("E943")
+        gold, evals["test"] = split_docs(gold, split_by_document)
+    return gold, evals, where
+
+
 def downstream_cmd(
     task: Annotated[str, typer.Option(help="frame_id, srl or ner.")],
     train: Annotated[Path, typer.Option(help="Gold training corpus (any readable format).")],
@@ -70,6 +92,14 @@ def downstream_cmd(
     copy_control: Annotated[bool, typer.Option(
         help="Also train on copies of the augmented outputs' sources (same count): diversity vs. re-weighting.")
     ] = False,
+    gold_control: Annotated[bool, typer.Option(
+        help="Also train on as many extra gold sentences as the augmented outputs, drawn from the training "
+             "corpus outside the subset (condition 'gold'): the outputs against more real data.")] = False,
+    augment_budget: Annotated[float | None, typer.Option(metavar="PCT", help=(
+        "Augment each subset only until its outputs reach PCT% of the whole training corpus (e.g. 6.25, as "
+        "Cui & Swayamdipta): its sentences in a seeded order, --augment-chunk a call, the outputs cut to "
+        "that count."))] = None,
+    augment_chunk: Annotated[int, typer.Option(min=1, help="With --augment-budget: sentences a call.")] = 8,
     percents: Annotated[str, typer.Option(help="Training percents.")] = "10,25,50,100",
     seeds: Annotated[int, typer.Option(min=1, help="Seeds (resampled subsets) per point.")] = 3,
     report: Annotated[str | None, typer.Option(
@@ -93,8 +123,8 @@ def downstream_cmd(
 ) -> None:
     """Learning curves: train on slices of the gold data with and without augmented sentences."""
     from paraspan.evaluate.downstream.augment import get_augmenter, spacy_pos
+    from paraspan.evaluate.downstream.budget import Budget
     from paraspan.evaluate.downstream.curves import CurveConfig, curve_meta, run_curve
-    from paraspan.evaluate.downstream.data import split_by_document as split_docs
     from paraspan.evaluate.downstream.ner import BUDGETS
     from paraspan.evaluate.downstream.runner import (
         TASK_KINDS,
@@ -110,20 +140,10 @@ def downstream_cmd(
         raise ParaspanError.from_code("E941", task=task, choices=", ".join(TASK_KINDS))
     if ner_budget is not None and ner_budget not in BUDGETS:
         raise ParaspanError.from_code("E945", value=ner_budget)
-    fmt_is_fn = (from_fmt == "framenet")
-    gold = _read(train, from_fmt, "train" if fmt_is_fn and splits else None, splits)
-    evals: dict[str, list] = {}
-    where = {"train": str(train)}
-    for item in eval_sets or []:
-        name, sep, path = item.partition("=")
-        if not sep or not name or not path:
-            raise ParaspanError.from_code("E942", item=item)
-        evals[name] = _read(Path(path), from_fmt, name if fmt_is_fn and splits else None, splits)
-        where[name] = path
-    if not evals:
-        if split_by_document is None:
-            raise ParaspanError.from_code("E943")
-        gold, evals["test"] = split_docs(gold, split_by_document)
+    if augment_budget is not None and not 0 < augment_budget <= 100:
+        raise ParaspanError.from_code("E940", problem=f"--augment-budget {augment_budget:g} is not in (0, 100]",
+                                      fix="a percent of the whole training corpus, e.g. --augment-budget 6.25")
+    gold, evals, where = _task_data(train, eval_sets or [], from_fmt, splits, split_by_document)
     checks = check_task_data(task, gold, evals, where)
     report_name = report or next(iter(evals))
     if report_name not in evals:
@@ -144,7 +164,9 @@ def downstream_cmd(
                            epochs=epochs, budget=ner_budget if task == "ner" else None,
                            averages=ner_averages if task == "ner" else None)
     config = CurveConfig(percents=_percents(percents), seeds=list(range(seeds)), report=report_name,
-                         lexsub=lexsub, augment=augmenter is not None, copy_control=copy_control)
+                         lexsub=lexsub, augment=augmenter is not None, copy_control=copy_control,
+                         gold_control=gold_control,
+                         augment_budget=Budget(augment_budget, augment_chunk) if augment_budget is not None else None)
     meta = {"augmenter": augment, **checks, **learner_setting(learner)}
     if augment.startswith("generator:"):
         meta.update({"filter": filter_name, "settings": list(overrides or ())})
@@ -159,7 +181,7 @@ def downstream_cmd(
         plot_curve(task, curve.points, plot, title=f"{task} ({report_name}), augmenter: {augment}")
     for percent, point in curve.points.items():
         line = f"{percent}%: base {point['summary']['base']}"
-        for condition in ("augmented", "lexsub", "copy"):
+        for condition in ("augmented", "lexsub", "copy", "gold"):
             if condition in point.get("gain", {}):
                 line += f"; {condition} {point['summary'][condition]} gain {point['gain'][condition]}"
         err.print(line)

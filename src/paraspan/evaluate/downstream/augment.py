@@ -9,8 +9,10 @@ or a pre-made augmented corpus whose outputs are matched to the subset by ``sour
 refused, E890) or ``jsonl-corpus:PATH`` (made from the whole training corpus: its sources must
 be training sentences, E891; each subset takes the outputs of its own sentences).
 
-An augmenter may also have ``prepare(train)`` (called once with the whole training corpus) and
-``report()`` (what its last call did: recorded per seed by the curves).
+An augmenter may also have ``prepare(train)`` (called once with the whole training corpus),
+``report()`` (what its last call did: recorded per seed by the curves) and ``whole_subset`` (true:
+under an augmentation budget it is called once with the whole subset rather than a chunk at a
+time, :func:`~paraspan.evaluate.downstream.budget.augment_to_budget`).
 
 ``lexical_substitution`` builds the ablation of Culkin et al. §6.3: the source sentence with only
 its anchor replaced by the aligned anchor of an augmented output, kept when the new word has the
@@ -22,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from paraspan.corpus.schema import Sentence, Span, Structure
 from paraspan.errors import CorpusError, ParaspanError
@@ -79,6 +81,8 @@ class JsonlAugmenter:
     loaded: bool = False
     corpus_ids: set[str] | None = None
     last: dict[str, Any] = field(default_factory=dict)
+    #: under a budget, called once with the whole subset (a lookup; its check is of the whole subset)
+    whole_subset: ClassVar[bool] = True
 
     def _load(self) -> None:
         from paraspan.corpus.formats import read_corpus

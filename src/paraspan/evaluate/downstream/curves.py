@@ -1,8 +1,11 @@
 """Learning curves: train on {10, 25, 50, 100}% of the gold data, with and without the augmented
 sentences derived from exactly that subset (and the lexical-substitution ablation), over seeds.
 
-Each seed resamples the subset; base, augmented and lexsub runs of one seed share the subset and
-the model seed, so their differences are paired.
+Each seed resamples the subset; base, augmented, lexsub and the controls' runs of one seed share
+the subset and the model seed, so their differences are paired. The controls: copies of the
+outputs' sources (``copy``) and as many held-aside gold sentences (``gold``); with a budget
+(:mod:`~paraspan.evaluate.downstream.budget`) the augmented sentences are a fixed share of the full
+training set, as in Cui & Swayamdipta's Fig. 2.
 """
 
 from __future__ import annotations
@@ -15,17 +18,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from paraspan.corpus.schema import Sentence, Structure
-from paraspan.evaluate.downstream.augment import (
-    Augmenter,
-    PosFn,
-    check_augmented,
-    keep_derived,
-    lexical_substitution,
-)
+from paraspan.evaluate.downstream.augment import Augmenter, PosFn, check_augmented, lexical_substitution
+from paraspan.evaluate.downstream.budget import Budget, augment_subset, held_aside_gold
 from paraspan.evaluate.downstream.data import sample_subset
 from paraspan.evaluate.downstream.learners import Learner, RunResult
 
-CONDITIONS = ("base", "augmented", "lexsub", "copy")
+CONDITIONS = ("base", "augmented", "lexsub", "copy", "gold")
 
 
 def paired_stats(base: Sequence[float | None], other: Sequence[float | None]) -> dict[str, Any]:
@@ -57,20 +55,21 @@ def finalize(point: dict[str, Any]) -> dict[str, Any]:
     """(Re)compute a point's per-condition summaries and paired gains from its per-seed lists."""
     point["summary"] = {c: summary(point[c]) for c in CONDITIONS if c in point}
     point["gain"] = {c: paired_stats(point["base"], point[c]) for c in CONDITIONS[1:] if c in point and "base" in point}
-    if "copy" in point and "augmented" in point:
-        point["gain"]["augmented_over_copy"] = paired_stats(point["copy"], point["augmented"])
+    for control in ("copy", "gold"):
+        if control in point and "augmented" in point:
+            point["gain"][f"augmented_over_{control}"] = paired_stats(point[control], point["augmented"])
     return point
 
 
 # Per-seed lists of a point (one entry per seed, in the order of ``seeds``).
 PER_SEED = ("seeds", "n_train", *CONDITIONS, "n_augmented", "augment_seconds", "n_lexsub", "total_seconds",
-            "n_no_output", "augment_report", "unseen_labels", "base_from")
+            "n_no_output", "augment_report", "unseen_labels", "base_from", "budget", "n_gold")
 # Point-level lists of records, each naming its seed where the run said it (``_seed_of``).
 PER_RECORD = ("notes", "diverged", "dropped_not_from_subset")
 # What a results file records of a curve's learner, data and augmenter: two runs may share a point
 # only where these are the same (``setting_differences``).
 LEARNER_SETTING = ("dataset", "train_sentences", "eval_sentences", "report", "spacy", "head")
-RUN_SETTING = (*LEARNER_SETTING, "augmenter", "filter")
+RUN_SETTING = (*LEARNER_SETTING, "augmenter", "filter", "augment_budget")
 
 
 def setting_differences(old: Mapping[str, Any], new: Mapping[str, Any],
@@ -231,6 +230,13 @@ class CurveConfig:
     # same structures: ``copy_of``), to tell paraphrase diversity apart from merely up-weighting the
     # annotated spans.
     copy_control: bool = False
+    # Control (Cui & Swayamdipta, Fig. 2): as many gold sentences as the augmented outputs, drawn from
+    # the training set outside the subset (``held_aside_gold``): what the outputs are worth against
+    # more real data.
+    gold_control: bool = False
+    # Augmentation to a budget (``budget.Budget``: a percent of the full training set): the augmenter
+    # is given the subset a chunk at a time until its outputs reach the count (``augment_to_budget``).
+    augment_budget: Budget | None = None
     # Gold-only runs recorded by an earlier curve of this learner on this data, by (percent, seed):
     # taken instead of trained when the subset size matches (``RecordedBase``); the caller checks that
     # the learner and the data are the same.
@@ -250,8 +256,11 @@ def curve_meta(train: Sequence[Sentence], evals: Mapping[str, Sequence[Sentence]
                ) -> dict[str, Any]:
     """What a curve records of its data and grid (part of what ``setting_differences`` compares), known
     before any run: so a results file of another setting can be refused before training."""
-    return {"train_sentences": len(train), "eval_sentences": {k: len(v) for k, v in evals.items()},
+    meta = {"train_sentences": len(train), "eval_sentences": {k: len(v) for k, v in evals.items()},
             "report": config.report, "seeds": list(config.seeds), "percents": list(config.percents)}
+    if config.augment_budget is not None:
+        meta["augment_budget"] = config.augment_budget.to_dict(len(train))
+    return meta
 
 
 def _record(point: dict[str, Any], condition: str, result: RunResult | None, report: str, evals: Sequence[str],
@@ -267,6 +276,110 @@ def _record(point: dict[str, Any], condition: str, result: RunResult | None, rep
         round(result.seconds, 1) if result is not None else None)
     if result is not None and result.diverged is not None:
         point.setdefault("diverged", []).append({"seed": seed, "condition": condition, "reason": result.diverged})
+
+
+@dataclass
+class _SeedRun:
+    """One seed of one percent: its gold subset and the runs that share it (paired by seed), each
+    recorded in ``point``."""
+
+    learner: Learner
+    train: Sequence[Sentence]
+    evals: dict[str, Sequence[Sentence]]
+    config: CurveConfig
+    point: dict[str, Any]
+    percent: int
+    seed: int
+    say: Callable[[str], None]
+    subset: list[Sentence] = field(default_factory=list)
+
+    @property
+    def where(self) -> str:
+        return f"{self.percent}% seed {self.seed}"
+
+    def record(self, condition: str, result: RunResult | None) -> None:
+        _record(self.point, condition, result, self.config.report, list(self.evals), self.seed)
+
+    def train_with(self, condition: str, extra: list[Sentence], empty: str, what: str) -> None:
+        """Train on the subset + ``extra`` as ``condition``; with nothing to add the run would repeat
+        the base run, so it is noted instead."""
+        if not extra:
+            self.record(condition, None)
+            self.point.setdefault("notes", []).append(f"seed {self.seed}: empty {empty} set")
+            return
+        result = self.learner.run(self.subset + extra, self.evals, self.seed)
+        self.record(condition, result)
+        self.say(f"{self.learner.name} {self.where}: {what} F1 {result.f1(self.config.report)} "
+                 f"(+{len(extra)} sentences)")
+
+    def base(self) -> None:
+        """The gold-only run: recorded by an earlier curve (``CurveConfig.base_runs``) or trained."""
+        config, point = self.config, self.point
+        recorded = config.base_runs.get((self.percent, self.seed))
+        if recorded is not None and recorded.n_train == len(self.subset):
+            base = recorded.result
+        else:
+            recorded = None
+            base = self.learner.run(self.subset, self.evals, self.seed)
+        self.record("base", base)
+        if config.base_runs:
+            point.setdefault("base_from", []).append(recorded.source if recorded is not None else None)
+        unseen = unseen_labels(base, self.evals)
+        point.setdefault("unseen_labels", []).append(unseen)
+        diverged = f" DIVERGED: {base.diverged}" if base.diverged else ""
+        missing = unseen.get(config.report)
+        self.say(f"{self.learner.name} {self.where}: base F1 {base.f1(config.report)} ({len(self.subset)} sentences, "
+                 + (f"recorded in {recorded.source}" if recorded is not None else f"{base.seconds:.0f}s")
+                 + (f"; {len(missing)} {config.report} labels absent from the subset" if missing else "")
+                 + f"){diverged}")
+
+    def augment(self, augmenter: Augmenter) -> list[Sentence]:
+        """The augmenter's outputs for the subset (to the budget, when there is one), with what it
+        did recorded; then the augmented run."""
+        started, point = time.perf_counter(), self.point
+        done = augment_subset(augmenter, self.subset, self.seed, self.config.augment_budget, len(self.train))
+        outputs, used, record = done.outputs, done.used, done.record
+        if record is not None:
+            point.setdefault("budget", []).append(record)
+            self.say(f"{self.learner.name} {self.where}: {len(outputs)} outputs of the budget's {record['target']} "
+                     f"from {len(used)} of {len(self.subset)} sentences ({record['calls']} call(s)"
+                     + ("" if record["reached"] else "; the subset ran out") + ")")
+        check_augmented(outputs, f"augmenter output for {self.where}")
+        point.setdefault("n_augmented", []).append(len(outputs))
+        point.setdefault("augment_seconds", []).append(round(time.perf_counter() - started, 1))
+        # sentences with something to augment that got nothing (a generator with nothing to replace)
+        point.setdefault("n_no_output", []).append(sum(1 for s in used if s.structures and s.id not in done.derived))
+        if callable(getattr(augmenter, "report", None)):
+            point.setdefault("augment_report", []).append(done.report)
+        if done.dropped:
+            point.setdefault("dropped_not_from_subset", []).append({"seed": self.seed, "dropped": done.dropped})
+        self.train_with("augmented", outputs, "augmentation", "augmented")
+        return outputs
+
+    def copy(self, outputs: list[Sentence]) -> None:
+        """The copy control: the outputs' sources again, each with the structures its output carries."""
+        if not outputs:  # nothing to copy: no run, but the seed keeps its place
+            self.record("copy", None)
+            return
+        sources = {s.id: s for s in self.subset}
+        copies = [copy_of(o, sources[o.source_id or ""]) for o in outputs]
+        result = self.learner.run(self.subset + copies, self.evals, self.seed)
+        self.record("copy", result)
+        self.say(f"{self.learner.name} {self.where}: copy-control F1 {result.f1(self.config.report)}")
+
+    def gold(self, outputs: list[Sentence]) -> None:
+        """The held-aside gold control: as many gold sentences as the outputs, from outside the subset."""
+        extra = held_aside_gold(self.train, self.subset, len(outputs), self.seed)
+        self.point.setdefault("n_gold", []).append(len(extra))
+        if len(extra) < len(outputs):
+            self.point.setdefault("notes", []).append(
+                f"seed {self.seed}: {len(extra)} held-aside gold sentences for {len(outputs)} outputs")
+        self.train_with("gold", extra, "held-aside gold", "gold-control")
+
+    def lexsub(self, outputs: list[Sentence], pos: PosFn) -> None:
+        lex = lexical_substitution(self.subset, outputs, pos) if outputs else []
+        self.point.setdefault("n_lexsub", []).append(len(lex))
+        self.train_with("lexsub", lex, "lexical-substitution", "lexsub")
 
 
 def run_curve(
@@ -287,73 +400,24 @@ def run_curve(
     prepare = getattr(augmenter, "prepare", None) if config.augment else None
     if callable(prepare):  # e.g. a pre-made file's sources must be training sentences
         prepare(train)
-
-    def run_with(point: dict[str, Any], subset: Sequence[Sentence], seed: int, condition: str,
-                 extra: list[Sentence], empty: str, what: str) -> None:
-        """Train on ``subset`` + ``extra`` as ``condition``; with nothing to add the run would repeat
-        the base run, so it is noted instead."""
-        if not extra:
-            _record(point, condition, None, config.report, list(evals), seed)
-            point.setdefault("notes", []).append(f"seed {seed}: empty {empty} set")
-            return
-        result = learner.run(list(subset) + extra, evals, seed)
-        _record(point, condition, result, config.report, list(evals), seed)
-        say(f"{learner.name} {what} F1 {result.f1(config.report)} (+{len(extra)} sentences)")
-
     for percent in config.percents:
         point: dict[str, Any] = {}
         for seed in config.seeds:
             subset = sample_subset(train, percent, seed)
+            run = _SeedRun(learner, train, evals, config, point, percent, seed, say, subset)
             point.setdefault("seeds", []).append(seed)
-            point.setdefault("n_train", []).append(len(subset))
+            point.setdefault("n_train", []).append(len(run.subset))
             started = time.perf_counter()
-            recorded = config.base_runs.get((percent, seed))
-            if recorded is not None and recorded.n_train == len(subset):
-                base = recorded.result
-            else:
-                recorded = None
-                base = learner.run(subset, evals, seed)
-            _record(point, "base", base, config.report, list(evals), seed)
-            if config.base_runs:
-                point.setdefault("base_from", []).append(recorded.source if recorded is not None else None)
-            unseen = unseen_labels(base, evals)
-            point.setdefault("unseen_labels", []).append(unseen)
-            diverged = f" DIVERGED: {base.diverged}" if base.diverged else ""
-            missing = unseen.get(config.report)
-            say(f"{learner.name} {percent}% seed {seed}: base F1 {base.f1(config.report)} "
-                f"({len(subset)} sentences, "
-                + (f"recorded in {recorded.source}" if recorded is not None else f"{base.seconds:.0f}s")
-                + (f"; {len(missing)} {config.report} labels absent from the subset" if missing else "")
-                + f"){diverged}")
+            run.base()
             if not config.augment or augmenter is None:
                 continue
-            aug_started = time.perf_counter()
-            outputs, dropped = keep_derived(augmenter(list(subset), seed), subset)
-            check_augmented(outputs, f"augmenter output for {percent}% seed {seed}")
-            point.setdefault("n_augmented", []).append(len(outputs))
-            point.setdefault("augment_seconds", []).append(round(time.perf_counter() - aug_started, 1))
-            # sentences with something to augment that got nothing (a generator with nothing to replace)
-            derived = {o.source_id for o in outputs}
-            point.setdefault("n_no_output", []).append(
-                sum(1 for s in subset if s.structures and s.id not in derived))
-            report = getattr(augmenter, "report", None)
-            if callable(report):
-                point.setdefault("augment_report", []).append(report())
-            if dropped:
-                point.setdefault("dropped_not_from_subset", []).append({"seed": seed, "dropped": dropped})
-            run_with(point, subset, seed, "augmented", outputs, "augmentation", f"{percent}% seed {seed}: augmented")
-            if config.copy_control and not outputs:  # nothing to copy: no run, but the seed keeps its place
-                _record(point, "copy", None, config.report, list(evals), seed)
-            elif config.copy_control:
-                sources = {s.id: s for s in subset}
-                copies = [copy_of(o, sources[o.source_id or ""]) for o in outputs]
-                result = learner.run(list(subset) + copies, evals, seed)
-                _record(point, "copy", result, config.report, list(evals), seed)
-                say(f"{learner.name} {percent}% seed {seed}: copy-control F1 {result.f1(config.report)}")
+            outputs = run.augment(augmenter)
+            if config.copy_control:
+                run.copy(outputs)
+            if config.gold_control:
+                run.gold(outputs)
             if config.lexsub and pos is not None:
-                lex = lexical_substitution(subset, outputs, pos) if outputs else []
-                point.setdefault("n_lexsub", []).append(len(lex))
-                run_with(point, subset, seed, "lexsub", lex, "lexical-substitution", f"{percent}% seed {seed}: lexsub")
+                run.lexsub(outputs, pos)
             point.setdefault("total_seconds", []).append(round(time.perf_counter() - started, 1))
         curve.points[str(percent)] = finalize(point)
         if on_point is not None:

@@ -25,6 +25,10 @@ sentences outside the subset is refused for it (E894). A shared store had given 
 the outputs an earlier, larger or other subset's pool made (measured on 2026-11-29: 70–86% of
 the mentions WNUT17's 10% subsets got were not in them).
 
+Under an augmentation budget (:mod:`~paraspan.evaluate.downstream.budget`) the subset comes a chunk
+of sentences at a time, in an order that depends on the seed only: the chunks go into the same
+``store_dir`` store, so ``--augment-only`` fills it and a later curve generates nothing again.
+
 Generation depends on the config's ``seed`` (0 unless set), not on the curve's seed: a sentence
 gets the same outputs in every subset, as with the ``rewrite`` augmenter (a generator that reads its
 corpus: in every run of the same subset).
@@ -121,6 +125,12 @@ class GeneratorAugmenter:
         from paraspan.pipeline.components import generator_reads_corpus
 
         return generator_reads_corpus(self.config)
+
+    @property
+    def whole_subset(self) -> bool:
+        """Under an augmentation budget, called once with the whole subset rather than a chunk at a
+        time: a generator that reads its corpus draws its donors from the sentences it is given."""
+        return self.reads_corpus
 
     def store_path(self, sentences: Sequence[Sentence] = ()) -> Path:
         """The store for ``sentences``: for a generator that reads its corpus, one per subset."""

@@ -9,7 +9,8 @@ from paraspan.errors import ParaspanError
 
 _STYLE = {"base": ("gold only", "tab:blue", "o"), "augmented": ("gold + augmented", "tab:orange", "s"),
           "lexsub": ("gold + lexical substitution", "tab:green", "^"),
-          "copy": ("gold + copies (control)", "tab:gray", "x")}
+          "copy": ("gold + copies (control)", "tab:gray", "x"),
+          "gold": ("gold + held-aside gold (control)", "tab:red", "D")}
 
 
 def _pyplot() -> Any:

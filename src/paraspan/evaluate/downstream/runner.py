@@ -135,6 +135,55 @@ def merge_results(path: str | Path, curve: Curve, meta: dict[str, Any]) -> dict[
     return data
 
 
+def merge_files(target: Path, others: Sequence[Path]) -> dict[str, Any]:
+    """Points of ``others`` folded into the results file ``target`` seed by seed (a seed in both is
+    replaced by the other's run); a file of another learner, data or augmenter is refused (E931).
+    Returns what ``target`` now holds."""
+    from paraspan.corpus.jsonl import atomic_write
+
+    data = read_results(target)
+    for other in others:
+        extra = json.loads(Path(other).read_text(encoding="utf-8"))
+        for task, meta in extra.get("meta", {}).items():
+            refuse_other_setting(f"{target} (merging {other})", task, meta, data)
+            points = data.setdefault(task, {})
+            for percent, point in extra.get(task, {}).items():
+                points[percent] = combine_points(points[percent], point) if percent in points else point
+            task_meta = data.setdefault("meta", {}).setdefault(task, dict(meta))
+            task_meta["percents"] = sorted(points, key=int)
+            for command in meta.get("commands", [meta.get("command")]):
+                if command and command not in task_meta.setdefault("commands", []):
+                    task_meta["commands"].append(command)
+    with atomic_write(target, "w") as handle:
+        handle.write(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+    return data
+
+
+def recorded_base_runs(files: Sequence[Path], key: str, mine: dict[str, Any], report: str
+                       ) -> dict[tuple[int, int], Any]:
+    """The gold-only runs of the ``key`` curves of earlier results files, by (percent, seed). ``mine``:
+    what this run's meta records of its learner and data; a file of another learner setting, dataset
+    or evaluation set is refused (``ValueError``): its gold-only F1s are not this run's."""
+    from paraspan.evaluate.downstream.curves import LEARNER_SETTING, recorded_bases
+
+    runs: dict[tuple[int, int], Any] = {}
+    for path in files:
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise ValueError(f"--base-from {path}: cannot read it ({exc})") from None
+        old = data.get("meta", {}).get(key)
+        if old is None or key not in data:
+            raise ValueError(f"--base-from {path}: no {key} curve in it (it has {sorted(data.get('meta', {}))})")
+        differ = setting_differences(old, mine, LEARNER_SETTING)
+        if differ:
+            raise ValueError(f"--base-from {path}: another learner or data — " + "; ".join(differ))
+        for percent, point in data[key].items():
+            for seed, recorded in recorded_bases(point, report, str(path)).items():
+                runs.setdefault((int(percent), seed), recorded)
+    return runs
+
+
 # --------------------------------------------------------------------------- choosing the positive weight
 
 
