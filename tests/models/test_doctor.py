@@ -91,3 +91,23 @@ def test_render_table() -> None:
 
 def test_model_errors_carry_codes() -> None:
     assert issubclass(ModelError, ParaspanError)
+
+
+def test_adapter_probes_are_in_the_prompt_shape_the_adapters_were_trained_on() -> None:
+    from paraspan.corpus.schema import Span, Structure
+    from paraspan.models.doctor import _ADAPTER_PROBES
+    from paraspan.train.examples import Mask, render_prompt
+
+    def prompt(structure: Structure, span: Span, marker: str) -> str:
+        return render_prompt(text, structure, [Mask(span.start, span.end, marker)], "span")
+
+    text = "The farmer sold his old tractor to a neighbour."
+    seller = Span(0, 10, "Seller")
+    frame = Structure("frame", "Commerce_sell", Span(11, 15, "sell.v"), [seller])
+    assert _ADAPTER_PROBES["framenet"] == (prompt(frame, seller, "Seller"), "The farmer")
+    arg0 = Span(0, 10, "ARG0")
+    assert _ADAPTER_PROBES["ewt-up"] == (prompt(Structure("srl", "sell.01", Span(11, 15, "sell.01"), [arg0]), arg0,
+                                                "ARG0"), "The farmer")
+    text = "Maria Lopez sold her old tractor to a neighbour."
+    person = Span(0, 11)
+    assert _ADAPTER_PROBES["wikiann"] == (prompt(Structure("entity", "PER", person, []), person, "PER"), "Maria Lopez")

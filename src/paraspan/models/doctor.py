@@ -109,30 +109,13 @@ def _llm_check(name: str) -> Callable[[], tuple[float, str]]:
     return check
 
 
-#: A made-up sentence per shipped adapter, with the span its check masks: (text, kind, label, anchor, mask).
+#: Per shipped adapter, a made-up sentence in the prompt shape it was trained on (``paraspan.train.examples``;
+#: a test renders them again) and the text its marker stands for.
 _ADAPTER_PROBES = {
-    "framenet": ("The farmer sold his old tractor to a neighbour.", "frame", "Commerce_sell", ("sold", "sell.v"),
-                 ("The farmer", "Seller")),
-    "wikiann": ("Maria Lopez sold her old tractor to a neighbour.", "entity", "PER", None, ("Maria Lopez", None)),
-    "ewt-up": ("The farmer sold his old tractor to a neighbour.", "srl", "sell.01", ("sold", "sell.01"),
-               ("The farmer", "ARG0")),
+    "framenet": ("### frame Commerce_sell, sell.v\n<Seller> sold his old tractor to a neighbour.\n=> ", "The farmer"),
+    "wikiann": ("### entities\n<PER> sold her old tractor to a neighbour.\n=> ", "Maria Lopez"),
+    "ewt-up": ("### predicate sell.01\n<ARG0> sold his old tractor to a neighbour.\n=> ", "The farmer"),
 }
-
-
-def _adapter_prompt(name: str) -> tuple[str, str]:
-    """The adapter's own prompt shape (:mod:`paraspan.train.examples`) over its probe sentence, and what it masks."""
-    from paraspan.corpus.schema import Span, Structure
-    from paraspan.train.examples import Mask, marker, render_prompt
-
-    text, kind, label, anchor, (masked, role) = _ADAPTER_PROBES[name]
-    at = text.index(masked)
-    span = Span(at, at + len(masked), role)
-    if anchor is None:
-        structure = Structure(kind, label, span, [])
-    else:
-        where = text.index(anchor[0])
-        structure = Structure(kind, label, Span(where, where + len(anchor[0]), anchor[1]), [span])
-    return render_prompt(text, structure, [Mask(span.start, span.end, marker(structure, span))], "span"), masked
 
 
 def _adapter_check(name: str) -> Callable[[], tuple[float, str]]:
@@ -151,7 +134,7 @@ def _adapter_check(name: str) -> Callable[[], tuple[float, str]]:
         with suppress_stdout_stderr(disable=False):  # llama.cpp logs a line per LoRA tensor it cannot repack
             llm, seconds = _timed(lambda: llama_cpp.Llama(model_path=str(base.path),
                                                           lora_path=str(folder / GGUF_NAME), n_ctx=256, verbose=False))
-        prompt, masked = _adapter_prompt(name)
+        prompt, masked = _ADAPTER_PROBES[name]
         out = llm.create_completion(prompt, max_tokens=12, temperature=0.0, stop=["\n"])
         text = out["choices"][0]["text"].strip()
         if not text:
