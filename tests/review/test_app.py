@@ -133,7 +133,7 @@ def output_client(review_output_store):
 
 def test_output_mode_task_shows_source_and_output_spans_with_labels(output_client, review_output_store):
     assert output_client.get("/api/config").json() == {
-        "mode": "output", "note_kinds": ["frame", "meaning", "span", "grammar", "correct"], "max_note": 300}
+        "mode": "output", "note_kinds": ["frame", "meaning", "span", "label", "grammar", "correct"], "max_note": 300}
     task = output_client.post("/api/next", json={"annotator": "ann"}).json()
     assert task["mode"] == "output" and task["kind"] == "frame" and task["candidates"] == [{"slot": "c0"}]
     with RunStore.open(review_output_store, readonly=True) as store:

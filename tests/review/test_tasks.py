@@ -342,7 +342,7 @@ def test_output_submit_stores_the_note_and_validates_it(tmp_path):
         assert [c["slot"] for c in task["candidates"]] == ["c0"]
         cases = [({"c0": "x" * (MAX_NOTE + 1)}, 422, "more than 300"),
                  ({"c0": "looks odd"}, 422, "does not start with a kind"),  # KIND: text in output mode
-                 ({"c0": "fluency: odd"}, 422, "frame, meaning, span, grammar, correct"),
+                 ({"c0": "fluency: odd"}, 422, "frame, meaning, span, label, grammar, correct"),
                  ({"c0": 7}, 422, "must be text"),
                  ({"c9": "span: x"}, 404, "no candidate c9")]
         for notes, status, words in cases:

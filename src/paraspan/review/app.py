@@ -5,7 +5,7 @@
 ``POST /api/judgments``        ``{"annotator", "task", "scores": {"c0": 0-100, ...}, "notes": {"c0": "..."}}``
                                → 201 and progress (``notes`` optional, at most 300 characters each; in
                                output mode ``KIND: free text``, KIND one of frame, meaning, span,
-                               grammar, correct)
+                               label, grammar, correct)
 ``GET /api/progress``          ``?annotator=NAME`` → progress counts
 ``GET /api/config``            ``{"mode", "note_kinds", "max_note"}``: what the page needs to know
 ``GET /api/health``            ``{"ok": true}``

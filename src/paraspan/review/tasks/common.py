@@ -16,8 +16,9 @@ SYSTEM, GOLD_IN, GOLD_OUT = "system", "gold-in", "gold-out"
 SLOTS = ("c0", "c1", "c2")
 MAX_NAME = 64
 MAX_NOTE = 300  # characters of an annotator's note
-#: What was wrong first (output mode notes are ``KIND: free text``); ``correct`` when nothing was.
-NOTE_KINDS = ("frame", "meaning", "span", "grammar", "correct")
+#: What was wrong first (output mode notes are ``KIND: free text``); ``label``: an entity type, role or frame
+#: element named wrong on a right span; ``correct`` when nothing was.
+NOTE_KINDS = ("frame", "meaning", "span", "label", "grammar", "correct")
 _NOTE = re.compile(r"\s*(" + "|".join(NOTE_KINDS) + r")\s*:\s*(.*)", re.IGNORECASE | re.DOTALL)
 
 # The same three tables per mode; {shown} is the column with what the page shows besides the candidates.
