@@ -27,7 +27,7 @@ from _common import machine
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
-KINDS = ("frame", "meaning", "span", "grammar", "fluency")
+KINDS = ("frame", "meaning", "span", "label", "grammar", "fluency")
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> list[float]:
