@@ -257,3 +257,15 @@ def test_an_entity_is_not_filled_with_another_mention_of_its_sentence() -> None:
     result = generator.generate(GenerationRequest(id="s2", text=text, sentence=sentence, structure=0))
     assert [c.text for c in result.candidates] == ["Maria Lopez moved from Geneva to Porto."]
     assert result.stats["names another argument's participant"] == 1
+
+
+def test_a_propbank_predicate_gets_no_new_trigger() -> None:
+    text = "The farmer sold his old tractor."
+    srl = Structure("srl", "sell.01", Span(11, 15, "sell"), [Span(0, 10, "ARG0"), Span(16, 31, "ARG1")])
+    sentence = Sentence("s3", text, [srl])
+    card = {**CARD, "labels": {"kinds": ["srl"], "structures": ["sell.01"], "labels": ["ARG0", "ARG1"]}}
+    backend = Scripted({"<TARGET>": ["sells", "sell"], "<ARG1>": ["a plough"]})
+    result = TrainedInfiller(backend, card, TrainedConfig(masks=4)).generate(
+        GenerationRequest(id="s3", text=text, sentence=sentence, structure=0))
+    assert [c.text for c in result.candidates] == ["The farmer sold a plough."]
+    assert not any("<TARGET>" in prompt for prompt in backend.prompts)

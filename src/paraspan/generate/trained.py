@@ -54,7 +54,7 @@ class TrainedConfig:
     """Settings of :class:`TrainedInfiller`.
 
     ``masks``: span choices tried per structure (each one argument, or two with ``pairs``);
-    ``samples``: fillers sampled per choice; ``triggers``: also propose new triggers;
+    ``samples``: fillers sampled per choice; ``triggers``: also propose new triggers (FrameNet frames only);
     ``n``: candidates returned, best mean log-probability first; ``parse_checks``: parse each new
     sentence and drop a filler that changes its span's phrase type, a capital inside the sentence, a
     filler naming another argument's participant, a new verb given an object it cannot take.
@@ -167,7 +167,8 @@ class TrainedInfiller:
         fills: list[_Fill] = []
         for masked in self._choices(sentence, structure, rng):
             fills.extend(self._fill_spans(sentence, index, masked, rng, stats))
-        if self.config.triggers and structure.kind != "entity" and structure.anchor is not None:
+        # a new trigger must evoke the same frame; a PropBank roleset belongs to one lemma, so none can
+        if self.config.triggers and structure.kind == "frame" and structure.anchor is not None:
             fills.extend(self._fill_trigger(sentence, index, rng, stats))
         seen: set[str] = set()
         candidates = []
