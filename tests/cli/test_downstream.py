@@ -13,16 +13,22 @@ def _write(path, sentences):
     return path
 
 
-@pytest.mark.slow
-def test_downstream_frame_id_with_jsonl_augmentation(tmp_path, capsys):
-    train = _write(tmp_path / "train.jsonl", frame_corpus(24))
+def _train_dev_and_copies(tmp_path, count):
+    """A train and a dev file, and ``aug.jsonl``: one near-copy of each train sentence (an augmenter's output)."""
+    train = _write(tmp_path / "train.jsonl", frame_corpus(count))
     dev = _write(tmp_path / "dev.jsonl", frame_corpus(6, offset=50))
     aug = []
-    for s in frame_corpus(24):
+    for s in frame_corpus(count):
         d = s.to_dict()
         d["id"], d["source_id"], d["text"] = s.id + "~x", s.id, s.text.replace(" yesterday", " today    ")
         aug.append(d)
     (tmp_path / "aug.jsonl").write_text("".join(json.dumps(d) + "\n" for d in aug))
+    return train, dev
+
+
+@pytest.mark.slow
+def test_downstream_frame_id_with_jsonl_augmentation(tmp_path, capsys):
+    train, dev = _train_dev_and_copies(tmp_path, 24)
     out = tmp_path / "res.json"
     code = main(["evaluate", "downstream", "--task", "frame_id", "--train", str(train), "--eval", f"dev={dev}",
                  "--augment", f"jsonl:{tmp_path / 'aug.jsonl'}", "--no-lexsub", "--percents", "50,100",
@@ -120,14 +126,7 @@ def test_downstream_a_budget_out_of_range_is_one_line(tmp_path, capsys):
 
 @pytest.mark.slow
 def test_downstream_srl_with_a_budget_copies_and_held_aside_gold(tmp_path, capsys):
-    train = _write(tmp_path / "train.jsonl", frame_corpus(32))  # 25%: 8 sentences; 12.5% of 32: 4 generated
-    dev = _write(tmp_path / "dev.jsonl", frame_corpus(6, offset=50))
-    aug = []
-    for s in frame_corpus(32):
-        d = s.to_dict()
-        d["id"], d["source_id"], d["text"] = s.id + "~x", s.id, s.text.replace(" yesterday", " today    ")
-        aug.append(d)
-    (tmp_path / "aug.jsonl").write_text("".join(json.dumps(d) + "\n" for d in aug))
+    train, dev = _train_dev_and_copies(tmp_path, 32)  # 25%: 8 sentences; 12.5% of 32: 4 generated
     out = tmp_path / "res.json"
     code = main(["evaluate", "downstream", "--task", "srl", "--train", str(train), "--eval", f"dev={dev}",
                  "--augment", f"jsonl-corpus:{tmp_path / 'aug.jsonl'}", "--no-lexsub", "--percents", "25",
