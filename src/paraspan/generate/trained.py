@@ -125,27 +125,38 @@ class TrainedInfiller:
             self._nlp = load_spacy(exclude=("ner", "lemmatizer"))
         return self._nlp(text)
 
-    def _misreads(self, sentence: Sentence, index: int, masked: list[Span], parts: list[str], new_text: str,
-                  structures: list[Structure | None]) -> str | None:
-        """Why the parse of ``new_text`` refuses the fillers ``parts`` of the ``masked`` spans, or None."""
-        old, new = sentence.structures[index], structures[index]
-        if not self.config.parse_checks or new is None:
-            return None
+    def _slot_check(self, sentence: Sentence, index: int, masked: list[Span]
+                    ) -> Callable[[list[str], str, list[Structure | None]], str | None]:
+        """A check of one mask choice's fillers: ``check(parts, new_text, structures)`` says why the parse of
+        ``new_text`` refuses the fillers ``parts`` of the ``masked`` spans, or None. What the source gives
+        (its parse, the masked spans' phrase types, the other participants) is worked out once per choice."""
+        old = sentence.structures[index]
         slots = [old.spans().index(span) for span in masked]
         others = [sentence.text[a.start:a.end] for a in old.args if a not in masked]
         if old.kind == "entity":  # a list of places filled with one of its own members
             others = [sentence.text[s.anchor.start:s.anchor.end] for s in sentence.structures
                       if s is not old and s.anchor is not None and s.kind == "entity"]
-        if one_participant_twice(parts, others):
-            return "names another argument's participant"
-        source, doc = self._parse(sentence.text), self._parse(new_text)
-        for span, slot in zip(masked, slots, strict=True):
-            placed = new.spans()[slot]
-            if not keeps_shape(phrase_shape(source, span.start, span.end), phrase_shape(doc, placed.start, placed.end)):
-                return "another phrase type"
-            if stray_capital(doc, placed.start, placed.end):
-                return "a capital inside the sentence"
-        return None
+        wanted: list[tuple[str, ...] | None] = []
+        if self.config.parse_checks:
+            source = self._parse(sentence.text)
+            wanted = [phrase_shape(source, span.start, span.end) for span in masked]
+
+        def check(parts: list[str], new_text: str, structures: list[Structure | None]) -> str | None:
+            new = structures[index]
+            if not self.config.parse_checks or new is None:
+                return None
+            if one_participant_twice(parts, others):
+                return "names another argument's participant"
+            doc = self._parse(new_text)
+            for shape, slot in zip(wanted, slots, strict=True):
+                placed = new.spans()[slot]
+                if not keeps_shape(shape, phrase_shape(doc, placed.start, placed.end)):
+                    return "another phrase type"
+                if stray_capital(doc, placed.start, placed.end):
+                    return "a capital inside the sentence"
+            return None
+
+        return check
 
     def _pieces(self, word: str) -> int:
         """How many tokens of the base model's vocabulary ``word`` takes after a space."""
@@ -202,6 +213,7 @@ class TrainedInfiller:
         prompt = render_prompt(sentence.text, structure, masks, "span")  # an entity's header names no type
         ordered = sorted(masked, key=lambda s: s.start)
         originals = [sentence.text[s.start:s.end] for s in ordered]
+        misreads = self._slot_check(sentence, index, ordered)
         out = []
         for text, logprob in self._sample(prompt, len(ordered), rng.randrange(1 << 30)):
             parts = parse_answer(text, len(ordered))
@@ -231,7 +243,7 @@ class TrainedInfiller:
                 stats["overlaps another span"] += 1
                 continue
             new_text, structures = placed
-            why = self._misreads(sentence, index, ordered, parts, new_text, structures)
+            why = misreads(parts, new_text, structures)
             if why is not None:
                 stats[why] += 1
                 continue
