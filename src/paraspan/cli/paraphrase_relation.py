@@ -6,6 +6,7 @@ Heavy imports (spaCy, the NLI judges) happen inside the functions.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -136,18 +137,17 @@ def word_check(source: str, candidates: list[Any], check: Any) -> tuple[list[Any
     """The candidates ``check`` keeps (all without one), and the reasons of those it rejects."""
     if check is None:
         return candidates, []
+    reasons = refusals(check, [(source, c.text) for c in candidates])
+    return [c for c, why in zip(candidates, reasons, strict=True) if why is None], [r for r in reasons if r is not None]
+
+
+def refusals(check: Any, pairs: Sequence[tuple[str, str]]) -> list[str | None]:
+    """For each ``(source, candidate)`` text pair, why ``check`` rejects the candidate (None: it passes)."""
     from paraspan.corpus.schema import Sentence
     from paraspan.filter.base import decide_all
 
-    src = Sentence("source", source)
-    passed, rejected = [], []
-    decisions = decide_all(check, [(Sentence("candidate", c.text, provenance={}), src) for c in candidates])
-    for c, decision in zip(candidates, decisions, strict=True):
-        if decision.keep:
-            passed.append(c)
-        else:
-            rejected.append(decision.reason or "rejected")
-    return passed, rejected
+    decisions = decide_all(check, [(Sentence("candidate", c, provenance={}), Sentence("source", s)) for s, c in pairs])
+    return [None if d.keep else d.reason or "rejected" for d in decisions]
 
 
 def deliver(candidates: list[Any], relations: list[Any], judging: Judging, n: int,

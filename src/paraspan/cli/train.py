@@ -164,10 +164,6 @@ def _train_paraphraser(corpus: list[Path], out: Path, config: Any, *, dev: Path 
 def _word_check(relation: str, pairs: Sequence[tuple[str, str]]) -> list[str | None]:
     """Why ``paraspan paraphrase --relation`` would refuse each target as a candidate for its source before the
     judges (its :func:`direction_check`, as :func:`word_check` asks it, in one batch), by the reason's kind."""
-    from paraspan.cli.paraphrase_relation import _reason_kind, direction_check
-    from paraspan.corpus.schema import Sentence
-    from paraspan.filter.base import decide_all
+    from paraspan.cli.paraphrase_relation import _reason_kind, direction_check, refusals
 
-    decisions = decide_all(direction_check(relation), [(Sentence("candidate", t, provenance={}),
-                                                        Sentence("source", s)) for s, t in pairs])
-    return [None if d.keep else _reason_kind(d.reason or "rejected") for d in decisions]
+    return [None if why is None else _reason_kind(why) for why in refusals(direction_check(relation), pairs)]
