@@ -7,7 +7,9 @@ For every run: structures, structures with at least one written (verified) outpu
 (one per structure; ``distinct_texts``: the sentences `-o` writes),
 diversity against the source (1-BLEU and word ∩/∪ in percent, :mod:`paraspan.evaluate.diversity`), new
 (frame, trigger lemma) pairs per 100 structures (an output whose anchor's LU differs from its
-source's), and the judged precision of the written outputs from the judgments in the store (made in
+source's), the share of the words in the written outputs' labelled spans (anchor and arguments)
+that the source does not have (new content where the labels are), and the judged precision of the
+written outputs from the judgments in the store (made in
 the review app: `paraspan review STORE`; ≥ 50 = right: English, plausible, every span and label
 right). Writes ``results/train_generator.json`` (counts and figures only, no corpus text).
 
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sqlite3
 import sys
 import time
@@ -35,6 +38,10 @@ from _common import load_average, machine
 from judged import wilson
 
 RESULTS = Path(__file__).resolve().parent / "results"
+
+
+#: a word, for the share of the words in an output's labelled spans that its source does not have
+_WORD = re.compile(r"\w+")
 
 
 def _lu(structure: dict[str, Any] | None) -> str | None:
@@ -58,6 +65,7 @@ def compare_store(path: Path) -> dict[str, Any]:
     written = [r for r in rows if r[0] in kept]
     covered = {(r[1], r[2]) for r in written}
     onemb, iou = [], []
+    span_words = new_span_words = 0
     new_pairs: set[tuple[str, str]] = set()
     seed_pairs = {(s.get("label"), _lu(s)) for sent in inputs.values() for s in sent.get("structures", [])}
     for _, input_id, _, _, text, data in written:
@@ -66,6 +74,12 @@ def compare_store(path: Path) -> dict[str, Any]:
         iou.append(intersection_over_union(text, source))
         out = json.loads(data)
         structs = out.get("structures") or []
+        seen = {w.lower() for w in _WORD.findall(source)}
+        for struct in structs:
+            for span in [struct.get("anchor"), *struct.get("args", [])]:
+                words = _WORD.findall(text[span["start"]:span["end"]]) if span else []
+                span_words += len(words)
+                new_span_words += sum(1 for w in words if w.lower() not in seen)
         frame = next((s for s in structs if s.get("kind") == "frame"), None)
         if frame is not None and (frame.get("label"), _lu(frame)) not in seed_pairs:
             new_pairs.add((frame.get("label"), _lu(frame)))
@@ -81,6 +95,7 @@ def compare_store(path: Path) -> dict[str, Any]:
         "written_per_iteration": dict(sorted(per_iteration.items())),
         "one_minus_bleu": round(sum(onemb) / len(onemb), 4) if onemb else None,
         "intersection_over_union": round(sum(iou) / len(iou), 4) if iou else None,
+        "new_span_word_share": round(new_span_words / span_words, 4) if span_words else None,
         "new_frame_lu_pairs": len(new_pairs),
         "new_pairs_per_100_structures": round(100 * len(new_pairs) / structures, 2) if structures else 0.0,
         "judged": len(judged_written), "judged_right": right,
