@@ -100,6 +100,151 @@ def head_of(heads: Sequence[int], ids: Sequence[int]) -> int | None:
 # ----------------------------------------------------------------------------- mapping
 
 
+@dataclass
+class _Mapped:
+    """A token mapping indexed for projection: where each source token went and what was put in."""
+
+    mapping: TokenMapping
+    out_of: dict[int, int] = field(default_factory=dict)  # a source token → its output token
+    attached: dict[int, list[int]] = field(default_factory=dict)  # a source token → words inserted with it
+    markers: set[int] = field(default_factory=set)  # inserted case markers (they join arguments only)
+    changed: set[int] = field(default_factory=set)  # source tokens replaced by a different word
+    absorbed: dict[int, int] = field(default_factory=dict)  # a deleted case marker → the output token for it
+    part: list[int] = field(default_factory=list)  # which output sentence each output token is in
+
+    @classmethod
+    def of(cls, mapping: TokenMapping) -> _Mapped:
+        pieces = mapping.tokens
+        m = cls(mapping)
+        for j, piece in enumerate(pieces):
+            if piece.absorbs is not None:
+                m.absorbed[piece.absorbs] = j
+            if piece.src is not None:
+                m.out_of[piece.src] = j
+                if piece.changed:
+                    m.changed.add(piece.src)
+            elif piece.attach is not None:
+                m.attached.setdefault(piece.attach, []).append(j)
+                if piece.marker:
+                    m.markers.add(j)
+        # each output token's sentence, counting the full stops a rule put in (MappedToken.stop)
+        m.part = [0] * len(pieces)
+        for j in range(1, len(pieces)):
+            m.part[j] = m.part[j - 1] + int(pieces[j - 1].stop)
+        return m
+
+    @property
+    def pieces(self) -> Sequence[MappedToken]:
+        return self.mapping.tokens
+
+    def source_ids(self, span: Span) -> list[int]:
+        return tokens_in(self.mapping.source_tokens, span.start, span.end)
+
+    def positions(self, ids: Sequence[int], *, anchor: bool = False) -> set[int]:
+        found = {self.out_of[i] for i in ids if i in self.out_of}
+        if not anchor:
+            found.update(self.absorbed[i] for i in ids if i in self.absorbed and i not in self.out_of)
+        for i in ids:
+            found.update(j for j in self.attached.get(i, ()) if not (anchor and j in self.markers))
+        return found
+
+    def owned(self, j: int, ids: set[int]) -> bool:
+        piece = self.pieces[j]
+        return (piece.src in ids) or (piece.src is None and piece.attach in ids)
+
+    def foreign(self, j: int, ids: set[int]) -> bool:
+        piece = self.pieces[j]
+        if piece.src is not None:
+            return piece.src not in ids
+        if piece.stop:
+            return True  # see MappedToken.stop
+        return piece.attach is not None and piece.attach not in ids
+
+    def to_span(self, first: int, last: int, old: Span) -> Span:
+        # A span may start or end inside a parser token: a corpus tokenized "NC St" "." has the
+        # mention "NC St", spaCy's token is "St.". Carried over at the same length, the token keeps
+        # the span's edge inside it, or the mention would take the full stop (WNUT17).
+        start, end = self.pieces[first].start, self.pieces[last].end
+        head, tail = self.pieces[first], self.pieces[last]
+        if head.src is not None:
+            s0, e0 = self.mapping.source_tokens[head.src]
+            if s0 < old.start < e0 and head.end - head.start == e0 - s0:
+                start += old.start - s0
+        if tail.src is not None:
+            s1, e1 = self.mapping.source_tokens[tail.src]
+            if s1 < old.end < e1 and tail.end - tail.start == e1 - s1:
+                end -= e1 - old.end
+        return Span(start, end, old.label, dict(old.extra))
+
+    def anchor(self, old: Span, counts: Counter) -> tuple[Span, int] | None:
+        """The anchor carried over and the output sentence it is in; None (counted why) when it is lost."""
+        ids = self.source_ids(old)
+        if not ids or any(i not in self.out_of or i in self.changed for i in ids):
+            counts["structure_dropped_anchor_lost"] += 1
+            return None
+        where = self.positions(ids, anchor=True)
+        lo, hi = min(where), max(where)
+        if any(self.foreign(j, set(ids)) for j in range(lo, hi + 1)):
+            counts["structure_dropped_anchor_split"] += 1
+            return None
+        return self.to_span(lo, hi, old), self.part[lo]
+
+    def arg(self, old: Span, anchor_part: int | None, counts: Counter) -> Span | None:
+        """An argument carried over (shrunk or moved to a copy where need be); None (counted why) when dropped."""
+        ids = self.source_ids(old)
+        inside = set(ids)
+        where = self.positions(ids)
+        if not where:
+            counts["arg_dropped"] += 1
+            return None
+        head = head_of(self.mapping.source_heads, ids)
+        if head is not None and head not in self.out_of and head in self.absorbed:
+            head = self.pieces[self.absorbed[head]].src  # the case marker's object heads what is left
+        lo, hi = min(where), max(where)
+        if any(self.foreign(j, inside) for j in range(lo, hi + 1)):
+            if head is None or head not in self.out_of:
+                counts["arg_dropped"] += 1
+                return None
+            lo, hi = self._around(self.out_of[head], inside)
+            counts["arg_shrunk_split"] += 1
+        elif head is not None and head not in self.out_of:
+            counts["arg_dropped"] += 1
+            return None
+        elif any(i not in self.out_of for i in ids):
+            counts["arg_shrunk_deleted"] += 1
+        if anchor_part is not None and self.part[lo] != anchor_part:
+            copied = self._copy_in(anchor_part, inside, counts)
+            if copied is None:
+                return None
+            lo, hi = copied
+        return self.to_span(lo, hi, old)
+
+    def _around(self, at: int, inside: set[int]) -> tuple[int, int]:
+        """The contiguous run of the argument's own output tokens around its head word at ``at``."""
+        lo = hi = at
+        while lo > 0 and not self.foreign(lo - 1, inside):
+            lo -= 1
+        while hi + 1 < len(self.pieces) and not self.foreign(hi + 1, inside):
+            hi += 1
+        while not self.owned(lo, inside):
+            lo += 1
+        while not self.owned(hi, inside):
+            hi -= 1
+        return lo, hi
+
+    def _copy_in(self, anchor_part: int, inside: set[int], counts: Counter) -> tuple[int, int] | None:
+        # a split left the argument in the other sentence: its copy there stands for it ("we booked the
+        # room and liked it" → "… . We liked it": ARG0 "We"); without one it is dropped, the "So" of
+        # "So we booked the room. We liked it." is no longer the second's (EWT dev, made up)
+        copies = [j for j, piece in enumerate(self.pieces)
+                  if piece.copy is not None and piece.copy in inside and self.part[j] == anchor_part]
+        if not copies or any(self.foreign(j, inside) for j in range(min(copies), max(copies) + 1)):
+            counts["arg_dropped_other_sentence"] += 1
+            return None
+        counts["arg_to_copy"] += 1
+        return min(copies), max(copies)
+
+
 def project_mapping(sentence: Sentence, mapping: TokenMapping, which: Sequence[int] | None = None, *,
                     label_copies: bool = False) -> Projection:
     """``sentence``'s structures (or those at ``which``) carried through ``mapping`` (module policy).
@@ -109,134 +254,27 @@ def project_mapping(sentence: Sentence, mapping: TokenMapping, which: Sequence[i
     labels every mention, and the copy left unlabelled taught a tagger that the name is none ("Anna
     Berg sings in Oslo. Anna Berg plays …"; WNUT17 and WikiANN dev, example made up). The pipeline
     labels them through :func:`carry_entities`."""
-    pieces = mapping.tokens
-    out_of: dict[int, int] = {}
-    attached: dict[int, list[int]] = {}
-    markers: set[int] = set()
-    changed: set[int] = set()
-    absorbed: dict[int, int] = {}  # a deleted case marker → the output token standing for it (arguments only)
-    for j, piece in enumerate(pieces):
-        if piece.absorbs is not None:
-            absorbed[piece.absorbs] = j
-        if piece.src is not None:
-            out_of[piece.src] = j
-            if piece.changed:
-                changed.add(piece.src)
-        elif piece.attach is not None:
-            attached.setdefault(piece.attach, []).append(j)
-            if piece.marker:
-                markers.add(j)
+    mapped = _Mapped.of(mapping)
     counts: Counter = Counter()
-    # which sentence each output token is in, counting the full stops a rule put in (MappedToken.stop)
-    part = [0] * len(pieces)
-    for j in range(1, len(pieces)):
-        part[j] = part[j - 1] + int(pieces[j - 1].stop)
-
-    def positions(ids: Sequence[int], *, anchor: bool = False) -> set[int]:
-        found = {out_of[i] for i in ids if i in out_of}
-        if not anchor:
-            found.update(absorbed[i] for i in ids if i in absorbed and i not in out_of)
-        for i in ids:
-            found.update(j for j in attached.get(i, ()) if not (anchor and j in markers))
-        return found
-
-    def owned(j: int, ids: set[int]) -> bool:
-        piece = pieces[j]
-        return (piece.src in ids) or (piece.src is None and piece.attach in ids)
-
-    def foreign(j: int, ids: set[int]) -> bool:
-        piece = pieces[j]
-        if piece.src is not None:
-            return piece.src not in ids
-        if piece.stop:
-            return True  # see MappedToken.stop
-        return piece.attach is not None and piece.attach not in ids
-
-    def to_span(first: int, last: int, old: Span) -> Span:
-        # A span may start or end inside a parser token: a corpus tokenized "NC St" "." has the
-        # mention "NC St", spaCy's token is "St.". Carried over at the same length, the token keeps
-        # the span's edge inside it, or the mention would take the full stop (WNUT17).
-        start, end = pieces[first].start, pieces[last].end
-        head, tail = pieces[first], pieces[last]
-        if head.src is not None:
-            s0, e0 = mapping.source_tokens[head.src]
-            if s0 < old.start < e0 and head.end - head.start == e0 - s0:
-                start += old.start - s0
-        if tail.src is not None:
-            s1, e1 = mapping.source_tokens[tail.src]
-            if s1 < old.end < e1 and tail.end - tail.start == e1 - s1:
-                end -= e1 - old.end
-        return Span(start, end, old.label, dict(old.extra))
-
     result: list[Structure] = []
     sources: list[int] = []
     indices = range(len(sentence.structures)) if which is None else which
     for index in indices:
         structure = sentence.structures[index]
-        anchor = None
+        anchor, anchor_part = None, None
         if structure.anchor is not None:
-            ids = tokens_in(mapping.source_tokens, structure.anchor.start, structure.anchor.end)
-            if not ids or any(i not in out_of or i in changed for i in ids):
-                counts["structure_dropped_anchor_lost"] += 1
+            carried = mapped.anchor(structure.anchor, counts)
+            if carried is None:
                 continue
-            where = positions(ids, anchor=True)
-            lo, hi = min(where), max(where)
-            if any(foreign(j, set(ids)) for j in range(lo, hi + 1)):
-                counts["structure_dropped_anchor_split"] += 1
-                continue
-            anchor = to_span(lo, hi, structure.anchor)
-        anchor_part = part[lo] if anchor is not None else None
-        args: list[Span] = []
-        for arg in structure.args:
-            ids = tokens_in(mapping.source_tokens, arg.start, arg.end)
-            inside = set(ids)
-            where = positions(ids)
-            if not where:
-                counts["arg_dropped"] += 1
-                continue
-            head = head_of(mapping.source_heads, ids)
-            if head is not None and head not in out_of and head in absorbed:
-                head = pieces[absorbed[head]].src  # the case marker's object heads what is left
-            lo, hi = min(where), max(where)
-            if any(foreign(j, inside) for j in range(lo, hi + 1)):
-                if head is None or head not in out_of:
-                    counts["arg_dropped"] += 1
-                    continue
-                lo = hi = out_of[head]
-                while lo > 0 and not foreign(lo - 1, inside):
-                    lo -= 1
-                while hi + 1 < len(pieces) and not foreign(hi + 1, inside):
-                    hi += 1
-                while not owned(lo, inside):
-                    lo += 1
-                while not owned(hi, inside):
-                    hi -= 1
-                counts["arg_shrunk_split"] += 1
-            elif head is not None and head not in out_of:
-                counts["arg_dropped"] += 1
-                continue
-            elif any(i not in out_of for i in ids):
-                counts["arg_shrunk_deleted"] += 1
-            if anchor_part is not None and part[lo] != anchor_part:
-                # a split left the argument in the other sentence: its copy there stands for it ("we booked the
-                # room and liked it" → "… . We liked it": ARG0 "We"); without one it is dropped, the "So" of
-                # "So we booked the room. We liked it." is no longer the second's (EWT dev, made up)
-                copies = [j for j, piece in enumerate(pieces)
-                          if piece.copy is not None and piece.copy in inside and part[j] == anchor_part]
-                if not copies or any(foreign(j, inside) for j in range(min(copies), max(copies) + 1)):
-                    counts["arg_dropped_other_sentence"] += 1
-                    continue
-                lo, hi = min(copies), max(copies)
-                counts["arg_to_copy"] += 1
-            args.append(to_span(lo, hi, arg))
+            anchor, anchor_part = carried
+        args = [span for arg in structure.args if (span := mapped.arg(arg, anchor_part, counts)) is not None]
         counts["structure_kept"] += 1
         result.append(Structure(structure.kind, structure.label, anchor, args, dict(structure.extra)))
         sources.append(index)
         if label_copies and structure.kind == "entity" and structure.anchor is not None and not structure.args:
-            for lo, hi in _copy_runs(pieces, tokens_in(mapping.source_tokens, structure.anchor.start,
-                                                       structure.anchor.end)):
-                result.append(Structure(structure.kind, structure.label, to_span(lo, hi, structure.anchor), [],
-                                        dict(structure.extra)))
+            for lo, hi in _copy_runs(mapped.pieces, mapped.source_ids(structure.anchor)):
+                result.append(Structure(structure.kind, structure.label, mapped.to_span(lo, hi, structure.anchor),
+                                        [], dict(structure.extra)))
                 sources.append(index)
                 counts["mention_copy_labelled"] += 1
     return Projection(result, counts, sources)
