@@ -1319,6 +1319,11 @@ CATALOGUE: dict[str, ErrorSpec] = {
         "(moving, splitting, re-ordering), forward (deleting modifiers) and reverse (a relative clause the LLM "
         "writes after a noun phrase)",
     ),
+    "E953": ErrorSpec(
+        "direction_by",
+        "--direction-by {value!r} {why}",
+        "use --direction-by judges or words, with --relation forward or reverse (equivalence has no direction)",
+    ),
     "E980": ErrorSpec("api_not_a_corpus", "paraspan.{function} got {what}: expected {expected}", "{fix}"),
     "E981": ErrorSpec(
         "api_item_not_a_sentence",

@@ -291,6 +291,48 @@ def test_forward_rules_leave_adjectives_in_place(tmp_path: Path, monkeypatch: py
     assert all("old tractor" in p["text"] for p in row["paraphrases"])
 
 
+class CallsAllEquivalent:
+    """A scripted judge that finds entailment both ways in every pair, as minilm-nli does for most cuts."""
+
+    name = "minilm-nli"
+
+    def judge(self, premises: Sequence[str], hypotheses: Sequence[str]) -> Judgements:
+        probs = np.full((len(premises), 3), 0.05, dtype=np.float32)
+        probs[:, LABELS.index("entailment")] = 0.9
+        return Judgements(probs, np.zeros(len(premises), dtype=bool))
+
+
+def test_direction_by_words_delivers_what_the_judge_calls_equivalent_once_the_word_check_passed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("paraspan.filter.judges.load_judge", lambda spec, **_: CallsAllEquivalent())
+    text = "The farmer quickly sold his old tractor to a neighbour."
+    src = _write(tmp_path / "in.jsonl", [{"id": "s", "text": text}])
+    rows = {}
+    for mode in ("judges", "words"):
+        out = tmp_path / f"{mode}.jsonl"
+        assert main(["paraphrase", str(src), "-o", str(out), "--relation", "forward", "--n", "3", "--workers", "1",
+                     "--no-progress", "--direction-by", mode]) == 0
+        [rows[mode]] = _read(out)
+    assert not rows["judges"]["paraphrases"] and "equivalence" in rows["judges"]["note"]
+    assert rows["words"]["paraphrases"]
+    for para in rows["words"]["paraphrases"]:
+        assert para["relation"]["class"] == "forward_entailment" and para["relation"]["direction_by"] == "words"
+        assert para["relation"]["judges"]["minilm-nli"]["relation"] == "equivalence"
+        assert len(para["text"]) < len(text)  # a deletion: the word check saw content dropped
+
+
+@pytest.mark.parametrize("relation, mode, fragment", [
+    ("forward", "nli", "'nli' is not a mode"),
+    ("equivalence", "words", "needs --relation forward or reverse, not equivalence"),
+])
+def test_direction_by_is_refused_where_it_cannot_apply(tmp_path: Path, capsys: pytest.CaptureFixture,
+                                                       relation: str, mode: str, fragment: str) -> None:
+    src, out = _write(tmp_path / "in.jsonl", SENTENCES), tmp_path / "out.jsonl"
+    assert main(["paraphrase", str(src), "-o", str(out), "--relation", relation, "--direction-by", mode, *FAST]) == 1
+    err = capsys.readouterr().err
+    assert "E953" in err and fragment in err and not out.exists()
+
+
 def test_reverse_delivers_insertions_that_keep_every_word(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """--relation reverse: a relative clause the LLM writes after a noun phrase, judged like any candidate."""
     from tests.generate.test_elaborate import ScriptedBackend

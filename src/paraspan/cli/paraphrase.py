@@ -26,6 +26,7 @@ from paraspan.cli.paraphrase_relation import (
     ParaphraseInput,
     _no_class_note,
     _reason_kind,
+    check_direction_by,
     check_relation_options,
     check_rewrites,
     deliver,
@@ -188,6 +189,12 @@ def paraphrase_cmd(
                           "model, asked in the layout it was trained on for --relation, writes the candidates "
                           "(--rewrites off unless given); the bans, checks and judges stay as they are. Refused "
                           "for a relation it was not trained for.")] = None,
+    direction_by: Annotated[str, _Opt(
+        "--direction-by", help="With --relation forward or reverse: who tells the direction from equivalence. "
+                               "judges: their labels both ways; words: the direction's word check (content "
+                               "words dropped, or added, and nothing else), the judges then only finding "
+                               "entailment the asked way (minilm-nli calls most dropped or added details "
+                               "equivalence).")] = "judges",
     progress: Progress = True,
 ) -> None:
     """Constrained paraphrases: banned spans never appear (in any form), kept spans stay verbatim.
@@ -211,9 +218,10 @@ def paraphrase_cmd(
         check_paraphrase_card(card, adapter, relation or "equivalence")
         rewrites = rewrites or "off"
     rewrites = check_rewrites(rewrites, relation)
+    check_direction_by(direction_by, relation)
     if agree and len(specs) == 1:
         err.print("note: --agree with one judge changes nothing (it agrees with itself)", markup=False)
-    if relation in ("forward", "reverse") and specs[0].startswith("minilm-nli"):
+    if relation in ("forward", "reverse") and specs[0].startswith("minilm-nli") and direction_by == "judges":
         # a smoke run of benchmarks/relations.py --generate: minilm-nli put none of 27 directional
         # candidates in their class, the llm judge 45-80%
         err.print("note: minilm-nli seldom tells a direction from equivalence (it calls most dropped or "
@@ -237,7 +245,7 @@ def paraphrase_cmd(
                 for item in inputs]
         judging = None
     else:
-        judging = Judging(relation, specs, agree, candidates or 2 * n, rewrites)
+        judging = Judging(relation, specs, agree, candidates or 2 * n, rewrites, direction_by)
         done = _judged(run, judging, inputs, n, None if rewrites == "only" else llm, _rule_block(judging, llm))
     totals: dict[str, Any] = {"sentences": len(inputs), "paraphrases": 0, "notes": 0, "output_leaks": 0, "judged": 0,
                               "in_class": 0, "disagreed": 0, "word_rejected": 0, **{

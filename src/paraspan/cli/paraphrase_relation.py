@@ -35,6 +35,15 @@ class Judging:
     candidates: int
     #: the rule rewriter's candidates: ``first``, ``only`` or ``off`` (:func:`check_rewrites`)
     rewrites: str = "off"
+    #: who tells a direction from equivalence: ``judges`` (their labels both ways) or ``words`` (the
+    #: direction's word check, which a candidate has already passed; the judges then need only find
+    #: entailment in the asked direction)
+    direction_by: str = "judges"
+
+    @property
+    def by_words(self) -> bool:
+        """Whether a candidate the judges call equivalent is delivered as the asked direction."""
+        return self.direction_by == "words" and self.relation in ("forward", "reverse")
 
     @property
     def wanted(self) -> str:
@@ -45,10 +54,14 @@ class Judging:
 
     def keeps(self, relation: Any) -> bool:
         """Whether a candidate with this :class:`~paraspan.filter.relations.PairRelation` is delivered."""
-        return relation.relation == self.wanted and not (self.agree and relation.agree is False)
+        found = relation.relation
+        if self.by_words and found == "equivalence":  # the word check showed content dropped (added)
+            found = self.wanted
+        return found == self.wanted and not (self.agree and relation.agree is False)
 
 
 RULE_MODES = ("first", "only", "off")
+DIRECTION_BY = ("judges", "words")
 
 
 def check_rewrites(rewrites: str | None, relation: str | None) -> str:
@@ -71,6 +84,15 @@ def check_rewrites(rewrites: str | None, relation: str | None) -> str:
                else f"does not apply to --relation {relation}")
         raise ParaspanError.from_code("E952", value=rewrites, why=why)
     return rewrites
+
+
+def check_direction_by(direction_by: str, relation: str | None) -> None:
+    """``--direction-by`` checked against ``--relation`` (E953): a known mode, and ``words`` only for a direction."""
+    if direction_by not in DIRECTION_BY:
+        raise ParaspanError.from_code("E953", value=direction_by, why="is not a mode")
+    if direction_by == "words" and relation not in ("forward", "reverse"):
+        raise ParaspanError.from_code("E953", value=direction_by, why=f"needs --relation forward or reverse, "
+                                      f"not {relation or 'none'}")
 
 
 def without_banned(item: ParaphraseInput, candidates: list[Any]) -> list[Any]:
@@ -196,9 +218,12 @@ def _reason_kind(reason: str) -> str:
 def relation_record(rel: Any, judging: Judging) -> dict[str, Any]:
     """What a delivered paraphrase records of its relation: the requested one, the class found,
     each judge's labels both ways (source → paraphrase, paraphrase → source) and agreement."""
-    out: dict[str, Any] = {"requested": judging.relation, "class": rel.relation,
+    by_words = judging.by_words and rel.relation == "equivalence"
+    out: dict[str, Any] = {"requested": judging.relation, "class": judging.wanted if by_words else rel.relation,
                            "judges": {name: {"forward": v.forward, "backward": v.backward, "relation": v.relation}
                                       for name, v in rel.judges.items()}}
+    if by_words:
+        out["direction_by"] = "words"  # the judges found entailment both ways; the word check, a strict one
     if rel.agree is not None:
         out["agree"] = rel.agree
     if rel.truncated:
