@@ -58,6 +58,11 @@ def _label(value: str | None) -> str:
     return (value or "_").replace(" ", "_")
 
 
+#: one row to write: the sentence, its tokens (character offsets), its entities' IOB2 tags, and the index of
+#: the structure the row is for (None: a row per sentence, entities only)
+_Row = tuple[Sentence, list[tuple[int, int]], list[str], int | None]
+
+
 def write_hf(sentences: Iterable[Sentence], path: str | Path) -> int:
     """Write ``sentences`` as a ``datasets`` folder at ``path``; return the number of sentences written.
 
@@ -69,19 +74,44 @@ def write_hf(sentences: Iterable[Sentence], path: str | Path) -> int:
     if out.is_file() or (out.is_dir() and any(out.iterdir()) and not (out / "dataset_info.json").is_file()):
         raise FormatError.from_code("E986", problem=f"{out} exists and is not a dataset paraspan may replace",
                                     fix="give a new folder for -o (or an earlier `--to hf` output)")
-    rows: list[tuple[Sentence, list[tuple[int, int]], list[str], int | None]] = []
-    entity_types: set[str] = set()
-    role_types: set[str] = set()
     dropped = {"overlapping": 0, "uncovered": 0, "no_structure": 0}
     held = list(sentences)
     per_structure = any(s.kind in STRUCTURE_KINDS for sentence in held for s in sentence.structures)
+    rows, entity_types, role_types = _rows(held, per_structure, dropped)
+    features = _features(datasets, entity_types, role_types if per_structure else None)
+    columns = _columns(rows, features, dropped)
+    _save(datasets.Dataset.from_dict(columns, features=datasets.Features(features)), out)
+    # called here, not in a helper: the warning blames write_hf's caller
+    warn_counts("hf", [
+        (dropped["overlapping"], "overlapping span(s) dropped (IOB2 tags cannot nest; the first one was kept)"),
+        (dropped["uncovered"], "span(s) covering no token were dropped"),
+        (dropped["no_structure"], "sentence(s) without a frame, srl or event structure left out (a row per "
+                                  "structure; write entities-only corpora for NER)"),
+    ])
+    return len({id(sentence) for sentence, *_ in rows})
+
+
+def _tagged(tokens: Sequence[tuple[int, int]], spans: Iterable[tuple[int, int, str]],
+            dropped: dict[str, int]) -> list[tuple[int, int, str]]:
+    """:func:`tag_spans` of ``spans``, the spans it leaves out counted in ``dropped``."""
+    tagged, uncovered, overlapping = tag_spans(tokens, spans)
+    dropped["uncovered"] += uncovered
+    dropped["overlapping"] += overlapping
+    return tagged
+
+
+def _rows(held: Sequence[Sentence], per_structure: bool,
+          dropped: dict[str, int]) -> tuple[list[_Row], set[str], set[str]]:
+    """The rows to write (a row per sentence, or per structure when ``per_structure``), with the entity
+    types and the role types they tag."""
+    rows: list[_Row] = []
+    entity_types: set[str] = set()
+    role_types: set[str] = set()
     for sentence in held:
         tokens, _ = sentence_tokens(sentence)
-        entities, uncovered, overlapping = tag_spans(tokens, (
-            (s.anchor.start, s.anchor.end, _label(s.label))
-            for s in sentence.structures if s.kind == "entity" and s.anchor is not None))
-        dropped["uncovered"] += uncovered
-        dropped["overlapping"] += overlapping
+        entities = _tagged(tokens, ((s.anchor.start, s.anchor.end, _label(s.label))
+                                    for s in sentence.structures if s.kind == "entity" and s.anchor is not None),
+                           dropped)
         entity_types.update(label for _, _, label in entities)
         ner = iob2_tags(len(tokens), entities)
         if not per_structure:
@@ -93,11 +123,16 @@ def write_hf(sentences: Iterable[Sentence], path: str | Path) -> int:
             for arg in sentence.structures[index].args:
                 role_types.add(_label(arg.label))
             rows.append((sentence, tokens, ner, index))
+    return rows, entity_types, role_types
+
+
+def _features(datasets: Any, entity_types: set[str], role_types: set[str] | None) -> dict[str, Any]:
+    """The dataset's columns and their types; the structure columns only with ``role_types``."""
     ner_label = datasets.ClassLabel(names=_tag_names(entity_types))
     features: dict[str, Any] = {"id": datasets.Value("string"), "text": datasets.Value("string"),
                                 "tokens": datasets.Sequence(datasets.Value("string")),
                                 "ner_tags": datasets.Sequence(ner_label)}
-    if per_structure:
+    if role_types is not None:
         role_label = datasets.ClassLabel(names=_tag_names(role_types))
         features.update({"structure": datasets.Value("int32"), "kind": datasets.Value("string"),
                          "label": datasets.Value("string"), "anchor_label": datasets.Value("string"),
@@ -105,6 +140,11 @@ def write_hf(sentences: Iterable[Sentence], path: str | Path) -> int:
                          "role_tags": datasets.Sequence(role_label)})
     features.update({"source_id": datasets.Value("string"), "meta": datasets.Value("string"),
                      "provenance": datasets.Value("string")})
+    return features
+
+
+def _columns(rows: Sequence[_Row], features: dict[str, Any], dropped: dict[str, int]) -> dict[str, list[Any]]:
+    """Each feature's values, one per row."""
     columns: dict[str, list[Any]] = {name: [] for name in features}
     for sentence, tokens, ner, index in rows:
         columns["id"].append(sentence.id)
@@ -118,9 +158,7 @@ def write_hf(sentences: Iterable[Sentence], path: str | Path) -> int:
         if index is None:
             continue
         structure = sentence.structures[index]
-        args, uncovered, overlapping = tag_spans(tokens, ((a.start, a.end, _label(a.label)) for a in structure.args))
-        dropped["uncovered"] += uncovered
-        dropped["overlapping"] += overlapping
+        args = _tagged(tokens, ((a.start, a.end, _label(a.label)) for a in structure.args), dropped)
         anchor = (tag_spans(tokens, [(structure.anchor.start, structure.anchor.end, "V")])[0]
                   if structure.anchor is not None else [])
         columns["structure"].append(index)
@@ -129,7 +167,11 @@ def write_hf(sentences: Iterable[Sentence], path: str | Path) -> int:
         columns["anchor_label"].append((structure.anchor.label or "") if structure.anchor is not None else "")
         columns["predicate"].append(list(range(anchor[0][0], anchor[0][1] + 1)) if anchor else [])
         columns["role_tags"].append(iob2_tags(len(tokens), args))
-    dataset = datasets.Dataset.from_dict(columns, features=datasets.Features(features))
+    return columns
+
+
+def _save(dataset: Any, out: Path) -> None:
+    """``dataset`` saved beside ``out`` and moved in (replacing an earlier dataset there)."""
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
     try:
@@ -139,13 +181,6 @@ def write_hf(sentences: Iterable[Sentence], path: str | Path) -> int:
         (staging / "dataset").rename(out)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    warn_counts("hf", [
-        (dropped["overlapping"], "overlapping span(s) dropped (IOB2 tags cannot nest; the first one was kept)"),
-        (dropped["uncovered"], "span(s) covering no token were dropped"),
-        (dropped["no_structure"], "sentence(s) without a frame, srl or event structure left out (a row per "
-                                  "structure; write entities-only corpora for NER)"),
-    ])
-    return len({id(sentence) for sentence, *_ in rows})
 
 
 # --------------------------------------------------------------------------- reader
