@@ -99,6 +99,79 @@ def _r(value: float | None, digits: int = 4) -> float | None:
     return None if value is None else round(float(value), digits)
 
 
+@dataclass
+class _FilterTally:
+    """Per filter: the outputs it decided and kept, and of the kept ones the judged and the accepted."""
+
+    decided: Counter[str] = field(default_factory=Counter)
+    kept: Counter[str] = field(default_factory=Counter)
+    kept_judged: Counter[str] = field(default_factory=Counter)
+    kept_accepted: Counter[str] = field(default_factory=Counter)
+    judged: int = 0  # outputs judged, whatever the filters decided
+    accepted: int = 0
+
+    def add(self, record: OutputRecord, judged: bool, accepted: bool) -> None:
+        self.judged += judged
+        self.accepted += accepted
+        for name, keep in record.decisions.items():
+            self.decided[name] += 1
+            if keep:
+                self.kept[name] += 1
+                self.kept_judged[name] += judged
+                self.kept_accepted[name] += accepted
+
+    def stats(self, names: list[str], seed: int) -> list[FilterStats]:
+        """Each named filter's numbers; ``seed``: the seed sentences, for the multiple."""
+        filters = []
+        for name in names:
+            stats = FilterStats(name, self.kept[name], self.decided[name],
+                                (seed + self.kept[name]) / seed if seed else None, self.kept_judged[name])
+            if self.kept_judged[name]:
+                stats.precision = self.kept_accepted[name] / self.kept_judged[name]
+            if self.accepted:
+                stats.recall = self.kept_accepted[name] / self.accepted
+            filters.append(stats)
+        return filters
+
+
+def _add_scores(record: OutputRecord, scores: dict[str, list[float]],
+                by_iter: dict[str, dict[int, list[float]]]) -> None:
+    for key in SCORES:
+        value = record.scores.get(key)
+        if value is not None:
+            scores[key].append(float(value))
+            by_iter[key][record.iteration].append(float(value))
+
+
+def _row(record: OutputRecord, source: Sentence | None, palette: Palette, filter_names: list[str],
+         judgments: dict[str, list[float]], mean_judgment: dict[str, float]) -> dict[str, Any]:
+    """One output's line of the table (its structure and the source's highlighted)."""
+    out_structure = record.sentence.structures[0] if record.sentence.structures else None
+    src_structure = (source.structures[record.structure]
+                     if source is not None and record.structure < len(source.structures) else None)
+    return {
+        "id": record.id,
+        "input": record.input_id,
+        "iteration": record.iteration,
+        "kind": out_structure.kind if out_structure else (src_structure.kind if src_structure else ""),
+        "label": record.frame or (out_structure.label if out_structure else ""),
+        "anchor": record.anchor_text or "",
+        "source_anchor": (src_structure.anchor.text_in(source.text)
+                          if source is not None and src_structure and src_structure.anchor else ""),
+        "source": source.text if source is not None else "",
+        "text": record.sentence.text,
+        "source_html": highlight_html(source.text, structure_spans(src_structure), palette)
+        if source is not None and src_structure is not None else "",
+        "text_html": highlight_html(record.sentence.text, structure_spans(out_structure), palette)
+        if out_structure is not None else "",
+        "scores": {k: _r(record.scores.get(k)) for k in SCORES},
+        "decisions": {name: record.decisions.get(name) for name in filter_names},
+        "reasons": {name: record.reasons[name] for name in filter_names if record.reasons.get(name)},
+        "judgment": _r(mean_judgment.get(record.id), 1),
+        "judgments": len(judgments.get(record.id, ())),
+    }
+
+
 def collect(store: RunStore, *, max_rows: int = 20000) -> ReportData:
     """Read everything the report shows from ``store`` (one pass over the outputs)."""
     counts = store.counts()
@@ -112,80 +185,33 @@ def collect(store: RunStore, *, max_rows: int = 20000) -> ReportData:
     rows: list[dict[str, Any]] = []
     scores: dict[str, list[float]] = {k: [] for k in SCORES}
     by_iter: dict[str, dict[int, list[float]]] = {k: defaultdict(list) for k in SCORES}
-    kept = Counter[str]()
-    decided = Counter[str]()
-    kept_accepted = Counter[str]()
-    kept_judged = Counter[str]()
-    accepted_total = 0
-    judged_total = 0
+    tally = _FilterTally()
     truncated = 0
     judged_points: list[dict[str, Any]] = []
     for record, source in _outputs_with_sources(store):
-        for key in SCORES:
-            value = record.scores.get(key)
-            if value is not None:
-                scores[key].append(float(value))
-                by_iter[key][record.iteration].append(float(value))
+        _add_scores(record, scores, by_iter)
         judged = record.id in mean_judgment
         accepted = judged and mean_judgment[record.id] >= ACCEPT
-        judged_total += judged
-        accepted_total += accepted
+        tally.add(record, judged, accepted)
         if judged:
             judged_points.append({"iteration": record.iteration, **{k: record.scores.get(k) for k in SCORES},
                                   "judgment": mean_judgment[record.id]})
-        for name, keep in record.decisions.items():
-            decided[name] += 1
-            if keep:
-                kept[name] += 1
-                kept_judged[name] += judged
-                kept_accepted[name] += accepted
         if len(rows) >= max_rows:
             truncated += 1
             continue
-        out_structure = record.sentence.structures[0] if record.sentence.structures else None
-        src_structure = (source.structures[record.structure]
-                         if source is not None and record.structure < len(source.structures) else None)
-        rows.append({
-            "id": record.id,
-            "input": record.input_id,
-            "iteration": record.iteration,
-            "kind": out_structure.kind if out_structure else (src_structure.kind if src_structure else ""),
-            "label": record.frame or (out_structure.label if out_structure else ""),
-            "anchor": record.anchor_text or "",
-            "source_anchor": (src_structure.anchor.text_in(source.text)
-                              if source is not None and src_structure and src_structure.anchor else ""),
-            "source": source.text if source is not None else "",
-            "text": record.sentence.text,
-            "source_html": highlight_html(source.text, structure_spans(src_structure), palette)
-            if source is not None and src_structure is not None else "",
-            "text_html": highlight_html(record.sentence.text, structure_spans(out_structure), palette)
-            if out_structure is not None else "",
-            "scores": {k: _r(record.scores.get(k)) for k in SCORES},
-            "decisions": {name: record.decisions.get(name) for name in filter_names},
-            "reasons": {name: record.reasons[name] for name in filter_names if record.reasons.get(name)},
-            "judgment": _r(mean_judgment.get(record.id), 1),
-            "judgments": len(grouped.get(record.id, ())),
-        })
+        rows.append(_row(record, source, palette, filter_names, grouped, mean_judgment))
     seed = inputs.get("done", 0) + inputs.get("skipped", 0)
-    filters = []
-    for name in filter_names:
-        stats = FilterStats(name, kept[name], decided[name], (seed + kept[name]) / seed if seed else None,
-                            kept_judged[name])
-        if kept_judged[name]:
-            stats.precision = kept_accepted[name] / kept_judged[name]
-        if accepted_total:
-            stats.recall = kept_accepted[name] / accepted_total
-        filters.append(stats)
     judged_scores = [s for v in grouped.values() for s in v]
-    judgments = {"judgments": len(judged_scores), "outputs_judged": judged_total, "accepted": accepted_total,
+    judgments = {"judgments": len(judged_scores), "outputs_judged": tally.judged, "accepted": tally.accepted,
                  "annotators": len({j.annotator for j in store.judgments()}),
-                 "acceptance": accepted_total / judged_total if judged_total else None}
+                 "acceptance": tally.accepted / tally.judged if tally.judged else None}
     notes = []
     if truncated:
         notes.append(f"the table shows the first {max_rows:,} outputs; {truncated:,} more are counted in the "
                      "numbers and plots but not listed (raise --max-rows)")
     return ReportData(store=str(store.path), config=store.config, counts=counts, inputs=inputs,
                       iterations=_iteration_yield(store), rows=rows, scores=scores,
-                      scores_by_iteration={k: dict(v) for k, v in by_iter.items()}, filters=filters,
-                      judgments=judgments, review=_review_scores(store), palette=palette, judged=judged_points,
-                      truncated=truncated, notes=notes)
+                      scores_by_iteration={k: dict(v) for k, v in by_iter.items()},
+                      filters=tally.stats(filter_names, seed), judgments=judgments, review=_review_scores(store),
+                      palette=palette, judged=judged_points, truncated=truncated, notes=notes)
+
