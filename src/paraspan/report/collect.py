@@ -214,4 +214,3 @@ def collect(store: RunStore, *, max_rows: int = 20000) -> ReportData:
                       scores_by_iteration={k: dict(v) for k, v in by_iter.items()},
                       filters=tally.stats(filter_names, seed), judgments=judgments, review=_review_scores(store),
                       palette=palette, judged=judged_points, truncated=truncated, notes=notes)
-
