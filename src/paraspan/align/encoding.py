@@ -14,7 +14,7 @@ the same relative position on the target side; spans outside the window cannot b
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -100,6 +100,27 @@ class _Job:
     targets: list[tuple[Any, str]]  # (pair key, "src" | "tgt") per sequence
 
 
+#: an item's pair: (source, target, None) when it fits the encoder, else with the span it is windowed for
+_Key = tuple[Any, ...]
+
+
+@dataclass
+class _Plan:
+    """The encoder inputs for a list of items, and each item's pair key (shared by items of one pair)."""
+
+    jobs: list[_Job] = field(default_factory=list)
+    job_of_key: dict[_Key, list[int]] = field(default_factory=dict)
+    windows: dict[_Key, tuple[tuple[int, int], tuple[int, int]]] = field(default_factory=dict)
+    item_keys: list[_Key] = field(default_factory=list)
+
+    def waiting(self) -> list[int]:
+        """Items waiting on each job (the last of their pair's), for the progress count."""
+        out = [0] * len(self.jobs)
+        for key in self.item_keys:
+            out[self.job_of_key[key][-1]] += 1
+        return out
+
+
 def encode_pairs(
     encoder: Any,
     items: Sequence[Prepared],
@@ -115,95 +136,114 @@ def encode_pairs(
     longer than the encoder's window: then each span gets its own window. ``progress`` is called
     with the number of items whose pair has been encoded, after each encoder batch.
     """
-    import torch
-
     tokenizer, model = encoder.tokenizer, encoder.model
     max_length = int(getattr(encoder, "max_length", 256))
     texts = sorted({t for p in items for t in (p.task.source, p.task.target)})
     words_of = _words_by_text(items)
     lengths_of = dict(zip(texts, _word_lengths(tokenizer, [words_of[t] for t in texts]), strict=True))
-
-    jobs: list[_Job] = []
-    job_of_key: dict[tuple[Any, ...], list[int]] = {}
-    windows: dict[tuple[Any, ...], tuple[tuple[int, int], tuple[int, int]]] = {}
-    item_keys: list[tuple[Any, ...]] = []
-    for item in items:
-        source, target = item.task.source, item.task.target
-        ls, lt = lengths_of[source], lengths_of[target]
-        n, m = len(ls), len(lt)
-        budget = max_length - 3 if joint else max_length - 2
-        fits = (sum(ls) + sum(lt) <= budget) if joint else (max(sum(ls), sum(lt)) <= budget)
-        key = (source, target, None if fits else (item.first, item.last))
-        item_keys.append(key)
-        if key in job_of_key:
-            continue
-        if fits:
-            sw, tw = (0, n), (0, m)
-        elif joint:
-            # Share the budget by length, but give the source at least its span and some context.
-            share = int(budget * sum(ls) / max(1, sum(ls) + sum(lt)))
-            need = sum(ls[item.first:item.last + 1]) + 16
-            src_budget = min(sum(ls), max(share, min(need, budget // 2)))
-            sw = _window(ls, item.first, item.last, src_budget)
-            tw = _centre_window(lt, item, n, m, budget - sum(ls[sw[0]:sw[1]]))
-        else:
-            sw = (0, n) if sum(ls) <= budget else _window(ls, item.first, item.last, budget)
-            tw = _centre_window(lt, item, n, m, budget)
-        windows[key] = (sw, tw)
-        src_w, tgt_w = words_of[source][sw[0]:sw[1]], words_of[target][tw[0]:tw[1]]
-        if joint:
-            job_of_key[key] = [len(jobs)]
-            jobs.append(_Job([src_w, tgt_w], [(key, "src"), (key, "tgt")]))
-        else:
-            job_of_key[key] = [len(jobs), len(jobs) + 1]
-            jobs.append(_Job([src_w], [(key, "src")]))
-            jobs.append(_Job([tgt_w], [(key, "tgt")]))
-
-    # Items waiting on each job, for the progress count.
-    waiting = [0] * len(jobs)
-    for key in item_keys:
-        waiting[job_of_key[key][-1]] += 1
-
+    plan = _plan(items, words_of, lengths_of, joint, max_length)
+    waiting = plan.waiting()
     dim = int(encoder.dim)
     truncated = first_layers(model, layer) if layer != -1 else None
     vecs: dict[tuple[Any, str], np.ndarray] = {}
-    for chunk in length_sorted_batches([sum(len(w) for w in job.words) for job in jobs], batch_size):
-        batch = [jobs[j] for j in chunk]
-        seqs_a = [job.words[0] or ["."] for job in batch]  # an empty side still needs a token
-        seqs_b = [job.words[1] or ["."] for job in batch] if joint else None
-        enc = tokenizer(seqs_a, seqs_b, is_split_into_words=True, padding=True, truncation=True,
-                        max_length=max_length, return_tensors="pt")
-        inputs = {k: enc[k] for k in ("input_ids", "attention_mask", "token_type_ids") if k in enc}
-        with torch.inference_mode():
-            if truncated is not None or layer == -1:
-                hidden = (truncated or model)(**inputs).last_hidden_state
-            else:
-                hidden = model(**inputs, output_hidden_states=True).hidden_states[layer]
-        hidden_np = hidden.float().numpy()
+    for chunk in length_sorted_batches([sum(len(w) for w in job.words) for job in plan.jobs], batch_size):
+        batch = [plan.jobs[j] for j in chunk]
+        enc, hidden = _encode(tokenizer, truncated or model, batch, joint=joint, layer=layer,
+                              max_length=max_length, view=truncated is not None)
         for row, job in enumerate(batch):
-            word_ids = enc.word_ids(row)
-            seq_ids = enc.sequence_ids(row)
             for seq, slot in enumerate(job.targets):
-                count = len(job.words[seq])
-                pos = [t for t, (w, s) in enumerate(zip(word_ids, seq_ids, strict=True)) if s == seq and w is not None]
-                wid = np.fromiter((word_ids[t] for t in pos), dtype=np.int64, count=len(pos))
-                sums = np.zeros((count, dim), dtype=np.float32)
-                if count:
-                    np.add.at(sums, wid, hidden_np[row, pos])
-                    counts = np.bincount(wid, minlength=count).astype(np.float32)
-                    sums /= np.maximum(counts, 1.0)[:, None]
-                vecs[slot] = sums
+                vecs[slot] = _word_means(enc, row, seq, len(job.words[seq]), hidden, dim)
         if progress is not None:
             finished = sum(waiting[j] for j in chunk)
             if finished:
                 progress(finished)
+    return _pair_states(plan, vecs, lengths_of)
 
-    states: dict[tuple[Any, ...], PairStates] = {}
+
+def _plan(items: Sequence[Prepared], words_of: dict[str, list[str]], lengths_of: dict[str, list[int]],
+          joint: bool, max_length: int) -> _Plan:
+    """The jobs that encode every distinct pair (each span's own window where a pair does not fit)."""
+    plan = _Plan()
+    budget = max_length - 3 if joint else max_length - 2
+    for item in items:
+        source, target = item.task.source, item.task.target
+        ls, lt = lengths_of[source], lengths_of[target]
+        fits = (sum(ls) + sum(lt) <= budget) if joint else (max(sum(ls), sum(lt)) <= budget)
+        key = (source, target, None if fits else (item.first, item.last))
+        plan.item_keys.append(key)
+        if key in plan.job_of_key:
+            continue
+        sw, tw = plan.windows[key] = _pair_windows(item, ls, lt, fits=fits, joint=joint, budget=budget)
+        src_w, tgt_w = words_of[source][sw[0]:sw[1]], words_of[target][tw[0]:tw[1]]
+        if joint:
+            plan.job_of_key[key] = [len(plan.jobs)]
+            plan.jobs.append(_Job([src_w, tgt_w], [(key, "src"), (key, "tgt")]))
+        else:
+            plan.job_of_key[key] = [len(plan.jobs), len(plan.jobs) + 1]
+            plan.jobs.append(_Job([src_w], [(key, "src")]))
+            plan.jobs.append(_Job([tgt_w], [(key, "tgt")]))
+    return plan
+
+
+def _pair_windows(item: Prepared, ls: Sequence[int], lt: Sequence[int], *, fits: bool, joint: bool,
+                  budget: int) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The source and target word windows encoded for ``item`` (whole sentences when the pair fits)."""
+    n, m = len(ls), len(lt)
+    if fits:
+        return (0, n), (0, m)
+    if joint:
+        # Share the budget by length, but give the source at least its span and some context.
+        share = int(budget * sum(ls) / max(1, sum(ls) + sum(lt)))
+        need = sum(ls[item.first:item.last + 1]) + 16
+        src_budget = min(sum(ls), max(share, min(need, budget // 2)))
+        sw = _window(ls, item.first, item.last, src_budget)
+        return sw, _centre_window(lt, item, n, m, budget - sum(ls[sw[0]:sw[1]]))
+    sw = (0, n) if sum(ls) <= budget else _window(ls, item.first, item.last, budget)
+    return sw, _centre_window(lt, item, n, m, budget)
+
+
+def _encode(tokenizer: Any, model: Any, batch: Sequence[_Job], *, joint: bool, layer: int, max_length: int,
+            view: bool) -> tuple[Any, np.ndarray]:
+    """The tokenizer's encoding of a batch of jobs and the hidden states of ``layer`` (``view``: ``model``
+    is cut after that layer, see :func:`first_layers`)."""
+    import torch
+
+    seqs_a = [job.words[0] or ["."] for job in batch]  # an empty side still needs a token
+    seqs_b = [job.words[1] or ["."] for job in batch] if joint else None
+    enc = tokenizer(seqs_a, seqs_b, is_split_into_words=True, padding=True, truncation=True,
+                    max_length=max_length, return_tensors="pt")
+    inputs = {k: enc[k] for k in ("input_ids", "attention_mask", "token_type_ids") if k in enc}
+    with torch.inference_mode():
+        if view or layer == -1:
+            hidden = model(**inputs).last_hidden_state
+        else:
+            hidden = model(**inputs, output_hidden_states=True).hidden_states[layer]
+    return enc, hidden.float().numpy()
+
+
+def _word_means(enc: Any, row: int, seq: int, count: int, hidden: np.ndarray, dim: int) -> np.ndarray:
+    """The mean subword state of each of the ``count`` words of sequence ``seq`` in batch row ``row``."""
+    word_ids = enc.word_ids(row)
+    seq_ids = enc.sequence_ids(row)
+    pos = [t for t, (w, s) in enumerate(zip(word_ids, seq_ids, strict=True)) if s == seq and w is not None]
+    wid = np.fromiter((word_ids[t] for t in pos), dtype=np.int64, count=len(pos))
+    sums = np.zeros((count, dim), dtype=np.float32)
+    if count:
+        np.add.at(sums, wid, hidden[row, pos])
+        counts = np.bincount(wid, minlength=count).astype(np.float32)
+        sums /= np.maximum(counts, 1.0)[:, None]
+    return sums
+
+
+def _pair_states(plan: _Plan, vecs: dict[tuple[Any, str], np.ndarray],
+                 lengths_of: dict[str, list[int]]) -> list[PairStates]:
+    """Each item's pair states, one object per distinct pair key."""
+    states: dict[_Key, PairStates] = {}
     out: list[PairStates] = []
-    for key in item_keys:
+    for key in plan.item_keys:
         found = states.get(key)
         if found is None:
-            (sa, _), (ta, _) = windows[key]
+            (sa, _), (ta, _) = plan.windows[key]
             found = states[key] = PairStates(SideStates(vecs[(key, "src")], sa, len(lengths_of[key[0]])),
                                              SideStates(vecs[(key, "tgt")], ta, len(lengths_of[key[1]])))
         out.append(found)
