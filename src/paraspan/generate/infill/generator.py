@@ -38,7 +38,7 @@ from paraspan.generate.sister_lu import inflect_like, lemma_words, replace_lu, s
 if TYPE_CHECKING:
     from paraspan.corpus.frame_index import FrameIndex, LexUnit
     from paraspan.filter.fe_classifier import FEClassifier
-    from paraspan.llm.backend import Backend, Prompt
+    from paraspan.llm.backend import Backend, Prompt, Sample
 
 
 CONDITIONING = ("none", "fe", "frame+fe")
@@ -103,6 +103,19 @@ class _Job:
     lu_from: str
     lu_to: LexUnit
     masked: list[int]  # indices into structure.args
+
+
+@dataclass
+class _Blanks:
+    """What every sample of one job is read against: the same for all of them."""
+
+    job: _Job
+    blanks: list[int]  # the masked arguments, in text order
+    original: list[str]  # their words in the source
+    names: list[str]  # the frame's and the FEs' names: no filler may be one
+    wanted: list[tuple[str, ...] | None]  # each blank's phrase type, which its filler must keep
+    context: str  # the text around the blanks
+    others: list[str]  # the other FEs' words
 
 
 class Infiller:
@@ -383,57 +396,70 @@ class Infiller:
         # each filler must keep its span's phrase type (judged fn-infill runs: a clause's slot filled
         # with a noun phrase, "by suspending X" with "in trust", a plural subject with a singular one)
         source_doc = self._parse(job.text)
-        wanted = [phrase_shape(source_doc, job.structure.args[i].start, job.structure.args[i].end) for i in blanks]
+        blanked = _Blanks(
+            job, blanks, original, names,
+            wanted=[phrase_shape(source_doc, job.structure.args[i].start, job.structure.args[i].end) for i in blanks],
+            context=outside(job.text, [job.structure.args[i] for i in blanks]),
+            others=[a.text_in(job.text) for j, a in enumerate(job.structure.args) if j not in blanks])
         made: dict[str, tuple[str, Structure, list[int]]] = {}
-        # the same for every sample of the job: the text around the blanks and the other FEs' words
-        context = outside(job.text, [job.structure.args[i] for i in blanks])
-        others = [a.text_in(job.text) for j, a in enumerate(job.structure.args) if j not in blanks]
         for sample in samples:
-            if sample.finish in ("length", "blocked"):
-                stats["unparseable"] += 1
-                stats["unparseable: too long"] += 1
-                continue
-            phrases = parse_answer(sample.text, len(blanks), names, context)
-            if phrases is None:
-                stats["unparseable"] += 1
-                parts = [p.strip() for p in sample.text.split("|")]
-                problems = [filler_problem(p, names, context) for p in parts]
-                why = ("wrong number of phrases" if len(parts) != len(blanks)
-                       else next((p for p in problems if p), "bad phrase"))
-                stats[f"unparseable: {why}"] += 1
-                continue
-            phrases = [_fit_punctuation(p, job.text, job.structure.args[i]) for p, i in zip(phrases, blanks,
-                                                                                               strict=True)]
-            if one_participant_twice(phrases, others):
-                stats["another FE's words"] += 1  # "accumulating the Soviet Union" (the Agent's words, judged)
-                continue
-            if all(p == o for p, o in zip(phrases, original, strict=True)):
-                stats["unchanged"] += 1  # the model copied the original spans back
-            spans = [job.structure.anchor, *job.structure.args]
-            assert job.structure.anchor is not None
-            edits = [(job.structure.args[i], p) for i, p in zip(blanks, phrases, strict=True)]
-            text, moved = splice(job.text, spans, edits)
-            for i in blanks:  # a regenerated span's FrameNet phrase type no longer applies
-                moved[1 + i].extra.pop("pt", None)
-            if text in made:
-                stats["duplicate"] += 1
-                continue
-            doc = self._nlp_model()(text)
-            if not all(keeps_shape(w, phrase_shape(doc, moved[1 + i].start, moved[1 + i].end))
-                       for w, i in zip(wanted, blanks, strict=True)):
-                stats["phrase type changed"] += 1
-                continue
-            if object_it_cannot_take(doc, moved[0], job.lu_to.name):
-                stats["an object for a verb that takes none"] += 1
-                continue
-            if any(stray_capital(doc, moved[1 + i].start, moved[1 + i].end) for i in blanks):
-                stats["capital inside the sentence"] += 1  # "manufacture Raw materials" (judged fn-infill-v4)
-                continue
-            made[text] = (text, Structure("frame", job.structure.label, moved[0], moved[1:],
-                                          dict(job.structure.extra)), blanks)
+            filled = self._filled(blanked, sample, made, stats)
+            if filled is not None:
+                made[filled[0]] = filled
         stats["parsed"] += len(made)
-        if not made:
-            return
+        if made:
+            self._keep(sentence, k, job, made, result)
+
+    def _filled(self, blanked: _Blanks, sample: Sample, made: dict[str, Any],
+                stats: Counter[str]) -> tuple[str, Structure, list[int]] | None:
+        """The sentence ``sample``'s phrases make, or None (counted in ``stats``) where one check refuses it."""
+        job, blanks = blanked.job, blanked.blanks
+        if sample.finish in ("length", "blocked"):
+            stats["unparseable"] += 1
+            stats["unparseable: too long"] += 1
+            return None
+        phrases = parse_answer(sample.text, len(blanks), blanked.names, blanked.context)
+        if phrases is None:
+            stats["unparseable"] += 1
+            parts = [p.strip() for p in sample.text.split("|")]
+            problems = [filler_problem(p, blanked.names, blanked.context) for p in parts]
+            why = ("wrong number of phrases" if len(parts) != len(blanks)
+                   else next((p for p in problems if p), "bad phrase"))
+            stats[f"unparseable: {why}"] += 1
+            return None
+        phrases = [_fit_punctuation(p, job.text, job.structure.args[i]) for p, i in zip(phrases, blanks, strict=True)]
+        if one_participant_twice(phrases, blanked.others):
+            stats["another FE's words"] += 1  # "accumulating the Soviet Union" (the Agent's words, judged)
+            return None
+        if all(p == o for p, o in zip(phrases, blanked.original, strict=True)):
+            stats["unchanged"] += 1  # the model copied the original spans back
+        spans = [job.structure.anchor, *job.structure.args]
+        assert job.structure.anchor is not None
+        edits = [(job.structure.args[i], p) for i, p in zip(blanks, phrases, strict=True)]
+        text, moved = splice(job.text, spans, edits)
+        for i in blanks:  # a regenerated span's FrameNet phrase type no longer applies
+            moved[1 + i].extra.pop("pt", None)
+        if text in made:
+            stats["duplicate"] += 1
+            return None
+        doc = self._nlp_model()(text)
+        if not all(keeps_shape(w, phrase_shape(doc, moved[1 + i].start, moved[1 + i].end))
+                   for w, i in zip(blanked.wanted, blanks, strict=True)):
+            stats["phrase type changed"] += 1
+            return None
+        if object_it_cannot_take(doc, moved[0], job.lu_to.name):
+            stats["an object for a verb that takes none"] += 1
+            return None
+        if any(stray_capital(doc, moved[1 + i].start, moved[1 + i].end) for i in blanks):
+            stats["capital inside the sentence"] += 1  # "manufacture Raw materials" (judged fn-infill-v4)
+            return None
+        return text, Structure("frame", job.structure.label, moved[0], moved[1:], dict(job.structure.extra)), blanks
+
+    def _keep(self, sentence: Sentence, k: int, job: _Job, made: dict[str, tuple[str, Structure, list[int]]],
+              result: InfillResult) -> None:
+        """Every sentence ``made`` becomes a candidate, scored; the best ``keep`` that pass become outputs."""
+        cfg = self.config
+        stats = result.stats
         texts = list(made)
         fidelity, predictions = self._fidelity([made[t] for t in texts])
         ppl = self._perplexities(texts) if cfg.perplexity else [None] * len(texts)
