@@ -19,23 +19,19 @@ from paraspan.llm.hf_backend.models import _resolve_dtype, locate_model, resolve
 from paraspan.llm.hf_backend.vocab import _dtype_kwarg, _ids, token_pieces
 from paraspan.llm.llama_backend.backend import LlamaBackend
 from paraspan.llm.llama_backend.sequences import (
+    _SPARE,
     ContextTooSmall,
-    _decode_partial,
-    _Keep,
+    SharedCalls,
     _Seq,
     as_prompt,
-    keeps_for,
 )
-from paraspan.text.constraints import BanSet, VocabIndex, WordGuard, trailing_word
-
-#: Candidates examined beyond k at each step (as in the llama.cpp backend).
-_SPARE = 16
+from paraspan.text.constraints import VocabIndex, WordGuard, trailing_word
 
 # marks the assistant's answer when a chat template is rendered to find the end-of-turn token
 _ANSWER_MARK = "PARASPAN-ANSWER-MARK"
 
 
-class TransformersBackend:
+class TransformersBackend(SharedCalls):
     """Sampling and scoring on a transformers causal LM (see the module docstring).
 
     Build it with :meth:`load`, or around a model and tokenizer already in memory:
@@ -127,10 +123,6 @@ class TransformersBackend:
 
     # ------------------------------------------------------------------ vocabulary
 
-    @property
-    def n_ctx(self) -> int:
-        return self._n_ctx
-
     def _load_vocab(self) -> None:
         import torch
 
@@ -145,24 +137,6 @@ class TransformersBackend:
         self._masks = {name: torch.as_tensor(mask, device=self.device)
                        for name, mask in (("control", special & ~eog), ("end", end), ("pipe", pipe))}
         self._vocab = VocabIndex.from_pieces([p.decode("utf-8", "ignore") for p in pieces])
-
-    def _ensure_vocab(self) -> None:
-        if self._vocab is None:
-            self._load_vocab()
-
-    @property
-    def vocab(self) -> list[str]:
-        return self.vocab_index.pieces
-
-    @property
-    def vocab_index(self) -> VocabIndex:
-        self._ensure_vocab()
-        assert self._vocab is not None
-        return self._vocab
-
-    def banned_ids(self, bans: BanSet) -> np.ndarray:
-        """Token ids masked for ``bans`` (memoised per ban set)."""
-        return self._ban_cache.ids(bans, self.vocab_index)  # type: ignore[no-any-return]
 
     def tokenize(self, text: str, *, special: bool = False) -> list[int]:
         if not text:
@@ -233,15 +207,7 @@ class TransformersBackend:
                 self._warned_template = True
             bos = self.tokenizer.bos_token if self._adds_bos() else ""
             rendered = f"{bos or ''}{system}\n{user}\n"
-        cut = 0
-        if split_at is not None:
-            start = rendered.find(user)
-            offset = user.find(split_at)
-            if start >= 0 and offset >= 0:
-                cut = start + offset
-        prefix = tuple(self.tokenize(rendered[:cut], special=True)) if cut else ()
-        suffix = tuple(self.tokenize(rendered[cut:], special=True))
-        return Prompt(prefix, suffix)
+        return self._split_prompt(rendered, user, split_at)
 
     def _render(self, system: str, user: str) -> str:
         messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
@@ -299,11 +265,6 @@ class TransformersBackend:
         return Prompt(prompt.prefix[:-1], prompt.prefix[-1:]) if not prompt.suffix else prompt
 
     # ------------------------------------------------------------------ sampling
-
-    def sample(self, prompt: Prompt | Sequence[int], n: int, *, top_k: int = 10, seed: int = 0,
-               banned: BanSet | None = None, max_tokens: int = 64, temperature: float = 1.0) -> list[Sample]:
-        return self.sample_groups(prompt, [SampleGroup(n, seed, banned or BanSet())], top_k=top_k,
-                                  max_tokens=max_tokens, temperature=temperature)
 
     def sample_groups(self, prompt: Prompt | Sequence[int], groups: Sequence[SampleGroup], *, top_k: int = 10,
                       max_tokens: int = 64, temperature: float = 1.0, stop: bool = True) -> list[Sample]:
@@ -376,11 +337,7 @@ class TransformersBackend:
                 ids[seq.seq_id, 0] = seq.tokens[-1]
             cache, out = self._forward(ids.to(self.device), cache)
             logits = out[:, -1].float()
-        return [Sample(text=s.text, tokens=s.tokens, logprobs=s.logprobs, finish=s.finish or "stop",
-                       group=s.group, index=s.index) for s in seqs]
-
-    def _keeps(self, group: SampleGroup) -> list[_Keep]:
-        return keeps_for(group, self.tokenize)
+        return [s.sample() for s in seqs]
 
     def _choose(self, live: list[_Seq], logits: Any, mask: Any, *, top_k: int, temperature: float) -> list[int]:
         """One token per live sample: masks and top-k on the device, the guard and the draw on the host."""
@@ -466,17 +423,6 @@ class TransformersBackend:
         raw = raw_row.double().cpu().numpy()
         order = np.argsort(-values, kind="stable")
         return self._allowed(seq, order, values[order], raw[order], top_k)
-
-    def _passes(self, seq: _Seq, tail: str, token: int) -> bool:
-        assert self._eog is not None and self._pieces is not None
-        if self._eog[token] or not seq.guard.bans:
-            return True
-        piece, _ = _decode_partial(seq.pending + self._pieces[token])
-        return seq.guard.allows(tail, piece)
-
-    def _advance(self, seq: _Seq, token: int, max_tokens: int, stop: bool) -> None:
-        assert self._pieces is not None and self._eog is not None
-        seq.advance(token, self._pieces[token], bool(self._eog[token]), max_tokens, stop=stop)
 
     # ------------------------------------------------------------------ scoring
 

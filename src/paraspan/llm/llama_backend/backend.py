@@ -18,16 +18,14 @@ from paraspan.llm.llama_backend.sequences import (
     _PROMPT_SEQ,
     _SPARE,
     ContextTooSmall,
-    _decode_partial,
-    _Keep,
+    SharedCalls,
     _Seq,
     as_prompt,
-    keeps_for,
 )
-from paraspan.text.constraints import BanSet, VocabIndex, WordGuard, trailing_word
+from paraspan.text.constraints import VocabIndex, WordGuard, trailing_word
 
 
-class LlamaBackend(LlamaScoring):
+class LlamaBackend(LlamaScoring, SharedCalls):
     """Sampling and scoring on a GGUF model through llama.cpp.
 
     Build it with :meth:`load` (a packaged name or a ``.gguf`` path) or from a
@@ -83,7 +81,7 @@ class LlamaBackend(LlamaScoring):
         self.n_threads = threads
         self._n_ctx = int(self._ctx.n_ctx())
         self._cached_prefix: tuple[int, ...] | None = None
-        self._pieces_bytes: list[bytes] | None = None
+        self._pieces: list[bytes] | None = None
         self._vocab: VocabIndex | None = None
         self._eog: np.ndarray | None = None
         self._pipe_ids = np.zeros(0, dtype=np.int64)  # set with the vocabulary
@@ -110,10 +108,6 @@ class LlamaBackend(LlamaScoring):
 
     # ------------------------------------------------------------------ vocabulary
 
-    @property
-    def n_ctx(self) -> int:
-        return self._n_ctx
-
     def _load_vocab(self) -> None:
         lib, vocab = self._lib, self._vocab_p
         buf = ctypes.create_string_buffer(256)
@@ -125,7 +119,7 @@ class LlamaBackend(LlamaScoring):
             pieces.append(bytes(buf[: max(n, 0)]))
             eog[token] = lib.llama_vocab_is_eog(vocab, token)
             control[token] = lib.llama_vocab_is_control(vocab, token)
-        self._pieces_bytes = pieces
+        self._pieces = pieces
         self._eog = eog
         # for SampleGroup.fields: tokens holding the separator, and tokens that end the answer
         self._pipe_ids = np.array([i for i, p in enumerate(pieces) if b"|" in p], dtype=np.int64)
@@ -133,21 +127,6 @@ class LlamaBackend(LlamaScoring):
         # Control tokens that do not end the turn (<|im_start|>, FIM markers, …) are never sampled.
         self._control = np.flatnonzero(control & ~eog)
         self._vocab = VocabIndex.from_pieces([p.decode("utf-8", "ignore") for p in pieces])
-
-    @property
-    def vocab(self) -> list[str]:
-        return self.vocab_index.pieces
-
-    @property
-    def vocab_index(self) -> VocabIndex:
-        if self._vocab is None:
-            self._load_vocab()
-        assert self._vocab is not None
-        return self._vocab
-
-    def banned_ids(self, bans: BanSet) -> np.ndarray:
-        """Token ids masked for ``bans`` (memoised per ban set)."""
-        return self._ban_cache.ids(bans, self.vocab_index)  # type: ignore[no-any-return]
 
     def tokenize(self, text: str, *, special: bool = False) -> list[int]:
         return list(self._model.tokenize(text.encode("utf-8"), False, special))
@@ -177,15 +156,7 @@ class LlamaBackend(LlamaScoring):
         else:  # no template in the GGUF: ChatML, which most small instruct models use
             rendered = "".join(f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in messages)
             rendered += "<|im_start|>assistant\n"
-        cut = 0
-        if split_at is not None:
-            start = rendered.find(user)
-            offset = user.find(split_at)
-            if start >= 0 and offset >= 0:
-                cut = start + offset
-        prefix = tuple(self.tokenize(rendered[:cut], special=True)) if cut else ()
-        suffix = tuple(self.tokenize(rendered[cut:], special=True))
-        return Prompt(prefix, suffix)
+        return self._split_prompt(rendered, user, split_at)
 
     # ------------------------------------------------------------------ llama.cpp plumbing
 
@@ -271,11 +242,6 @@ class LlamaBackend(LlamaScoring):
 
     # ------------------------------------------------------------------ sampling
 
-    def sample(self, prompt: Prompt | Sequence[int], n: int, *, top_k: int = 10, seed: int = 0,
-               banned: BanSet | None = None, max_tokens: int = 64, temperature: float = 1.0) -> list[Sample]:
-        return self.sample_groups(prompt, [SampleGroup(n, seed, banned or BanSet())], top_k=top_k,
-                                  max_tokens=max_tokens, temperature=temperature)
-
     def parallel_capacity(self, prompt_tokens: int, max_tokens: int) -> int:
         """How many sequences of ``max_tokens`` fit beside a prompt in the KV cache."""
         room = self._n_ctx - prompt_tokens - 1
@@ -295,8 +261,7 @@ class LlamaBackend(LlamaScoring):
         per second of a single one (``benchmarks/augment.py --part throughput``). Each prompt is
         evaluated once per wave it has samples in (the shared prefix is cached).
         """
-        if self._vocab is None:
-            self._load_vocab()
+        self._ensure_vocab()
         flat: list[tuple[int, int, int]] = [(j, g, i) for j, job in enumerate(jobs)
                                             for g, group in enumerate(job.groups) for i in range(group.n)]
         out: list[list[Sample]] = [[] for _ in jobs]
@@ -389,11 +354,7 @@ class LlamaBackend(LlamaScoring):
             self.counters["shared_tokens"] = self.counters.get("shared_tokens", 0) + len(live) - len(entries)
             logits = self._logits(len(entries))
         self.counters["sampled_tokens"] += sum(len(s.tokens) for s in seqs)
-        return [Sample(text=s.text, tokens=s.tokens, logprobs=s.logprobs, finish=s.finish or "stop",
-                       group=s.group, index=s.index) for s in seqs]
-
-    def _keeps(self, group: SampleGroup) -> list[_Keep]:
-        return keeps_for(group, self.tokenize)
+        return [s.sample() for s in seqs]
 
     @staticmethod
     def _boost_keeps(seq: _Seq, row: np.ndarray) -> None:
@@ -416,7 +377,7 @@ class LlamaBackend(LlamaScoring):
 
     def _choose(self, live: list[_Seq], logits: np.ndarray, rows: list[int], *, top_k: int,
                 temperature: float) -> list[int]:
-        assert self._pieces_bytes is not None and self._eog is not None and self._control is not None
+        assert self._pieces is not None and self._eog is not None and self._control is not None
         # Log-normaliser of the raw distribution, for the forward score (once per distinct row).
         peak = logits.max(axis=1, keepdims=True)
         lse = (peak[:, 0] + np.log(np.exp(logits - peak).sum(axis=1))).astype(np.float64)
@@ -475,21 +436,6 @@ class LlamaBackend(LlamaScoring):
                 if len(allowed) == top_k:
                     break
         return allowed
-
-    def _passes(self, seq: _Seq, tail: str, token: int) -> bool:
-        assert self._eog is not None
-        return bool(self._eog[token]) or self._ok(seq, tail, token)
-
-    def _ok(self, seq: _Seq, tail: str, token: int) -> bool:
-        assert self._pieces_bytes is not None
-        if not seq.guard.bans:
-            return True
-        piece, _ = _decode_partial(seq.pending + self._pieces_bytes[token])
-        return seq.guard.allows(tail, piece)
-
-    def _advance(self, seq: _Seq, token: int, max_tokens: int) -> None:
-        assert self._pieces_bytes is not None and self._eog is not None
-        seq.advance(token, self._pieces_bytes[token], bool(self._eog[token]), max_tokens)
 
 
 
