@@ -175,102 +175,90 @@ def _sentences_of(sentences: Iterable[Any], function: str) -> Iterator[Sentence]
 # --------------------------------------------------------------------------- augment
 
 
-def augment(
-    sentences: Iterable[Sentence],
-    generator: str = "cascade",
-    filters: str | dict[str, Any] = "verified",
-    iterations: int | None = None,
-    store: str | os.PathLike[str] | None = None,
-    workers: str | int = "auto",
-    on_progress: ProgressCallback | None = None,
-    *,
-    aligner: str | None = None,
-    retries: int | None = None,
-    candidates: int | None = None,
-    seed: int | None = None,
-    kinds: Sequence[str] | None = None,
-    keep_args: bool = False,
-    partial_args: bool = False,
-    choose_by: str | None = None,
-    filter_models: Sequence[str | os.PathLike[str]] = (),
-    model: str | None = None,
-    device: str | None = None,
-    samples: int | None = None,
-    constraint_sets: int | None = None,
-    rescore_top: int | None = None,
-    config: str | os.PathLike[str] | None = None,
-    overrides: Sequence[str] = (),
-    limit: int | None = None,
-    threads: str | int = "auto",
-    backend: str = "local",
-    ray_address: str | None = None,
-    resume: bool = False,
-    per_structure: bool = False,
-    demo_settings: bool = False,
-    on_note: Callable[[str], None] | None = None,
-    command: Sequence[str] | None = None,
-) -> Augmentation:
+def augment(sentences: Iterable[Sentence], generator: str = "cascade", filters: str | dict[str, Any] = "verified",
+            iterations: int | None = None, store: str | os.PathLike[str] | None = None, workers: str | int = "auto",
+            on_progress: ProgressCallback | None = None, *, aligner: str | None = None, retries: int | None = None,
+            candidates: int | None = None, seed: int | None = None, kinds: Sequence[str] | None = None,
+            keep_args: bool = False, partial_args: bool = False, choose_by: str | None = None,
+            filter_models: Sequence[str | os.PathLike[str]] = (), model: str | None = None, device: str | None = None,
+            samples: int | None = None, constraint_sets: int | None = None, rescore_top: int | None = None,
+            config: str | os.PathLike[str] | None = None, overrides: Sequence[str] = (), limit: int | None = None,
+            threads: str | int = "auto", backend: str = "local", ray_address: str | None = None, resume: bool = False,
+            per_structure: bool = False, demo_settings: bool = False, on_note: Callable[[str], None] | None = None,
+            command: Sequence[str] | None = None) -> Augmentation:
     """Iterative augmentation of ``sentences``: yields each verified output as soon as its input is done.
 
-    The same options, defaults, run config, store and outputs as ``paraspan augment`` (the command
-    calls this function). Each output is one :class:`~paraspan.corpus.schema.Sentence` per
-    distinct rewritten text of an input, carrying every structure verified on it, with
-    ``source_id`` (the input's id) and ``provenance`` (generator, iteration, scores, each check's
-    decision; ``provenance["merged"]``: the ids of the per-structure outputs it joins).
+    The same options, defaults, run config, store and outputs as ``paraspan augment`` (the command calls this
+    function). Each output is one :class:`~paraspan.corpus.schema.Sentence` per distinct rewritten text of an
+    input, carrying every structure verified on it, with ``source_id`` (the input's id) and ``provenance``
+    (generator, iteration, scores, each check's decision; ``provenance["merged"]``: the ids of the per-structure
+    outputs it joins). Returns an :class:`Augmentation`: iterate it for the outputs; afterwards ``.summary``
+    holds the run's summary. Leaving the loop early stops the run (what was committed stays in the store).
 
     Args:
-        sentences: the corpus: ``paraspan.read(path, format)``, or any iterable of ``Sentence`` or of
-            corpus-schema dicts (``{"id", "text", "structures"}``). A string, a path or a single
-            sentence is refused with a ``TypeError`` (E980); a dict of another shape with a
-            ``ValueError`` (E981).
-        generator: a registered generator (``cascade``: rule rewrites, then contextual substitutes of
-            verbs; ``paraphrase``, ``rewrite``, ``substitute``, ``infill``, the baselines) or
-            ``module:factory``.
-        filters: what is yielded (and written): ``verified`` (labels, span shape, fluency, numbers and
-            names, meaning all checked), ``all``, a preset (``iter1``, ``lax``, ``strict`` …), a rule
-            like ``"iteration<=2&aligner>=0.9"``, a registered filter or ``learned:PATH``. Every
-            output stays in the store with every decision.
-        iterations: rewrites chained per structure (K); None: the run config's default, 3, as
-            ``paraspan augment`` (its ``--demo`` runs 2).
-        store: the run store (SQLite) to create, or with ``resume=True`` to continue; None: a
-            temporary store, removed when the iteration ends.
-        workers: worker processes, each with its own models: ``"auto"`` (one per core, as many as the
-            free memory holds) or a number (1: in this process).
-        on_progress: ``on_progress(done, total)`` after every committed input, called in the thread
-            that iterates (a progress bar may draw there).
+        sentences: the corpus: ``paraspan.read(path, format)``, or any iterable of ``Sentence`` or of corpus-schema
+            dicts (``{"id", "text", "structures"}``). A string, a path or a single sentence is refused with a
+            ``TypeError`` (E980); a dict of another shape with a ``ValueError`` (E981).
+        generator: a registered generator (``cascade``: rule rewrites, then contextual substitutes of verbs;
+            ``paraphrase``, ``rewrite``, ``substitute``, ``infill``, the baselines) or ``module:factory``.
+        filters: what is yielded (and written): ``verified`` (labels, span shape, fluency, numbers and names,
+            meaning all checked), ``all``, a preset (``iter1``, ``lax``, ``strict`` …), a rule like
+            ``"iteration<=2&aligner>=0.9"``, a registered filter or ``learned:PATH``. Every output stays in the
+            store with every decision.
+        iterations: rewrites chained per structure (K); None: the run config's default, 3, as ``paraspan
+            augment`` (its ``--demo`` runs 2).
+        store: the run store (SQLite) to create, or with ``resume=True`` to continue; None: a temporary store,
+            removed when the iteration ends.
+        workers: worker processes, each with its own models: ``"auto"`` (one per core, as many as the free
+            memory holds) or a number (1: in this process).
+        on_progress: ``on_progress(done, total)`` after every committed input, called in the thread that
+            iterates (a progress bar may draw there).
         aligner: the aligner (``discriminative``, ``ibm2``, ``argmax`` or ``module:factory``).
-        retries: retries, with new samples, of an iteration that yields no output (None: the
-            generator's own).
-        candidates: candidates placed per iteration [5].
-        seed: random seed (same seed and input, same output) [0].
+        retries: retries, with new samples, of an iteration that yields no output (None: the generator's own).
+        candidates, seed: candidates placed per iteration [5]; random seed (same seed and input, same output) [0].
         kinds: structure kinds to augment [frame, srl, entity, event].
         keep_args: keep argument text verbatim instead of aligning it.
         partial_args: keep outputs where some arguments could not be placed.
-        choose_by: a filter a candidate must pass to become an iteration's output (None: ``filters``
-            unless that is ``all``; ``"none"``: the best-placed candidate).
+        choose_by: a filter a candidate must pass to become an iteration's output (None: ``filters`` unless that
+            is ``all``; ``"none"``: the best-placed candidate).
         filter_models: ``train-filter`` models whose decision every output records.
         model: the generator's LLM (``default``, ``small``, or a ``.gguf`` path).
         device: the generator's device (``auto``, ``cpu``, ``cuda``).
-        samples: samples per constraint set (generator option).
-        constraint_sets: randomized constraint sets (generator option).
-        rescore_top: score the best M candidates per cluster backwards (generator option).
+        samples, constraint_sets, rescore_top: generator options: samples per constraint set, randomized
+            constraint sets, and the best M candidates per cluster scored backwards.
         config: a run config JSON file; the options above override it.
         overrides: ``KEY=VALUE`` settings into the run config, as ``--set``.
         limit: only the first N sentences.
         threads: CPU threads per worker (``"auto"`` or a number).
-        backend: ``local`` or ``ray``.
-        ray_address: an existing Ray cluster (default: a local Ray started for the run).
+        backend, ray_address: ``local`` or ``ray``; an existing Ray cluster (default: a local Ray for the run).
         resume: continue the run in ``store`` (same settings); yields only what this call makes.
         per_structure: yield an output per structure, as the store holds them (the old shape of ``-o``).
         demo_settings: the ``--demo`` generator settings where no option sets them (small and fast).
         on_note: hears why a worker plan was lowered (default: :func:`warnings.warn`).
         command: what the store records as the invocation (default: ``["paraspan.augment"]``).
-
-    Returns:
-        An :class:`Augmentation`: iterate it for the outputs; afterwards ``.summary`` holds the run's
-        summary. Leaving the loop early stops the run (what was committed stays in the store).
     """
     sentences = _corpus(sentences, "augment")
+    _check_run(store, resume, backend, filters)
+    plan = worker_plan(workers, threads, backend=backend, ray_address=ray_address, model=model,
+                       tasks=_task_count(sentences, limit), gpu=uses_gpu(model, device),
+                       warn=on_note or (lambda message: warnings.warn(message, stacklevel=3)))
+    settings, soft = _settings(plan, {"iterations": iterations, "retries": retries, "candidates": candidates,
+                                      "seed": seed}, demo=demo_settings, kinds=kinds, keep_args=keep_args,
+                               partial_args=partial_args, choose_by=choose_by, filters=filters)
+    run = run_config(config_file=Path(config) if config is not None else None, overrides=overrides,
+                     generator=generator, aligner=aligner, settings=settings,
+                     generator_options={"model": model, "samples": samples, "constraint_sets": constraint_sets,
+                                        "rescore_top": rescore_top, "device": device},
+                     soft_options=soft, filters=tuple(f"learned:{p}" for p in filter_models), output_filter=filters)
+    runner = _Runner(sentences, run, plan, resume=resume, limit=limit, backend=backend, ray_address=ray_address,
+                     keep=None if filters == "all" else _kept_name(filters, run.filters), per_structure=per_structure,
+                     command=list(command or ["paraspan.augment"]),
+                     corpus_name=str(sentences.path) if isinstance(sentences, Corpus) else None)
+    return Augmentation(runner, on_progress, Path(store) if store is not None else None)
+
+
+def _check_run(store: str | os.PathLike[str] | None, resume: bool, backend: str, filters: Any) -> None:
+    """Refuse the options no run can start with, before anything is planned."""
     if resume and store is None:
         raise ApiValueError.from_code("E982", option="resume", value=resume, problem="needs the store of the run",
                                       fix="pass store=PATH (the run store of the run to continue)")
@@ -281,23 +269,29 @@ def augment(
     if not isinstance(filters, (str, dict)):
         raise ApiTypeError.from_code("E982", option="filters", value=filters, problem="is neither a name nor a spec",
                                      fix='pass "verified", "all", a preset, a rule or {"name": ..., options}')
+
+
+def _task_count(sentences: Iterable[Sentence], limit: int | None) -> int | None:
+    """How many inputs the run has, where that is known before it starts (the worker plan sizes by it)."""
     tasks: int | None = len(sentences) if isinstance(sentences, Sequence) else None
     if isinstance(sentences, Corpus) and sentences.format == "jsonl" and sentences.path.is_file():
         tasks = count_lines(sentences.path, limit)
     if tasks is not None and limit is not None:
         tasks = min(tasks, limit)
-    note = on_note or (lambda message: warnings.warn(message, stacklevel=3))
-    plan = worker_plan(workers, threads, backend=backend, ray_address=ray_address, model=model, tasks=tasks,
-                       gpu=uses_gpu(model, device), warn=note)
+    return tasks
+
+
+def _settings(plan: dict[str, Any], given: dict[str, Any], *, demo: bool, kinds: Sequence[str] | None,
+              keep_args: bool, partial_args: bool, choose_by: str | None,
+              filters: str | dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The run config's settings the options set (over ``--demo``'s), and the generator options ``--demo``
+    sets where no option does."""
     settings: dict[str, Any] = {"threads": plan["threads"]}
     soft: dict[str, Any] = {}
-    if demo_settings:
+    if demo:
         settings.update({k: DEMO[k] for k in ("iterations", "candidates")})
         soft = {k: v for k, v in DEMO.items() if k not in ("iterations", "candidates")}
-    for key, value in (("iterations", iterations), ("retries", retries), ("candidates", candidates),
-                       ("seed", seed)):
-        if value is not None:
-            settings[key] = value
+    settings.update({key: value for key, value in given.items() if value is not None})
     if kinds is not None:
         settings["kinds"] = [k.strip() for k in kinds if k.strip()]
     if keep_args:
@@ -308,18 +302,7 @@ def augment(
         choose_by = filters if isinstance(filters, str) else None  # an iteration's output is one that is kept
     if choose_by is not None and choose_by != "none":
         settings["choose_by"] = choose_by
-    extra = tuple(f"learned:{p}" for p in filter_models)
-    generator_options = {"model": model, "samples": samples, "constraint_sets": constraint_sets,
-                         "rescore_top": rescore_top, "device": device}
-    run = run_config(config_file=Path(config) if config is not None else None, overrides=overrides,
-                     generator=generator, aligner=aligner, settings=settings, generator_options=generator_options,
-                     soft_options=soft, filters=extra, output_filter=filters)
-    keep = None if filters == "all" else _kept_name(filters, run.filters)
-    name = str(sentences.path) if isinstance(sentences, Corpus) else None
-    runner = _Runner(sentences, run, plan, resume=resume, limit=limit, backend=backend, ray_address=ray_address,
-                     keep=keep, per_structure=per_structure, command=list(command or ["paraspan.augment"]),
-                     corpus_name=name)
-    return Augmentation(runner, on_progress, Path(store) if store is not None else None)
+    return settings, soft
 
 
 def _kept_name(spec: Any, configured: Sequence[Any]) -> str:
