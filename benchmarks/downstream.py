@@ -459,7 +459,7 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
     learner = make_learner(args.task, args.cache_dir, epochs=args.epochs,
                            positive_weight=args.positive_weight, budget=args.ner_budget,
                            averages=args.ner_averages)
-    config = CurveConfig(percents=[int(p) for p in args.percents.split(",")], seeds=seed_list(args), report=report,
+    config = CurveConfig(percents=parse_percents(args.percents), seeds=seed_list(args), report=report,
                          lexsub=not args.no_lexsub, augment=augmenter is not None, copy_control=args.copy_control,
                          gold_control=args.gold_control, augment_budget=budget)
     meta: dict[str, Any] = {
@@ -483,6 +483,18 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
     run_curve(learner, train, evals, config, augmenter, pos, on_point=saver(args, key, meta, augmenter, started),
               progress=lambda m: print(m, file=sys.stderr, flush=True))
     print(table(json.loads(args.output.read_text())))
+
+
+def parse_percents(text: str) -> list[float]:
+    """``--percents``: whole numbers stay whole (``10``, the key ``"10"`` of earlier results), others are
+    fractions (``0.5``: 100 of WikiANN's 20,000 sentences); each in (0, 100]."""
+    out: list[float] = []
+    for item in text.split(","):
+        value = float(item)
+        if not 0 < value <= 100:
+            raise SystemExit(f"--percents: {item!r} is not a percent in (0, 100]")
+        out.append(int(value) if value.is_integer() else value)
+    return out
 
 
 def seed_list(args: argparse.Namespace) -> list[int]:
@@ -524,7 +536,7 @@ def augment_only(args: argparse.Namespace, train: list, augmenter: Any, budget: 
     done: list[dict[str, Any]] = []
     # what each subset cost and gave, next to the curve's results (``<output stem>-augment-only.json``)
     target = args.output.with_name(args.output.stem + "-augment-only.json")
-    for percent in (int(p) for p in args.percents.split(",")):
+    for percent in parse_percents(args.percents):
         for seed in seed_list(args):
             subset = sample_subset(train, percent, seed)
             got = augment_subset(augmenter, subset, seed, budget, len(train))
@@ -562,7 +574,7 @@ def choose(args: argparse.Namespace, values: list[float]) -> None:
         report, evals = "heldout", {"heldout": held}
         scored_on = "25% of the training documents of UP EWT dev (split by document; the test part unused)"
     learner = make_learner(args.task, args.cache_dir, epochs=args.epochs)
-    grid = positive_weight_grid(learner, train, evals, report, values, [int(p) for p in args.percents.split(",")],
+    grid = positive_weight_grid(learner, train, evals, report, values, parse_percents(args.percents),
                                 seed_list(args),
                                 progress=lambda m: print(m, file=sys.stderr, flush=True))
     data = json.loads(args.choices_output.read_text()) if args.choices_output.is_file() else {}

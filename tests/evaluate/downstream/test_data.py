@@ -32,6 +32,24 @@ def test_sample_subset_is_seeded_and_ordered():
     ids = [s.id for s in corpus]
     assert [ids.index(s.id) for s in a] == sorted(ids.index(s.id) for s in a)
     assert sample_subset(corpus, 100, 3) == corpus
+    assert len(sample_subset(corpus, 2.5, 0)) == 1  # a fraction of a percent: 100 of 20,000 is 0.5
+
+
+def test_fractional_percents_parse_and_keep_whole_ones_whole():
+    import importlib.util
+    from pathlib import Path
+
+    import pytest
+
+    path = Path(__file__).resolve().parents[3] / "benchmarks" / "downstream.py"
+    spec = importlib.util.spec_from_file_location("downstream_benchmark", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    got = module.parse_percents("0.5,2.5,10")
+    assert got == [0.5, 2.5, 10] and [str(p) for p in got] == ["0.5", "2.5", "10"]
+    with pytest.raises(SystemExit):
+        module.parse_percents("0")
 
 
 def test_split_by_document_keeps_documents_whole():

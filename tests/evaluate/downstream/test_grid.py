@@ -104,7 +104,7 @@ def test_plot_draws_every_augmenter_and_its_copies(tmp_path):
     pytest.importorskip("matplotlib")
     from paraspan.evaluate.downstream.plot import plot_grid
 
-    a = run("generator:cascade", {p: point([0, 1], [1, 2], [2, 3], [1.5, 2.5]) for p in ("10", "25")},
+    a = run("generator:cascade", {p: point([0, 1], [1, 2], [2, 3], [1.5, 2.5]) for p in ("0.5", "10", "25")},
             filt="verified")
     grid = build_grid([Source("a.json", a)])["frame_id"]
     target = plot_grid(grid, "dev", tmp_path / "grid.png")

@@ -71,7 +71,13 @@ def exhaustive(sentence: Sentence) -> bool:
     return not sentence.is_augmented and not is_exemplar(sentence)
 
 
-def sample_subset(sentences: Sequence[Sentence], percent: int, seed: int) -> list[Sentence]:
+def percent_number(key: str | float) -> float:
+    """A point's key (``"10"``, ``"0.5"``) as a number, whole where it is whole (sorting and printing)."""
+    value = float(key)
+    return int(value) if value.is_integer() else value
+
+
+def sample_subset(sentences: Sequence[Sentence], percent: float, seed: int) -> list[Sentence]:
     """``percent``% of the sentences, drawn with ``seed`` (100 → all, in the original order)."""
     if percent >= 100:
         return list(sentences)

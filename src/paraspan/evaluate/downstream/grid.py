@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from paraspan.evaluate.downstream.curves import paired_stats, summary
+from paraspan.evaluate.downstream.data import percent_number
 
 # Augmenters a user would try first (Dai & Adel 2020; Pancholy et al. 2021), and paraspan's own.
 BASELINES = ("token_replace", "mention_replace", "synonym_replace", "sister_lu")
@@ -157,7 +158,7 @@ def build_grid(sources: Sequence[Source]) -> dict[str, Any]:
     grid: dict[str, Any] = {}
     for task, info in tasks.items():
         points: dict[str, dict[str, Any]] = {}
-        for percent, by_name in sorted(entries.get(task, {}).items(), key=lambda kv: int(kv[0])):
+        for percent, by_name in sorted(entries.get(task, {}).items(), key=lambda kv: percent_number(kv[0])):
             # The best baseline is chosen on the reported set and kept on the others (never chosen on test).
             reported = _point(by_name, info["report"], info["report"])
             best = {n: (r["vs_best_baseline"] or {}).get("name") for n, r in reported.items()}
@@ -175,7 +176,7 @@ def rerun_spread(reruns: Mapping[str, Mapping[int, Sequence[float]]]) -> dict[st
     """Per percent, how far the gold-only F1s of one seed (the same subset, retrained by each run)
     lie apart: the largest and the mean max − min over the seeds run more than once."""
     out: dict[str, Any] = {}
-    for percent, by_seed in sorted(reruns.items(), key=lambda kv: int(kv[0])):
+    for percent, by_seed in sorted(reruns.items(), key=lambda kv: percent_number(kv[0])):
         spreads = {seed: max(values) - min(values) for seed, values in by_seed.items() if len(values) > 1}
         if spreads:
             out[percent] = {"runs": max(len(v) for v in by_seed.values()), "seeds": sorted(spreads),

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from paraspan.errors import ParaspanError
+from paraspan.evaluate.downstream.data import percent_number
 
 _STYLE = {"base": ("gold only", "tab:blue", "o"), "augmented": ("gold + augmented", "tab:orange", "s"),
           "lexsub": ("gold + lexical substitution", "tab:green", "^"),
@@ -39,20 +40,20 @@ def plot_curve(task: str, points: dict[str, dict[str, Any]], path: str | Path, *
     """One PNG: mean F1 ± sd over seeds per training percent, one line per condition."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(5.5, 3.8), dpi=120)
-    percents = sorted(points, key=int)
+    percents = sorted(points, key=percent_number)
     for condition, (label, color, marker) in _STYLE.items():
         xs, means, sds = [], [], []
         for p in percents:
             stats = points[p].get("summary", {}).get(condition)
             if stats and stats.get("mean") is not None:
-                xs.append(int(p))
+                xs.append(percent_number(p))
                 means.append(stats["mean"])
                 sds.append(stats.get("sd") or 0.0)
         if xs:
             ax.errorbar(xs, means, yerr=sds, label=label, color=color, marker=marker, capsize=3)
     ax.set_xlabel("% of gold training sentences")
     ax.set_ylabel(metric)
-    ax.set_xticks([int(p) for p in percents])
+    ax.set_xticks([percent_number(p) for p in percents], labels=percents)
     ax.set_title(title or task, fontsize=9)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
@@ -65,7 +66,7 @@ def plot_grid(task_grid: dict[str, Any], eval_set: str, path: str | Path, *, tit
     plt = _pyplot()
     points = task_grid["points"][eval_set]
     names = sorted({name for rows in points.values() for name in rows})
-    percents = sorted(points, key=int)
+    percents = sorted(points, key=percent_number)
     fig, ax = plt.subplots(figsize=(6.4, 4.2), dpi=120)
     colors = plt.get_cmap("tab10")
     for i, name in enumerate(names):
@@ -74,7 +75,7 @@ def plot_grid(task_grid: dict[str, Any], eval_set: str, path: str | Path, *, tit
             for p in percents:
                 stats = (points[p].get(name) or {}).get(key)
                 if stats and stats.get("gain_mean") is not None:
-                    xs.append(int(p) * (1 + 0.025 * (i - (len(names) - 1) / 2)))  # apart, so error bars show
+                    xs.append(percent_number(p) * (1 + 0.025 * (i - (len(names) - 1) / 2)))  # apart, so error bars show
                     ys.append(stats["gain_mean"])
                     sds.append(stats.get("gain_sd") or 0.0)
             if xs:
@@ -82,7 +83,7 @@ def plot_grid(task_grid: dict[str, Any], eval_set: str, path: str | Path, *, tit
                             capsize=2, label=name + suffix, alpha=1.0 if not suffix else 0.55)
     ax.axhline(0.0, color="black", linewidth=0.8)
     ax.set_xscale("log")
-    ax.set_xticks([int(p) for p in percents], labels=[f"{p}%" for p in percents])
+    ax.set_xticks([percent_number(p) for p in percents], labels=[f"{p}%" for p in percents])
     ax.minorticks_off()
     ax.set_xlabel("gold training sentences")
     ax.set_ylabel(f"F1 − gold only ({eval_set})")

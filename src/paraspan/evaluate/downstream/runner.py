@@ -12,6 +12,7 @@ from typing import Any
 from paraspan.corpus.schema import Sentence
 from paraspan.errors import CorpusError, ParaspanError
 from paraspan.evaluate.downstream.curves import Curve, combine_points, setting_differences
+from paraspan.evaluate.downstream.data import percent_number
 from paraspan.evaluate.downstream.learners import HeadConfig, Learner, learners
 
 #: The structure kinds each task trains on.
@@ -126,7 +127,7 @@ def merge_results(path: str | Path, curve: Curve, meta: dict[str, Any]) -> dict[
     for percent, point in curve.points.items():
         points[percent] = combine_points(points[percent], point) if percent in points else point
     task_meta = data.setdefault("meta", {}).setdefault(curve.task, {})
-    task_meta.update({**curve.meta, **meta, "percents": sorted(data[curve.task], key=int)})
+    task_meta.update({**curve.meta, **meta, "percents": sorted(data[curve.task], key=percent_number)})
     task_meta.setdefault("commands", [])
     if meta.get("command") and meta["command"] not in task_meta["commands"]:
         task_meta["commands"].append(meta["command"])
@@ -150,7 +151,7 @@ def merge_files(target: Path, others: Sequence[Path]) -> dict[str, Any]:
             for percent, point in extra.get(task, {}).items():
                 points[percent] = combine_points(points[percent], point) if percent in points else point
             task_meta = data.setdefault("meta", {}).setdefault(task, dict(meta))
-            task_meta["percents"] = sorted(points, key=int)
+            task_meta["percents"] = sorted(points, key=percent_number)
             for command in meta.get("commands", [meta.get("command")]):
                 if command and command not in task_meta.setdefault("commands", []):
                     task_meta["commands"].append(command)
@@ -180,7 +181,7 @@ def recorded_base_runs(files: Sequence[Path], key: str, mine: dict[str, Any], re
             raise ValueError(f"--base-from {path}: another learner or data — " + "; ".join(differ))
         for percent, point in data[key].items():
             for seed, recorded in recorded_bases(point, report, str(path)).items():
-                runs.setdefault((int(percent), seed), recorded)
+                runs.setdefault((percent_number(percent), seed), recorded)
     return runs
 
 
@@ -192,7 +193,7 @@ def _weight_key(value: float) -> str:
 
 
 def positive_weight_grid(learner: Any, train: Sequence[Sentence], evals: dict[str, Sequence[Sentence]],
-                         report: str, values: Sequence[float], percents: Sequence[int], seeds: Sequence[int],
+                         report: str, values: Sequence[float], percents: Sequence[float], seeds: Sequence[int],
                          progress: Any = None) -> dict[str, dict[str, dict[str, list[Any]]]]:
     """The base learner alone (gold subset only, no augmentation) at each positive weight:
     ``{weight: {percent: {"seeds": [...], "f1": [...], "precision", "recall", "seconds", "diverged"}}}``

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from paraspan.evaluate.downstream.curves import paired_stats
+from paraspan.evaluate.downstream.data import percent_number
 
 #: the tasks of ``benchmarks/downstream.py`` in the order their tables are printed (others follow)
 TASK_ORDER = ("frame_id", "ner", "ner_wnut17", "srl", "srl_framenet")
@@ -42,7 +43,7 @@ def compare(files: list[Path], eval_set: str | None = None) -> str:
                     if not other:
                         continue
                     point = {**point, **other}
-                rows.setdefault((task, int(percent)), []).append((name, point))
+                rows.setdefault((task, percent_number(percent)), []).append((name, point))
 
     def f1(values: list[float | None]) -> str:
         got = [v for v in values if v is not None]
