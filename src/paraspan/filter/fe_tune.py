@@ -26,7 +26,7 @@ import platform
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +38,8 @@ from paraspan.filter.fe_train import evaluate_split
 
 if TYPE_CHECKING:
     import torch
+
+    from paraspan.train.loop import Epoch
 
 __all__ = ["DELTA_FILE", "FETuneRecipe", "build_bundle", "prepare", "train_bundle", "write_bundle"]
 
@@ -342,12 +344,9 @@ def train_bundle(bundle: str | Path, out: str | Path, *, device: str = "cpu", re
                  limit: int | None = None, log: Callable[[str], None] = quiet) -> dict[str, Any]:
     """Train on a bundle from :func:`write_bundle`; writes ``fe-head.npz`` + ``fe-encoder.safetensors``."""
     import torch
-    from safetensors.torch import load_file
-    from transformers import BertConfig, BertModel
 
     from paraspan.models.batching import warmup_linear_decay
-    from paraspan.models.delta import save_delta
-    from paraspan.train.loop import Epoch, Fit
+    from paraspan.train.loop import Fit
 
     started = time.perf_counter()
     folder = Path(bundle)
@@ -357,21 +356,50 @@ def train_bundle(bundle: str | Path, out: str | Path, *, device: str = "cpu", re
     recipe = recipe or FETuneRecipe(**_stored_recipe(meta))
     torch.manual_seed(recipe.seed)
     rng = np.random.default_rng(recipe.seed)
+    train, dev = _read_sets(folder)
+    if limit is not None:  # a smoke run
+        train = _subset(train, np.sort(rng.permutation(len(train["lengths"]))[:limit]))
+    labels: list[str] = meta["labels"]
+    frames: list[str] = meta["frames"]
+    label_index = {n: i for i, n in enumerate(labels)}
+    frame_fes = [[label_index[n] for n in meta["frame_fes"].get(f, []) if n in label_index] for f in frames]
+    not_fe = label_index[NOT_FE]
+    bert = _base_encoder(folder, meta)
+    dev_t = torch.device(device)
+    model = _standardised(bert, recipe, len(labels), train, rng, dev_t)
+    run = _Tuning(model, dev_t, recipe, meta, train, dev,
+                  masks=torch.from_numpy(_masks(train["frame"], train["label"], frame_fes, len(labels), not_fe)),
+                  targets=torch.from_numpy(train["label"].astype(np.int64)), rng=rng, target=Path(out),
+                  started=started, log=log)
+    encoder_params = [p for p in model.bert.parameters() if p.requires_grad]
+    opt = torch.optim.AdamW([{"params": encoder_params, "lr": recipe.lr},
+                             {"params": model.head.parameters(), "lr": recipe.head_lr}],
+                            weight_decay=recipe.weight_decay)
+    steps = recipe.epochs * math.ceil(len(run.targets) / recipe.batch_size)
+    sched = warmup_linear_decay(opt, steps, recipe.warmup)
+    Fit(model, opt, run.batches, run.loss, epochs=recipe.epochs, scheduler=sched, clip_norm=1.0,
+        after_step=run.progress).run(run.end_epoch)
+    if run.info:  # the full history, also of epochs after the best
+        run.info["history"] = run.history
+        (run.target / "fe-tune-history.json").write_text(json.dumps(run.info, indent=1), encoding="utf-8")
+    return run.info
+
+
+def _read_sets(folder: Path) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """A bundle's prepared train and dev sets (word-piece ids as int64)."""
     with np.load(folder / BUNDLE_DATA, allow_pickle=False) as raw:
         arrays = {k: raw[k] for k in raw.files}
     sets = {name: {k.split(".", 1)[1]: v for k, v in arrays.items() if k.startswith(name + ".")}
             for name in ("train", "dev")}
     for data in sets.values():
         data["ids"] = data["ids"].astype(np.int64)
-    train, dev = sets["train"], sets["dev"]
-    if limit is not None:  # a smoke run
-        train = _subset(train, np.sort(rng.permutation(len(train["lengths"]))[:limit]))
-    labels: list[str] = meta["labels"]
-    frames: list[str] = meta["frames"]
-    frame_fes_named: dict[str, list[str]] = meta["frame_fes"]
-    label_index = {n: i for i, n in enumerate(labels)}
-    frame_fes = [[label_index[n] for n in frame_fes_named.get(f, []) if n in label_index] for f in frames]
-    not_fe = label_index[NOT_FE]
+    return sets["train"], sets["dev"]
+
+
+def _base_encoder(folder: Path, meta: dict[str, Any]) -> Any:
+    """The bundle's base encoder (cut to its vocabulary), in float32; E823 when its weights do not fit."""
+    from safetensors.torch import load_file
+    from transformers import BertConfig, BertModel
 
     config = BertConfig(**{k: v for k, v in meta["config"].items() if k not in ("architectures", "model_type")})
     bert = BertModel(config, add_pooling_layer=False)
@@ -381,97 +409,121 @@ def train_bundle(bundle: str | Path, out: str | Path, *, device: str = "cpu", re
     unexpected = [k for k in unexpected if not k.endswith("position_ids")]
     if missing or unexpected:
         raise ModelError.from_code("E823", missing=missing[:3], unexpected=unexpected[:3])
-    dev_t = torch.device(device)
-    autocast = dev_t.type == "cuda"
-    model = FESpanModel.build(bert, recipe.train_layers, len(labels), recipe.hidden, recipe.dropout,
-                              np.zeros(4 * config.hidden_size + 3, np.float32),
-                              np.ones(4 * config.hidden_size + 3, np.float32)).to(dev_t)
-    # standardise the head's input with statistics of the untuned features (a fixed affine map)
+    return bert
+
+
+def _standardised(bert: Any, recipe: FETuneRecipe, n_labels: int, train: dict[str, np.ndarray],
+                  rng: np.random.Generator, device: Any) -> Any:
+    """The model to tune, its head's input standardised with statistics of the untuned features of a
+    sample of ``train`` (a fixed affine map)."""
+    import torch
+
+    dim = bert.config.hidden_size
+    model = FESpanModel.build(bert, recipe.train_layers, n_labels, recipe.hidden, recipe.dropout,
+                              np.zeros(4 * dim + 3, np.float32), np.ones(4 * dim + 3, np.float32)).to(device)
     sample = _subset(train, np.sort(rng.permutation(len(train["lengths"]))[:20000]))
-    first = _features(model, sample, dev_t, autocast=autocast)
+    first = _features(model, sample, device, autocast=device.type == "cuda")
     model.mean.copy_(torch.from_numpy(first.mean(0)))
     model.scale.copy_(torch.from_numpy(first.std(0) + 1e-4))
+    return model
 
-    masks = torch.from_numpy(_masks(train["frame"], train["label"], frame_fes, len(labels), not_fe))
-    targets = torch.from_numpy(train["label"].astype(np.int64))
-    encoder_params = [p for p in model.bert.parameters() if p.requires_grad]
-    opt = torch.optim.AdamW([{"params": encoder_params, "lr": recipe.lr},
-                             {"params": model.head.parameters(), "lr": recipe.head_lr}],
-                            weight_decay=recipe.weight_decay)
-    steps = recipe.epochs * math.ceil(len(targets) / recipe.batch_size)
-    sched = warmup_linear_decay(opt, steps, recipe.warmup)
-    dev_items = _instances_for_eval(dev, labels, frames)
-    prior = {(frames[f], labels[y]): n for (f, y), n in
-             Counter(zip(train["frame"].tolist(), train["label"].tolist(), strict=True)).items()
-             if f >= 0 and y >= 0 and labels[y] != NOT_FE}
-    target = Path(out)
-    history: list[dict[str, Any]] = []
-    best = -1.0
-    info: dict[str, Any] = {}
-    running = {"total": 0.0, "seen": 0.0, "t0": time.perf_counter()}
 
-    def batches(epoch: int) -> Any:
-        running.update(total=0.0, seen=0.0, t0=time.perf_counter())
-        return _batches(train, _length_order(train["lengths"], rng, recipe.batch_size), recipe.batch_size, dev_t)
+@dataclass
+class _Tuning:
+    """One fine-tuning run: what the training loop's callbacks read, and what they keep (the history,
+    the best dev accuracy and the kept model's info)."""
 
-    def loss(item: tuple[np.ndarray, tuple[Any, ...]]) -> tuple[Any, float]:
+    model: Any
+    device: Any  # a torch.device
+    recipe: FETuneRecipe
+    meta: dict[str, Any]
+    train: dict[str, np.ndarray]
+    dev: dict[str, np.ndarray]
+    masks: Any  # (train spans, labels): the labels each span's frame allows
+    targets: Any
+    rng: np.random.Generator
+    target: Path
+    started: float
+    log: Callable[[str], None]
+    history: list[dict[str, Any]] = field(default_factory=list)
+    best: float = -1.0
+    info: dict[str, Any] = field(default_factory=dict)
+    running: dict[str, float] = field(default_factory=lambda: {"total": 0.0, "seen": 0.0, "t0": time.perf_counter()})
+
+    def __post_init__(self) -> None:
+        labels, frames = self.meta["labels"], self.meta["frames"]
+        self.autocast = self.device.type == "cuda"
+        self.dev_items = _instances_for_eval(self.dev, labels, frames)
+        self.prior = {(frames[f], labels[y]): n for (f, y), n in
+                      Counter(zip(self.train["frame"].tolist(), self.train["label"].tolist(), strict=True)).items()
+                      if f >= 0 and y >= 0 and labels[y] != NOT_FE}
+
+    def batches(self, epoch: int) -> Any:
+        self.running.update(total=0.0, seen=0.0, t0=time.perf_counter())
+        return _batches(self.train, _length_order(self.train["lengths"], self.rng, self.recipe.batch_size),
+                        self.recipe.batch_size, self.device)
+
+    def loss(self, item: tuple[np.ndarray, tuple[Any, ...]]) -> tuple[Any, float]:
+        import torch
+
         idx, batch = item
-        with torch.autocast(device_type=dev_t.type, dtype=torch.bfloat16, enabled=autocast):
-            logits = model(*batch).float()
-        logits = logits.masked_fill(~masks[idx].to(dev_t), -1e9)
-        return torch.nn.functional.cross_entropy(logits, targets[idx].to(dev_t)), len(idx)
+        with torch.autocast(device_type=self.device.type, dtype=torch.bfloat16, enabled=self.autocast):
+            logits = self.model(*batch).float()
+        logits = logits.masked_fill(~self.masks[idx].to(self.device), -1e9)
+        return torch.nn.functional.cross_entropy(logits, self.targets[idx].to(self.device)), len(idx)
 
-    def progress(n: int, value: float, weight: float) -> None:
+    def progress(self, n: int, value: float, weight: float) -> None:
+        running = self.running
         running["total"] += value * weight
         running["seen"] += weight
         if n % 500 == 0:
-            log(f"epoch {len(history) + 1} step {n}: loss {running['total'] / max(running['seen'], 1):.3f} "
-                f"({running['seen'] / max(time.perf_counter() - running['t0'], 1e-9):.0f} spans/s)")
+            self.log(f"epoch {len(self.history) + 1} step {n}: loss {running['total'] / max(running['seen'], 1):.3f} "
+                     f"({running['seen'] / max(time.perf_counter() - running['t0'], 1e-9):.0f} spans/s)")
 
-    def end_epoch(end: Epoch) -> float:
-        nonlocal best, info
-        t0 = running["t0"]
-        x_dev = _features(model, dev, dev_t, autocast=autocast)
-        clf = _snapshot(model, labels, frame_fes_named)
-        scores = evaluate_split(clf, dev_items, x_dev)
-        history.append({"epoch": end.epoch, "loss": round(end.loss, 4),
-                        "seconds": round(time.perf_counter() - t0, 1), **{k: round(v, 4) for k, v in scores.items()}})
-        log(f"epoch {end.epoch}: loss {end.loss:.3f}, dev accuracy {scores['accuracy']:.4f} "
-            f"(FE spans {scores['fe_accuracy']:.4f}) in {time.perf_counter() - t0:.0f}s")
-        if scores["accuracy"] <= best:
-            return scores["accuracy"]
-        # the best epoch so far goes to disk at once: a run cut short still leaves a model
-        best = scores["accuracy"]
-        clf.prior = prior
-        tried = {}
-        for weight in recipe.prior_weights:  # chosen on dev, like the epoch
-            clf.prior_weight = weight
-            tried[weight] = evaluate_split(clf, dev_items, x_dev)["accuracy"]
-        clf.prior_weight = max(tried, key=lambda w: (tried[w], -w))
-        dev_scores = evaluate_split(clf, dev_items, x_dev)
-        target.mkdir(parents=True, exist_ok=True)
-        save_delta(model.delta(), target / DELTA_FILE)
-        info = {
-            "kind": "fine-tuned", "encoder_delta": DELTA_FILE, "train_layers": recipe.train_layers,
-            "recipe": asdict(recipe), "best_epoch": end.epoch, "history": list(history),
-            "prior_dev_accuracy": {str(k): round(v, 4) for k, v in tried.items()}, "dev": dev_scores,
-            "train_spans": int(len(targets)), "base": meta.get("base", {}), "data": meta.get("data", {}),
-            "training": {"seconds": round(time.perf_counter() - started, 1), "device": str(dev_t),
-                         "gpu": torch.cuda.get_device_name(dev_t) if dev_t.type == "cuda" else None,
-                         "torch": torch.__version__, "machine": platform.machine()},
-        }
-        clf.info = info
-        clf.save(target)
-        log(f"epoch {end.epoch} kept, prior weight {clf.prior_weight}: dev accuracy {dev_scores['accuracy']:.4f} "
-            f"(FE spans {dev_scores['fe_accuracy']:.4f}); wrote {target}")
+    def end_epoch(self, end: Epoch) -> float:
+        t0 = self.running["t0"]
+        x_dev = _features(self.model, self.dev, self.device, autocast=self.autocast)
+        clf = _snapshot(self.model, self.meta["labels"], self.meta["frame_fes"])
+        scores = evaluate_split(clf, self.dev_items, x_dev)
+        entry = {"epoch": end.epoch, "loss": round(end.loss, 4), "seconds": round(time.perf_counter() - t0, 1)}
+        self.history.append({**entry, **{k: round(v, 4) for k, v in scores.items()}})
+        self.log(f"epoch {end.epoch}: loss {end.loss:.3f}, dev accuracy {scores['accuracy']:.4f} "
+                 f"(FE spans {scores['fe_accuracy']:.4f}) in {time.perf_counter() - t0:.0f}s")
+        if scores["accuracy"] > self.best:
+            # the best epoch so far goes to disk at once: a run cut short still leaves a model
+            self.best = scores["accuracy"]
+            self._keep(end, clf, x_dev)
         return scores["accuracy"]
 
-    Fit(model, opt, batches, loss, epochs=recipe.epochs, scheduler=sched, clip_norm=1.0,
-        after_step=progress).run(end_epoch)
-    if info:  # the full history, also of epochs after the best
-        info["history"] = history
-        (target / "fe-tune-history.json").write_text(json.dumps(info, indent=1), encoding="utf-8")
-    return info
+    def _keep(self, end: Epoch, clf: FEClassifier, x_dev: np.ndarray) -> None:
+        """Write this epoch's model, with the prior weight that does best on dev."""
+        import torch
+
+        from paraspan.models.delta import save_delta
+
+        clf.prior = self.prior
+        tried = {}
+        for weight in self.recipe.prior_weights:  # chosen on dev, like the epoch
+            clf.prior_weight = weight
+            tried[weight] = evaluate_split(clf, self.dev_items, x_dev)["accuracy"]
+        clf.prior_weight = max(tried, key=lambda w: (tried[w], -w))
+        dev_scores = evaluate_split(clf, self.dev_items, x_dev)
+        self.target.mkdir(parents=True, exist_ok=True)
+        save_delta(self.model.delta(), self.target / DELTA_FILE)
+        device = self.device
+        self.info = {
+            "kind": "fine-tuned", "encoder_delta": DELTA_FILE, "train_layers": self.recipe.train_layers,
+            "recipe": asdict(self.recipe), "best_epoch": end.epoch, "history": list(self.history),
+            "prior_dev_accuracy": {str(k): round(v, 4) for k, v in tried.items()}, "dev": dev_scores,
+            "train_spans": int(len(self.targets)), "base": self.meta.get("base", {}), "data": self.meta.get("data", {}),
+            "training": {"seconds": round(time.perf_counter() - self.started, 1), "device": str(device),
+                         "gpu": torch.cuda.get_device_name(device) if device.type == "cuda" else None,
+                         "torch": torch.__version__, "machine": platform.machine()},
+        }
+        clf.info = self.info
+        clf.save(self.target)
+        self.log(f"epoch {end.epoch} kept, prior weight {clf.prior_weight}: dev accuracy {dev_scores['accuracy']:.4f} "
+                 f"(FE spans {dev_scores['fe_accuracy']:.4f}); wrote {self.target}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
