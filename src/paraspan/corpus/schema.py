@@ -17,7 +17,7 @@ input, so that a valid file round-trips byte-for-byte through :func:`Sentence.fr
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,8 +34,11 @@ _STRUCTURE_KEYS = ("kind", "label", "anchor", "args")
 _SPAN_KEYS = ("start", "end", "label")
 
 
-def _order(canonical: tuple[str, ...], original: tuple[str, ...] | None, values: dict[str, Any]) -> dict[str, Any]:
-    """Lay out ``values`` in the input's key order, new keys after in canonical order."""
+def _order(canonical: tuple[str, ...], original: tuple[str, ...] | None, values: dict[str, Any],
+           extra: dict[str, Any]) -> dict[str, Any]:
+    """Lay out ``values`` and the input's unknown keys ``extra`` (they win a clash) in the input's key order,
+    new keys after in canonical order."""
+    values.update(extra)
     out: dict[str, Any] = {}
     if original:
         for key in original:
@@ -70,8 +73,7 @@ class Span:
         values: dict[str, Any] = {"start": self.start, "end": self.end}
         if with_label or self.label is not None or (self.key_order and "label" in self.key_order):
             values["label"] = self.label
-        values.update(self.extra)
-        return _order(_SPAN_KEYS, self.key_order, values)
+        return _order(_SPAN_KEYS, self.key_order, values, self.extra)
 
 
 @dataclass(slots=True)
@@ -96,8 +98,7 @@ class Structure:
             "anchor": self.anchor.to_dict() if self.anchor is not None else None,
             "args": [a.to_dict() for a in self.args],
         }
-        values.update(self.extra)
-        return _order(_STRUCTURE_KEYS, self.key_order, values)
+        return _order(_STRUCTURE_KEYS, self.key_order, values, self.extra)
 
 
 @dataclass(slots=True)
@@ -128,8 +129,7 @@ class Sentence:
             values["source_id"] = self.source_id
         if self.provenance is not None or (self.key_order and "provenance" in self.key_order):
             values["provenance"] = self.provenance
-        values.update(self.extra)
-        return _order(_SENTENCE_KEYS, self.key_order, values)
+        return _order(_SENTENCE_KEYS, self.key_order, values, self.extra)
 
     @classmethod
     def from_dict(cls, data: Any, *, file: str | None = None, line: int | None = None) -> Sentence:
@@ -151,6 +151,15 @@ class Sentence:
 # --------------------------------------------------------------------------- parsing
 
 
+def _reporter(problems: ProblemList, file: str | None, line: int | None, **where: str) -> Callable[..., None]:
+    """``bad(code, **fields)``: adds the catalogue's problem ``code`` at this place to ``problems``."""
+
+    def bad(code: str, **fields: Any) -> None:
+        problems.add(Problem.from_code(code, file, line, **where, **fields))
+
+    return bad
+
+
 def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -158,9 +167,7 @@ def _is_int(value: Any) -> bool:
 def _parse_span(
     data: Any, where: str, problems: ProblemList, file: str | None, line: int | None, *, label_required: bool
 ) -> Span | None:
-    def bad(code: str, **fields: Any) -> None:
-        problems.add(Problem.from_code(code, file, line, where=where, **fields))
-
+    bad = _reporter(problems, file, line, where=where)
     if not isinstance(data, dict):
         bad("E112", type_name=type(data).__name__)
         return None
@@ -188,9 +195,7 @@ def _parse_span(
 def _parse_structure(
     data: Any, where: str, problems: ProblemList, file: str | None, line: int | None
 ) -> Structure | None:
-    def bad(code: str, **fields: Any) -> None:
-        problems.add(Problem.from_code(code, file, line, where=where, **fields))
-
+    bad = _reporter(problems, file, line, where=where)
     if not isinstance(data, dict):
         bad("E120", type_name=type(data).__name__)
         return None
@@ -229,9 +234,7 @@ def _parse_structure(
 
 
 def _parse_sentence(data: Any, problems: ProblemList, file: str | None, line: int | None) -> Sentence | None:
-    def bad(code: str, **fields: Any) -> None:
-        problems.add(Problem.from_code(code, file, line, **fields))
-
+    bad = _reporter(problems, file, line)
     if not isinstance(data, dict):
         bad("E101", type_name=type(data).__name__)
         return None
