@@ -94,30 +94,35 @@ def _normalize(text: str) -> str:
 
 
 @dataclass
-class JudgedPair:
-    """One judge's view of a pair."""
+class _Labels:
+    """The NLI labels of (s1, s2) and (s2, s1), their probabilities and the relation they make: what a
+    judge's view and the pair's relation both carry first."""
 
     forward: str | None
     backward: str | None
     p_forward: dict[str, float] | None
     p_backward: dict[str, float] | None
     relation: str
-    truncated: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
+    def _labels_dict(self) -> dict[str, Any]:
         return {"forward": self.forward, "backward": self.backward, "p_forward": self.p_forward,
-                "p_backward": self.p_backward, "relation": self.relation, "truncated": self.truncated}
+                "p_backward": self.p_backward, "relation": self.relation}
 
 
 @dataclass
-class PairRelation:
+class JudgedPair(_Labels):
+    """One judge's view of a pair."""
+
+    truncated: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self._labels_dict(), "truncated": self.truncated}
+
+
+@dataclass
+class PairRelation(_Labels):
     """The relation of (s1, s2): the first judge's labels, agreement, and each judge's view."""
 
-    forward: str | None
-    backward: str | None
-    p_forward: dict[str, float] | None
-    p_backward: dict[str, float] | None
-    relation: str
     agree: bool | None
     judge: str | None
     truncated: bool = False
@@ -125,11 +130,8 @@ class PairRelation:
     judges: dict[str, JudgedPair] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "forward": self.forward, "backward": self.backward, "p_forward": self.p_forward,
-            "p_backward": self.p_backward, "relation": self.relation, "agree": self.agree, "judge": self.judge,
-            "truncated": self.truncated,
-        }
+        out: dict[str, Any] = {**self._labels_dict(), "agree": self.agree, "judge": self.judge,
+                               "truncated": self.truncated}
         if self.note:
             out["note"] = self.note
         if len(self.judges) > 1:
