@@ -69,6 +69,8 @@ def run(system: str, relation: str, inputs: Path, out: Path, args: argparse.Name
                "--parallel", str(args.samples * args.sets * 2), "--no-progress", "--seed", str(args.seed)]
     command += (["--model", args.model, "--rewrites", "off"] if system == "prompted"
                 else ["--adapter", str(args.adapter)])
+    if relation in ("forward", "reverse"):
+        command += ["--direction-by", args.direction_by]
     if system == "trained-wide":  # the adapter is cheap: three times the samples, no random bans
         command += ["--samples", str(args.samples * 3), "--candidates", str(args.samples * args.sets * 3),
                     "--random-fraction", "0", "--parallel", str(args.samples * args.sets * 3)]
@@ -116,6 +118,8 @@ def main() -> None:
     parser.add_argument("--sets", type=int, default=2)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--direction-by", default="judges", choices=("judges", "words"),
+                        help="forward, reverse: who tells the direction from equivalence (paraphrase --direction-by)")
     parser.add_argument("--read", type=int, default=1, help="delivered outputs per sentence to read")
     parser.add_argument("--prompted-per-set", type=int, default=None,
                         help="the prompted system on the first K inputs of each set only (it is ~10× slower)")
@@ -181,7 +185,7 @@ def main() -> None:
         "date": dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat(),
         "machine": machine(), "load_average": load_average(), "inputs": n_inputs,
         "settings": {k: getattr(args, k) for k in ("per_set", "n", "samples", "sets", "threads", "seed", "read",
-                                                    "model")},
+                                                    "model", "direction_by")},
         "adapter": {k: card.get(k) for k in ("name", "base", "relation_counts", "examples", "steps", "epochs",
                                               "dev_loss", "trained_seconds", "tokens_per_second", "train_tokens",
                                               "device", "corpus")},
