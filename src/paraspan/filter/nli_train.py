@@ -269,6 +269,10 @@ def _loss(log_probs: torch.Tensor, units: Sequence[tuple[list[int], int]]) -> to
     return torch.stack(terms).mean()
 
 
+#: a loss unit: rows into the encoded directions, and what the pair's file says about them (a label or a code)
+_Unit = tuple[list[int], int]
+
+
 def train_nli(
     train_files: Sequence[Path],
     out_dir: Path,
@@ -279,7 +283,6 @@ def train_nli(
 ) -> TrainReport:
     """Train the cross-encoder on ``train_files`` (SICK / RTE / pair JSONL with ``nli``), score it on
     ``dev_files`` after each epoch, and write the delta + recipe JSON into ``out_dir``."""
-    from paraspan.corpus.jsonl import atomic_write
     from paraspan.models.delta import save_delta
 
     recipe = recipe or NliRecipe()
@@ -294,39 +297,74 @@ def train_nli(
         parameter.requires_grad_(False)
     for parameter in model.delta_parameters():
         parameter.requires_grad_(True)
+    texts, units, data_info = _training_units(train_files, recipe)
 
-    def read_units(path: Path) -> tuple[list[tuple[str, str]], list[tuple[list[int], int]], int]:
-        """A file's directions (to encode) and its units (rows into those directions)."""
-        pairs = list(read_pair_file(path))
-        texts: list[tuple[str, str]] = []
-        units: list[tuple[list[int], int]] = []
-        for pair in pairs:
-            for directions, code in _units(pair, str(path), recipe):
-                units.append((list(range(len(texts), len(texts) + len(directions))), code))
-                texts.extend(directions)
-        return texts, units, len(pairs)
+    model.eval()  # the frozen part runs without dropout, so its outputs can be cached
+    cached = _encode_lower(model, tokenizer, texts, recipe.max_length)
+    dev_sets = []
+    for path in dev_files:
+        dev_texts, dev_units, _ = _read_units(Path(path), recipe)
+        dev_sets.append((Path(path).stem, _encode_lower(model, tokenizer, dev_texts, 256), dev_units))
+    say(f"encoded {len(cached)} training directions ({len(units)} units) through the {model.cut} frozen layers "
+        f"in {time.perf_counter() - start:.0f}s")
+    history, scores = _fit(model, recipe, units, cached, dev_sets, rng, start, say)
 
+    seconds = time.perf_counter() - start
+    out_dir.mkdir(parents=True, exist_ok=True)
+    weights_path = save_delta(model.delta(), out_dir / WEIGHTS_NAME, {"format": str(FORMAT_VERSION)})
+    _write_recipe(out_dir, weights_path, {
+        "format": FORMAT_VERSION,
+        "what": "minilm-nli: top-layer + head delta for the packaged all-MiniLM-L6-v2 (fp16)",
+        "base": _base_fingerprint(resolved),
+        "recipe": asdict(recipe),
+        "data": data_info,
+        "dev": {"files": [Path(p).name for p in dev_files],
+                "metric": "accuracy (3-way; 2-way files: entailment vs not; paraphrase files: both directions "
+                          "entailment or not)", "scores": scores},
+        "history": history,
+        "training": {"seconds": round(seconds, 1), "threads": torch.get_num_threads(),
+                     "torch": torch.__version__, "machine": platform.machine(),
+                     "date": datetime.now(timezone.utc).strftime("%Y-%m-%d")},
+        "labels": list(LABELS),
+    })
+    return TrainReport(out_dir, seconds, scores, weights_path.stat().st_size, len(cached), history)
+
+
+def _read_units(path: Path, recipe: NliRecipe) -> tuple[list[tuple[str, str]], list[_Unit], int]:
+    """A file's directions (to encode), its units (rows into those directions) and its number of pairs."""
+    pairs = list(read_pair_file(path))
     texts: list[tuple[str, str]] = []
-    units: list[tuple[list[int], int]] = []
+    units: list[_Unit] = []
+    for pair in pairs:
+        for directions, code in _units(pair, str(path), recipe):
+            units.append((list(range(len(texts), len(texts) + len(directions))), code))
+            texts.extend(directions)
+    return texts, units, len(pairs)
+
+
+def _training_units(train_files: Sequence[Path],
+                    recipe: NliRecipe) -> tuple[list[tuple[str, str]], list[_Unit], list[dict[str, Any]]]:
+    """The directions and units of all ``train_files``, and what the recipe JSON records of each file;
+    E736 when they hold no unit."""
+    texts: list[tuple[str, str]] = []
+    units: list[_Unit] = []
     data_info = []
     for path in train_files:
-        file_texts, file_units, n_pairs = read_units(Path(path))
+        file_texts, file_units, n_pairs = _read_units(Path(path), recipe)
         units += [([r + len(texts) for r in rows], code) for rows, code in file_units]
         texts += file_texts
         data_info.append({"file": Path(path).name, "pairs": n_pairs, "units": len(file_units),
                           "sha256": _sha256(Path(path))})
     if not units:
         raise ParaspanError.from_code("E736")
+    return texts, units, data_info
 
-    model.eval()  # the frozen part runs without dropout, so its outputs can be cached
-    cached = _encode_lower(model, tokenizer, texts, recipe.max_length)
-    dev_sets = []
-    for path in dev_files:
-        dev_texts, dev_units, _ = read_units(Path(path))
-        dev_sets.append((Path(path).stem, _encode_lower(model, tokenizer, dev_texts, 256), dev_units))
-    say(f"encoded {len(cached)} training directions ({len(units)} units) through the {model.cut} frozen layers "
-        f"in {time.perf_counter() - start:.0f}s")
 
+def _fit(model: NliCrossEncoder, recipe: NliRecipe, units: Sequence[_Unit], cached: Sequence[torch.Tensor],
+         dev_sets: Sequence[tuple[str, Sequence[torch.Tensor], Sequence[_Unit]]], rng: random.Random, start: float,
+         say: Callable[[str], None]) -> tuple[list[dict[str, Any]], dict[str, float]]:
+    """Train the top layers and the head on the cached lower-layer states; each epoch's entry, and the last
+    epoch's dev scores."""
     optimizer = torch.optim.AdamW(
         [{"params": [p for n, p in model.named_parameters() if n.startswith("bert.") and p.requires_grad],
           "lr": recipe.lr},
@@ -367,27 +405,14 @@ def train_nli(
         say(json.dumps(entry))
 
     Fit(model, optimizer, batches, loss, epochs=recipe.epochs, scheduler=scheduler, clip_norm=1.0).run(evaluate)
+    return history, scores
 
-    seconds = time.perf_counter() - start
-    out_dir.mkdir(parents=True, exist_ok=True)
-    weights_path = save_delta(model.delta(), out_dir / WEIGHTS_NAME, {"format": str(FORMAT_VERSION)})
-    info = {
-        "format": FORMAT_VERSION,
-        "what": "minilm-nli: top-layer + head delta for the packaged all-MiniLM-L6-v2 (fp16)",
-        "base": _base_fingerprint(resolved),
-        "recipe": asdict(recipe),
-        "data": data_info,
-        "dev": {"files": [Path(p).name for p in dev_files],
-                "metric": "accuracy (3-way; 2-way files: entailment vs not; paraphrase files: both directions "
-                          "entailment or not)", "scores": scores},
-        "history": history,
-        "training": {"seconds": round(seconds, 1), "threads": torch.get_num_threads(),
-                     "torch": torch.__version__, "machine": platform.machine(),
-                     "date": datetime.now(timezone.utc).strftime("%Y-%m-%d")},
-        "labels": list(LABELS),
-    }
+
+def _write_recipe(out_dir: Path, weights_path: Path, info: dict[str, Any]) -> None:
+    """The recipe JSON beside the delta, both readable by anyone (they are shipped)."""
+    from paraspan.corpus.jsonl import atomic_write
+
     with atomic_write(out_dir / RECIPE_NAME) as handle:
         handle.write(json.dumps(info, indent=2) + "\n")
     for path in (weights_path, out_dir / RECIPE_NAME):
         path.chmod(0o644)  # temporary files are private (0600); these are meant to be shipped and read
-    return TrainReport(out_dir, seconds, scores, weights_path.stat().st_size, len(cached), history)
