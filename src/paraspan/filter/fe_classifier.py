@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from paraspan.models.encoder import Encoder
 
 
-__all__ = ["NOT_FE", "FEClassifier", "FEInstance", "instances_from_sentence", "mark", "quiet"]
+__all__ = ["NOT_FE", "FEClassifier", "FEInstance", "MLPHead", "instances_from_sentence", "mark", "quiet"]
 
 NOT_FE = "NOT_FE"
 
@@ -215,8 +215,9 @@ def instances_from_sentence(sentence: Sentence, *, none_rate: float = 0.0, seed:
 
 
 @dataclass
-class FEClassifier:
-    """The MLP head over frozen encoder features, with each frame's FE names."""
+class MLPHead:
+    """Two layers over standardised encoder features and the names of their outputs: what the FE classifier
+    and the span-label verifier (:class:`paraspan.filter.verifier.Verifier`) both are."""
 
     w1: np.ndarray
     b1: np.ndarray
@@ -225,6 +226,16 @@ class FEClassifier:
     mean: np.ndarray
     scale: np.ndarray
     labels: list[str]
+
+    def scores(self, features: np.ndarray) -> np.ndarray:
+        """The logit of every label, a row per feature row."""
+        return mlp_logits(features, self.mean, self.scale, ((self.w1, self.b1), (self.w2, self.b2)))
+
+
+@dataclass
+class FEClassifier(MLPHead):
+    """The MLP head over frozen encoder features, with each frame's FE names."""
+
     frame_fes: dict[str, list[str]]
     info: dict[str, Any] = field(default_factory=dict)
     encoder: Encoder | None = None
@@ -312,9 +323,6 @@ class FEClassifier:
             return np.arange(len(self.labels))
         idx = sorted({self._index[n] for n in names if n in self._index} | {self._index[NOT_FE]})
         return np.asarray(idx, dtype=np.int64)
-
-    def scores(self, features: np.ndarray) -> np.ndarray:
-        return mlp_logits(features, self.mean, self.scale, ((self.w1, self.b1), (self.w2, self.b2)))
 
     def predict_features(self, features: np.ndarray, frames_of: Sequence[str],
                          frames: FrameIndex | None = None) -> list[tuple[str, float]]:

@@ -35,7 +35,8 @@ import numpy as np
 
 from paraspan.errors import ModelError, ParaspanError
 from paraspan.filter.base import BaseFilter, FilterDecision
-from paraspan.filter.mlp import mlp_logits, softmax
+from paraspan.filter.fe_classifier import MLPHead, pool_marked
+from paraspan.filter.mlp import softmax
 
 if TYPE_CHECKING:
     from paraspan.corpus.frame_index import FrameIndex
@@ -170,8 +171,6 @@ def featurize(encoder: Encoder, instances: Sequence[SpanInstance],
               progress: Callable[[int, int], None] | None = None, chunk: int = 512) -> np.ndarray:
     """Feature rows (float32, ``4 * dim + 7``): span mean, span opener, anchor mean, context mean,
     extras — the FE classifier's features (:func:`paraspan.filter.fe_classifier.pool_marked`)."""
-    from paraspan.filter.fe_classifier import pool_marked
-
     return pool_marked(encoder, instances, mark, _extra, _N_EXTRA, progress, chunk)
 
 
@@ -180,16 +179,9 @@ def _key(kind: str, label: str) -> str:
 
 
 @dataclass
-class Verifier:
+class Verifier(MLPHead):
     """The MLP head, its labels (``kind:label`` and ``NOT_LABEL``), thresholds per kind and metadata."""
 
-    w1: np.ndarray
-    b1: np.ndarray
-    w2: np.ndarray
-    b2: np.ndarray
-    mean: np.ndarray
-    scale: np.ndarray
-    labels: list[str]
     thresholds: dict[str, float] = field(default_factory=dict)
     frame_fes: dict[str, list[str]] = field(default_factory=dict)
     lexicon: dict[str, list[str]] = field(default_factory=dict)  # LU name ("sell.v") -> frames
@@ -277,7 +269,7 @@ class Verifier:
     def probabilities(self, features: np.ndarray, instances: Sequence[SpanInstance]) -> list[tuple[str, float, float]]:
         """(predicted label, its probability, the claimed label's probability) per row; a claimed
         label the head does not know has probability 0."""
-        logits = mlp_logits(features, self.mean, self.scale, ((self.w1, self.b1), (self.w2, self.b2)))
+        logits = self.scores(features)
         out = []
         for row, inst in zip(logits, instances, strict=True):
             idx = self.allowed(inst.kind, inst.context)
