@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from paraspan.corpus.schema import Sentence, Span, Structure
@@ -14,6 +14,7 @@ from paraspan.generate.base import (
     Capabilities,
     CharSpan,
     GenerationRequest,
+    GenerationResult,
     MappedToken,
     TokenMapping,
 )
@@ -175,8 +176,35 @@ def _scope(request: GenerationRequest, what: str) -> tuple[list[int] | None, str
     return [request.structure], None
 
 
+def _at_least_one(option: str, value: int, fix: str) -> None:
+    """E880 unless the count option ``option`` is at least 1."""
+    if value < 1:
+        raise ParaspanError.from_code("E880", option=option, rule="at least 1", value=value, fix=fix)
+
+
+def _request_rng(seed: int, request: GenerationRequest) -> random.Random:
+    """The generator of a baseline's draws for ``request``."""
+    # a str seed is hashed with SHA-512 by random.Random: the same in every process and run
+    return random.Random(f"{seed}\x1f{request.id}")
+
+
+def distinct(candidates: Iterable[Candidate], source: str, wanted: int) -> list[Candidate]:
+    """The first ``wanted`` of ``candidates`` (read lazily) whose texts differ from ``source`` and from each other."""
+    seen = {source}
+    out: list[Candidate] = []
+    for cand in candidates:
+        if cand.text in seen:
+            continue
+        seen.add(cand.text)
+        out.append(cand)
+        if len(out) == wanted:
+            break
+    return out
+
+
 class _Drawing:
-    """Shared by the random baselines: seeded draws until ``n`` distinct candidates."""
+    """Shared by the random baselines: the request's scope, then seeded draws of edits until ``n`` distinct
+    candidates."""
 
     name = ""
     capabilities = Capabilities()
@@ -185,36 +213,47 @@ class _Drawing:
         if not 0.0 < p <= 1.0:
             raise ParaspanError.from_code("E880", option="p", rule="a probability in (0, 1]", value=p,
                                           fix="e.g. --set generator.p=0.3")
-        if n < 1:
-            raise ParaspanError.from_code("E880", option="n", rule="at least 1", value=n,
-                                          fix="e.g. --candidates 5")
+        _at_least_one("n", n, "e.g. --candidates 5")
         self.p = p
         self.n = n
         self.seed = seed
         self.info: dict[str, Any] = {"baseline": self.name, "p": p}
 
     def rng(self, request: GenerationRequest) -> random.Random:
-        # a str seed is hashed with SHA-512 by random.Random: the same in every process and run
-        return random.Random(f"{self.seed}\x1f{request.id}")
+        return _request_rng(self.seed, request)
 
-    def _draw(self, request: GenerationRequest, text: str, draw: Callable[[random.Random], list[Edit]],
-              build: Callable[[list[Edit]], Candidate]) -> list[Candidate]:
+    def generate(self, request: GenerationRequest) -> GenerationResult:
+        which, why = _scope(request, self.name)
+        sentence = request.sentence
+        if sentence is not None:
+            self._see(sentence)
+        if sentence is None or which is None:
+            return GenerationResult(request, [], note=why)
+        return self._generate(request, sentence, which)
+
+    def _see(self, sentence: Sentence) -> None:
+        """Take note of every sentence asked about, in scope or not (nothing here; a donor pool grows)."""
+
+    def _generate(self, request: GenerationRequest, sentence: Sentence, which: list[int]) -> GenerationResult:
+        """The candidates for the structures ``which`` of ``sentence``."""
+        raise NotImplementedError
+
+    def _drawn(self, request: GenerationRequest, sentence: Sentence, tokens: Sequence[CharSpan],
+               heads: Sequence[int] | None, frozen: Sequence[CharSpan], draw: Callable[[random.Random], list[Edit]],
+               stats: dict[str, Any]) -> GenerationResult:
+        """The result of seeded ``draw`` calls (an empty draw is skipped), each placed by :func:`_candidate`."""
         rng = self.rng(request)
         wanted = request.n or self.n
-        seen = {text}
-        out: list[Candidate] = []
-        for _ in range(DRAWS_PER_CANDIDATE * wanted):
-            edits = draw(rng)
-            if not edits:
-                continue
-            cand = build(edits)
-            if cand.text in seen:
-                continue
-            seen.add(cand.text)
-            out.append(cand)
-            if len(out) == wanted:
-                break
-        return out
+
+        def built() -> Iterator[Candidate]:
+            for _ in range(DRAWS_PER_CANDIDATE * wanted):
+                edits = draw(rng)
+                if edits:
+                    yield _candidate(sentence, tokens, heads, edits, frozen, self.name)
+
+        cands = distinct(built(), sentence.text, wanted)
+        return GenerationResult(request, cands, note=None if cands else "every draw repeated the source or another "
+                                "candidate", stats=stats)
 
 
 def _candidate(sentence: Sentence, tokens: Sequence[CharSpan], heads: Sequence[int] | None, edits: list[Edit],

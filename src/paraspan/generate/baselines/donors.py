@@ -19,12 +19,10 @@ from paraspan.generate.base import (
 )
 from paraspan.generate.baselines.common import (
     _at_start,
-    _candidate,
     _Drawing,
     _final_punctuation,
     _fit_case,
     _frozen_anchors,
-    _scope,
     _wordlike,
     labelled_spans,
     tokenize,
@@ -111,12 +109,13 @@ class _Donating(_Drawing):
         self.info["donors"] = (str(donors) if isinstance(donors, (str, Path)) else
                                "given" if self.fixed else "seen sentences")
 
-    def _prepare(self, request: GenerationRequest) -> tuple[Sentence | None, list[int] | None, str | None]:
-        which, why = _scope(request, self.name)
-        sentence = request.sentence
-        if sentence is not None and not self.fixed:
+    def _see(self, sentence: Sentence) -> None:
+        if not self.fixed:
             self.pool.add(sentence)
-        return sentence, which, why
+
+    def _no_donor(self, request: GenerationRequest, what: str, labels: list[str]) -> GenerationResult:
+        return GenerationResult(request, [], note=f"no donor {what} with the same label: "
+                                f"{', '.join(labels)} (pool of {self.pool.sentences} sentences)")
 
 
 class TokenReplacer(_Donating):
@@ -125,10 +124,7 @@ class TokenReplacer(_Donating):
     name = "token_replace"
     capabilities = Capabilities(honours_ban=False, needs_structure=True, deterministic=True, keeps_meaning=False)
 
-    def generate(self, request: GenerationRequest) -> GenerationResult:
-        sentence, which, why = self._prepare(request)
-        if sentence is None or which is None:
-            return GenerationResult(request, [], note=why)
+    def _generate(self, request: GenerationRequest, sentence: Sentence, which: list[int]) -> GenerationResult:
         text = sentence.text
         tokens = tokenize(sentence)
         frozen = _frozen_anchors(sentence, which)
@@ -147,9 +143,7 @@ class TokenReplacer(_Donating):
                    for i, key in sorted(keys.items())}
         options = {i: o for i, o in options.items() if o[0]}
         if not options:
-            labels = sorted({f"{k[1]} ({k[2]})" for k in keys.values()})
-            return GenerationResult(request, [], note="no donor token with the same label: "
-                                    f"{', '.join(labels)} (pool of {self.pool.sentences} sentences)")
+            return self._no_donor(request, "token", sorted({f"{k[1]} ({k[2]})" for k in keys.values()}))
 
         def draw(rng: random.Random) -> list[Edit]:
             edits = []
@@ -160,10 +154,7 @@ class TokenReplacer(_Donating):
                     edits.append(Edit(s, e, _fit_case(word, _at_start(text, s)), keys[i][1]))
             return edits
 
-        cands = self._draw(request, text, draw, lambda edits: _candidate(sentence, tokens, None, edits, frozen,
-                                                                         self.name))
-        return GenerationResult(request, cands, note=None if cands else "every draw repeated the source or another "
-                                "candidate", stats={"replaceable_tokens": len(options)})
+        return self._drawn(request, sentence, tokens, None, frozen, draw, {"replaceable_tokens": len(options)})
 
 
 class MentionReplacer(_Donating):
@@ -172,10 +163,7 @@ class MentionReplacer(_Donating):
     name = "mention_replace"
     capabilities = Capabilities(honours_ban=False, needs_structure=True, deterministic=True, keeps_meaning=False)
 
-    def generate(self, request: GenerationRequest) -> GenerationResult:
-        sentence, which, why = self._prepare(request)
-        if sentence is None or which is None:
-            return GenerationResult(request, [], note=why)
+    def _generate(self, request: GenerationRequest, sentence: Sentence, which: list[int]) -> GenerationResult:
         text = sentence.text
         frozen = _frozen_anchors(sentence, which)
         changed = [sentence.structures[k] for k in which]
@@ -203,9 +191,7 @@ class MentionReplacer(_Donating):
             if found[0]:
                 options[key] = (edited, label, found)
         if not options:
-            labels = sorted({label for _, _, label in targets.values()})
-            return GenerationResult(request, [], note="no donor mention with the same label: "
-                                    f"{', '.join(labels)} (pool of {self.pool.sentences} sentences)")
+            return self._no_donor(request, "mention", sorted({label for _, _, label in targets.values()}))
 
         def draw(rng: random.Random) -> list[Edit]:
             edits: list[Edit] = []
@@ -215,11 +201,8 @@ class MentionReplacer(_Donating):
                     edits.append(Edit(span.start, span.end, _fit_case(new, _at_start(text, span.start)), label))
             return edits
 
-        tokens = tokenize(sentence)
-        cands = self._draw(request, text, draw, lambda edits: _candidate(sentence, tokens, None, edits, frozen,
-                                                                         self.name))
-        return GenerationResult(request, cands, note=None if cands else "every draw repeated the source or another "
-                                "candidate", stats={"replaceable_mentions": len(options)})
+        return self._drawn(request, sentence, tokenize(sentence), None, frozen, draw,
+                           {"replaceable_mentions": len(options)})
 
 
 

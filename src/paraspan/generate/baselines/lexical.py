@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,9 +23,11 @@ from paraspan.generate.baselines.common import (
     _WORD,
     CONTENT_POS,
     LU_POS,
-    _candidate,
+    _at_least_one,
     _Drawing,
+    _request_rng,
     _scope,
+    distinct,
     tokenize,
 )
 from paraspan.generate.edits import article_edits
@@ -58,9 +60,7 @@ class SynonymReplacer(_Drawing):
     def __init__(self, p: float = 0.3, n: int = 5, seed: int = 0, senses: int = 1, attested: bool = True,
                  nlp: Any = None, wordnet: Any = None) -> None:
         super().__init__(p, n, seed)
-        if senses < 1:
-            raise ParaspanError.from_code("E880", option="senses", rule="at least 1", value=senses,
-                                          fix="e.g. --set generator.senses=1")
+        _at_least_one("senses", senses, "e.g. --set generator.senses=1")
         self.senses = senses
         self.attested = attested
         self._nlp = nlp
@@ -110,15 +110,10 @@ class SynonymReplacer(_Drawing):
                 out.setdefault(form, None)
         return list(out)
 
-    def generate(self, request: GenerationRequest) -> GenerationResult:
+    def _generate(self, request: GenerationRequest, sentence: Sentence, which: list[int]) -> GenerationResult:
         from paraspan.generate.project import doc_heads, doc_tokens
 
-        which, why = _scope(request, self.name)
-        sentence = request.sentence
-        if sentence is None or which is None:
-            return GenerationResult(request, [], note=why)
-        text = sentence.text
-        doc = self.nlp(text)
+        doc = self.nlp(sentence.text)
         tokens = doc_tokens(doc)
         # the spans of the structures being changed, and every entity mention, keep their words
         kept = [(sp.start, sp.end) for k in which for sp in sentence.structures[k].spans()]
@@ -143,11 +138,7 @@ class SynonymReplacer(_Drawing):
                     edits.append(Edit(s, e, rng.choice(forms)))
             return edits
 
-        heads = doc_heads(doc)
-        cands = self._draw(request, text, draw, lambda edits: _candidate(sentence, tokens, heads, edits, kept,
-                                                                         self.name))
-        return GenerationResult(request, cands, note=None if cands else "every draw repeated the source or another "
-                                "candidate", stats={"replaceable_words": len(options)})
+        return self._drawn(request, sentence, tokens, doc_heads(doc), kept, draw, {"replaceable_words": len(options)})
 
 
 # ----------------------------------------------------------------------------- sister LUs
@@ -175,8 +166,7 @@ class SisterLUReplacer:
                  pos: Sequence[str] = CONTENT_POS) -> None:
         if frames is None:
             raise ParaspanError.from_code("E881")
-        if n < 1:
-            raise ParaspanError.from_code("E880", option="n", rule="at least 1", value=n, fix="e.g. --candidates 5")
+        _at_least_one("n", n, "e.g. --candidates 5")
         unknown = [p for p in pos if p not in LU_POS]
         if unknown or not pos:
             raise ParaspanError.from_code("E880", option="pos", rule=f"LU suffixes of {', '.join(LU_POS)} or all",
@@ -207,7 +197,7 @@ class SisterLUReplacer:
         sentence = request.sentence
         if sentence is None or which is None:
             return GenerationResult(request, [], note=why)
-        rng = random.Random(f"{self.seed}\x1f{request.id}")
+        rng = _request_rng(self.seed, request)
         queues: list[list[tuple[int, LexUnit]]] = []
         notes: list[str] = []
         for k in which:
@@ -223,21 +213,17 @@ class SisterLUReplacer:
                 notes.append(reason)
         # several structures (a request without one): take them in turn
         jobs = [q[i] for i in range(max(map(len, queues), default=0)) for q in queues if i < len(q)]
-        wanted = request.n or self.n
-        out: list[Candidate] = []
-        seen = {sentence.text}
         failed: list[str] = []
-        for k, lu in jobs:
-            cand = self._replace(sentence, k, lu)
-            if cand is None:
-                failed.append(lu.name)
-                continue
-            if cand.text in seen:
-                continue
-            seen.add(cand.text)
-            out.append(cand)
-            if len(out) == wanted:
-                break
+
+        def replaced() -> Iterator[Candidate]:
+            for k, lu in jobs:
+                cand = self._replace(sentence, k, lu)
+                if cand is None:
+                    failed.append(lu.name)
+                else:
+                    yield cand
+
+        out = distinct(replaced(), sentence.text, request.n or self.n)
         if not out and failed:
             st = sentence.structures[jobs[0][0]]
             anchor = st.anchor.text_in(sentence.text) if st.anchor is not None else "?"
