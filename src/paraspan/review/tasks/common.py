@@ -1,11 +1,13 @@
-"""What both review modes share: the modes and their tables, the errors, seeded ranks and task inserts."""
+"""What both review modes share: the modes and their tables, the errors, seeded ranks and the writing of tasks."""
 
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import sqlite3
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -127,4 +129,31 @@ def _insert(conn: sqlite3.Connection, mode: Mode, rows: list[tuple[Any, ...]]) -
     conn.executemany(f"INSERT OR IGNORE INTO {mode.tasks} (output_id, rank, kind, label, definition, question, "
                      f"{mode.shown}, items, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
     conn.execute("COMMIT")
+
+
+def write_tasks(store: RunStore, mode: Mode, *, filter: str | None, sample: int | None, seed: int,
+                build: Callable[[Any, PrepareResult], dict[str, Any] | None]) -> PrepareResult:
+    """Write a ``mode`` task for every output ``filter`` kept (a seeded ``sample`` of them) that has none.
+
+    ``build(record, result)`` makes an output's task, or returns None for one it skips (counting why in
+    ``result``). Idempotent: outputs that already have a task keep it (answers stay attached to what was shown).
+    """
+    conn = store.conn
+    ensure_tables(conn)
+    existing = {r[0] for r in conn.execute(f"SELECT output_id FROM {mode.tasks}")}
+    result = PrepareResult()
+    rows = []
+    for record in _chosen(store, filter, sample, seed):
+        if record.id in existing:
+            result.existing += 1
+            continue
+        task = build(record, result)
+        if task is None:
+            continue
+        result.tasks += 1
+        rows.append((task["output_id"], task["rank"], task["kind"], task["label"], task["definition"],
+                     task["question"], json.dumps(task[mode.shown], ensure_ascii=False),
+                     json.dumps(task["items"], ensure_ascii=False), _now()))
+    _insert(conn, mode, rows)
+    return result
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import random
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
@@ -20,11 +19,8 @@ from paraspan.review.tasks.common import (
     SYSTEM,
     TRIGGER,
     PrepareResult,
-    _chosen,
-    _insert,
-    _now,
     _rank,
-    ensure_tables,
+    write_tasks,
 )
 
 # ---------------------------------------------------------------------------------------- gold pool
@@ -182,28 +178,16 @@ def prepare_tasks(store: RunStore, pool: GoldPool, *, seed: int = 0, definitions
 
     Idempotent: outputs that already have a task keep it (answers stay attached to what was shown).
     """
-    conn = store.conn
-    ensure_tables(conn)
-    existing = {r[0] for r in conn.execute("SELECT output_id FROM review_tasks")}
-    records = _chosen(store, filter, sample, seed)
-    result = PrepareResult()
-    rows = []
-    for record in records:
-        if record.id in existing:
-            result.existing += 1
-            continue
+
+    def build(record: Any, result: PrepareResult) -> dict[str, Any] | None:
         built = build_task(record.sentence, record.input_id, pool, seed=seed, definitions=definitions)
         if built is None:
             result.skipped += 1
-            continue
+            return None
         task, stats = built
-        result.tasks += 1
         result.no_in_frame += stats.no_in_frame
         result.same_lu += stats.same_lu
         result.no_out_frame += stats.no_out_frame
-        rows.append((task["output_id"], task["rank"], task["kind"], task["label"], task["definition"],
-                     task["question"], json.dumps(task["examples"], ensure_ascii=False),
-                     json.dumps(task["items"], ensure_ascii=False), _now()))
-    _insert(conn, TRIGGER, rows)
-    return result
+        return task
 
+    return write_tasks(store, TRIGGER, filter=filter, sample=sample, seed=seed, build=build)

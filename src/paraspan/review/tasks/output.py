@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -15,11 +14,8 @@ from paraspan.review.tasks.common import (
     SLOTS,
     SYSTEM,
     PrepareResult,
-    _chosen,
-    _insert,
-    _now,
     _rank,
-    ensure_tables,
+    write_tasks,
 )
 
 OUTPUT_QUESTION = ("Is the output fully correct? Grammatical English, the meaning of the source kept, and every "
@@ -142,25 +138,13 @@ def prepare_output_tasks(store: RunStore, *, seed: int = 0, definitions: dict[st
     """
     if filter == "all":
         filter = None
-    conn = store.conn
-    ensure_tables(conn)
-    existing = {r[0] for r in conn.execute(f"SELECT output_id FROM {OUTPUT.tasks}")}
-    result = PrepareResult()
-    rows = []
     source: tuple[str, Sentence | None] = ("", None)  # outputs come in input order: one source at a time
-    for record in _chosen(store, filter, sample, seed):
-        if record.id in existing:
-            result.existing += 1
-            continue
+
+    def build(record: Any, result: PrepareResult) -> dict[str, Any]:
+        nonlocal source
         if source[0] != record.input_id:
             source = (record.input_id, store.source(record.input_id))
-        task = build_output_task(record.sentence, source[1], structure=record.structure, seed=seed,
+        return build_output_task(record.sentence, source[1], structure=record.structure, seed=seed,
                                  definitions=definitions)
-        result.tasks += 1
-        rows.append((task["output_id"], task["rank"], task["kind"], task["label"], task["definition"],
-                     task["question"], json.dumps(task["view"], ensure_ascii=False),
-                     json.dumps(task["items"], ensure_ascii=False), _now()))
-    _insert(conn, OUTPUT, rows)
-    return result
 
-
+    return write_tasks(store, OUTPUT, filter=filter, sample=sample, seed=seed, build=build)
