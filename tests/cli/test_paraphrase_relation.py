@@ -187,14 +187,14 @@ def test_augment_rejects_an_unknown_relation_listing_the_three() -> None:
 def test_the_direction_check_rejects_rearranged_words_before_the_judges():
     from types import SimpleNamespace
 
-    from paraspan.cli.paraphrase import _reason_kind, direction_check, word_check
+    from paraspan.cli.paraphrase import direction_check, reason_kind, word_check
 
     source = "The quick verdict followed a long hearing, during which the nurse spoke for herself."
     shorter = SimpleNamespace(text="The verdict followed a hearing.")
     rearranged = SimpleNamespace(text="The nurse spoke for herself in a long hearing that followed a verdict.")
     kept, rejected = word_check(source, [shorter, rearranged], direction_check("forward"))
     assert kept == [shorter]
-    assert [_reason_kind(r) for r in rejected] == ["rearranged"]
+    assert [reason_kind(r) for r in rejected] == ["rearranged"]
     # equivalence may reword, but not a modal, a number or a quotation
     source = "\"We may reopen the old mill,\" the mayor said on 3 May."
     reworded = SimpleNamespace(text="On 3 May the mayor stated: \"We may reopen the old mill.\"")
@@ -202,7 +202,7 @@ def test_the_direction_check_rejects_rearranged_words_before_the_judges():
     number = SimpleNamespace(text="\"We may reopen the old mill,\" the mayor said in May.")
     kept, rejected = word_check(source, [reworded, modal, number], direction_check("equivalence"))
     assert kept == [reworded]
-    assert [_reason_kind(r) for r in rejected] == ["changed a deciding word", "lost a number or name"]
+    assert [reason_kind(r) for r in rejected] == ["changed a deciding word", "lost a number or name"]
 
 
 class SameMeaning:

@@ -25,12 +25,12 @@ from paraspan.cli.paraphrase_relation import (
     Judging,
     ParaphraseInput,
     _no_class_note,
-    _reason_kind,
     check_direction_by,
     check_relation_options,
     check_rewrites,
     deliver,
     direction_check,
+    reason_kind,
     relation_record,
     without_banned,
     word_check,
@@ -38,9 +38,9 @@ from paraspan.cli.paraphrase_relation import (
 from paraspan.errors import CorpusError, Problem, ProblemList
 from paraspan.provenance import Generated
 
-__all__ = ["RULE_MODES", "SPANS", "Judging", "ParaphraseInput", "_reason_kind", "check_relation_options",
-           "check_rewrites", "deliver", "direction_check", "diversity_cmd", "paraphrase_cmd", "paraphrase_record",
-           "read_paraphrase_inputs", "relation_record", "without_banned", "word_check"]
+__all__ = ["RULE_MODES", "SPANS", "Judging", "ParaphraseInput", "check_relation_options", "check_rewrites", "deliver",
+           "direction_check", "diversity_cmd", "paraphrase_cmd", "paraphrase_record", "read_paraphrase_inputs",
+           "reason_kind", "relation_record", "without_banned", "word_check"]
 
 
 def read_paraphrase_inputs(path: Path) -> list[ParaphraseInput]:

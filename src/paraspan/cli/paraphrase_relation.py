@@ -191,13 +191,13 @@ def deliver(candidates: list[Any], relations: list[Any], judging: Judging, n: in
                               "relations": {name: dict(sorted(c.items())) for name, c in by_judge.items()}}
     if rejected is not None:
         judged["word_check"] = {"rejected": len(rejected),
-                                "reasons": dict(Counter(_reason_kind(r) for r in rejected).most_common())}
+                                "reasons": dict(Counter(reason_kind(r) for r in rejected).most_common())}
     if len(judging.judges) > 1:
         judged["disagreed"] = sum(r.agree is False for r in relations)
     return in_class[:n], judged
 
 
-def _reason_kind(reason: str) -> str:
+def reason_kind(reason: str) -> str:
     """A word-check reason without its words: "lost", "added", "no content word dropped",
     "rearranged", …"""
     part, _, rest = reason.partition(": ")

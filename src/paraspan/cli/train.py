@@ -164,6 +164,6 @@ def _train_paraphraser(corpus: list[Path], out: Path, config: Any, *, dev: Path 
 def _word_check(relation: str, pairs: Sequence[tuple[str, str]]) -> list[str | None]:
     """Why ``paraspan paraphrase --relation`` would refuse each target as a candidate for its source before the
     judges (its :func:`direction_check`, as :func:`word_check` asks it, in one batch), by the reason's kind."""
-    from paraspan.cli.paraphrase_relation import _reason_kind, direction_check, refusals
+    from paraspan.cli.paraphrase_relation import direction_check, reason_kind, refusals
 
-    return [None if why is None else _reason_kind(why) for why in refusals(direction_check(relation), pairs)]
+    return [None if why is None else reason_kind(why) for why in refusals(direction_check(relation), pairs)]
