@@ -121,10 +121,20 @@ def augment_to_budget(augmenter: Augmenter, subset: Sequence[Sentence], seed: in
     outputs: list[Sentence] = []
     reports: list[dict[str, Any]] = []
     dropped = calls = used = 0
+
+    def call(sentences: Sequence[Sentence]) -> tuple[list[Sentence], int]:
+        """The augmenter's outputs derived from ``sentences``, and how many it made from none of them;
+        its report on the call is kept."""
+        nonlocal calls
+        kept = keep_derived(augmenter(list(sentences), seed), sentences)
+        calls += 1
+        report = _report(augmenter)
+        if report is not None:
+            reports.append(report)
+        return kept
+
     if whole:
-        found, dropped = keep_derived(augmenter(list(subset), seed), subset)
-        calls, report = 1, _report(augmenter)
-        reports += [report] if report is not None else []
+        found, dropped = call(subset)
         for output in found:
             by_source.setdefault(output.source_id or "", []).append(output)
     for start in range(0, len(order), chunk):
@@ -135,12 +145,9 @@ def augment_to_budget(augmenter: Augmenter, subset: Sequence[Sentence], seed: in
         if whole:
             outputs += [o for s in part for o in by_source.get(s.id, [])]
             continue
-        got, lost = keep_derived(augmenter(list(part), seed), part)
-        calls += 1
+        got, lost = call(part)
         dropped += lost
         outputs += got
-        report = _report(augmenter)
-        reports += [report] if report is not None else []
     before, derived = len(outputs), {o.source_id or "" for o in outputs}
     if before > count:
         keep = sorted(random.Random(f"augment-cut:{seed}").sample(range(before), count))
