@@ -186,6 +186,12 @@ def test_directional_outputs_may_drop_or_add_words_only_outside_the_labelled_spa
     # a forward output adds nothing, a reverse one drops nothing
     ("forward", "Keepers fed the birds that met the Peruvian vet.", "Keepers fed the birds from Peru.",
      "added 'Peru'"),
+    # "also", "again" add a presupposition, not a detail: only these changed is not a direction
+    ("reverse", "The mill closed its doors in spring.", "The mill also closed its doors in spring.",
+     "no content word added: not more specific (only 'also': a presupposition, no detail)"),
+    ("forward", "The mill again closed its doors in spring.", "The mill closed its doors in spring.",
+     "no content word dropped: not more general (only 'again': a presupposition, no detail)"),
+    ("forward", "The mill also closed its doors in spring.", "The mill closed its doors.", None),
     # a heading before a colon is not content: losing it is not more general
     ("forward", "QA : Do the ferries run on Sundays ?", "Do the ferries run on Sundays?",
      "no content word dropped: not more general"),

@@ -105,6 +105,9 @@ _CLEFT = re.compile(r"\b[Ii]t\s+(is|was|were|has been|had been|will be|would be|
 #: what the output may be to its source: the same, more general (forward entailment: words
 #: dropped) or more specific (reverse entailment: words added), the labelled spans unchanged
 RELATIONS = ("equivalence", "forward", "reverse")
+#: Additive and aspectual particles: "also", "too", "again" add a presupposition, not an asserted detail,
+#: so a directional output must drop (add) some other content word to be more general (specific).
+PARTICLES = frozenset("also too even again still".split())
 #: Verbs whose clause is not asserted: "police said the ship sank" does not entail that it sank.
 NOT_ASSERTING = frozenset("""
 say tell report claim allege believe think expect plan hope want try attempt seek intend
@@ -430,9 +433,11 @@ class ContentFilter(BaseFilter):
         forward, added for reverse) outside the labelled spans, or a :data:`NOT_MONOTONE` word
         among those in ``longer`` that ``shorter`` lacks."""
         problems = []
-        if not [w for w in changed if w not in in_spans]:
+        counted = [w for w in changed if w not in in_spans]
+        if not [w for w in counted if w.lower() not in PARTICLES]:
+            only = f" (only {', '.join(repr(w) for w in counted)}: a presupposition, no detail)" if counted else ""
             problems.append(f"no content word {verb}: not " + ("more general" if verb == "dropped" else
-                                                               "more specific"))
+                                                               "more specific") + only)
 
         def lemmas_of(text: str) -> set[str]:
             # a capital inside the sentence is a name ("May", "Will"), not a modal
