@@ -202,7 +202,8 @@ def reason_kind(reason: str) -> str:
     "rearranged", …"""
     part, _, rest = reason.partition(": ")
     if part == "contraction":
-        return "cut a name or quotation" if "kept whole" in rest else "rearranged"
+        return ("cut a name or quotation" if "kept whole" in rest else
+                "changed a word's number or tense" if "a kept word changed its" in rest else "rearranged")
     if part == "facts":
         return "lost a number or name"
     if part == "claims":

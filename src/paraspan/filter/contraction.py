@@ -174,6 +174,32 @@ def _swapped(token: Any, match: Any, heads_there: set[int]) -> bool:
     return mine is not None and theirs is not None and mine != theirs
 
 
+def changed_inflections(source: Any, output: Any) -> list[str]:
+    """The words ``output`` keeps from ``source`` (same lemma and part of speech) in another inflection
+    that changes what is said: a common noun's number ("onions" → "onion") or a finite verb's tense
+    ("became" → "become"). A word the parse gives several inflections in a sentence is compared as a set."""
+    def forms(doc: Any) -> dict[tuple[str, str], tuple[set[str], str]]:
+        out: dict[tuple[str, str], tuple[set[str], str]] = {}
+        for t in doc:
+            if t.pos_ == "NOUN":
+                feature = t.morph.get("Number")
+            elif t.pos_ == "VERB" and t.morph.get("VerbForm") == ["Fin"]:
+                feature = t.morph.get("Tense")
+            else:
+                continue
+            if feature:
+                out.setdefault((t.lemma_.lower(), t.pos_), (set(), t.text))[0].update(feature)
+        return out
+
+    before, after = forms(source), forms(output)
+    problems = []
+    for key, (values, word) in after.items():
+        if key in before and not values & before[key][0]:
+            what = "number" if key[1] == "NOUN" else "tense"
+            problems.append(f"{before[key][1]!r} became {word!r}: a kept word changed its {what}")
+    return problems
+
+
 #: lower-case words inside a name ("Department of the Interior")
 _NAME_JOINERS = frozenset({"of", "the", "for", "de"})
 #: a quotation: ``…'' (PTB), "…" or “…”
@@ -259,6 +285,10 @@ class ContractionFilter:
         for output, source in pairs:
             if source is None:
                 out.append(FilterDecision(True, None, "no source to compare with"))
+                continue
+            inflected = changed_inflections(docs[source.text], docs[output.text])
+            if inflected:
+                out.append(FilterDecision(False, -float(len(inflected)), inflected[0], {"inflected": inflected}))
                 continue
             if self.relation == "equivalence":
                 out.append(self._equivalent(docs[source.text], docs[output.text], source.text, output.text))
