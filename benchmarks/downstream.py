@@ -596,7 +596,7 @@ def choose(args: argparse.Namespace, values: list[float]) -> None:
     args.choices_output.parent.mkdir(parents=True, exist_ok=True)
     with atomic_write(args.choices_output, "w") as handle:
         handle.write(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
-    for pct, row in sorted(means.items(), key=lambda kv: int(kv[0])):
+    for pct, row in sorted(means.items(), key=lambda kv: float(kv[0])):
         cells = ", ".join(f"w={w}: {v['mean']}" + (f" ± {v['sd']}" if v["sd"] is not None else "") + f" (n={v['n']})"
                           for w, v in sorted(row.items(), key=lambda kv: float(kv[0])))
         print(f"{args.task} {pct}% {report} F1: {cells}")

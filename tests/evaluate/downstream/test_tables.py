@@ -35,3 +35,14 @@ def test_a_file_without_the_gold_control_keeps_its_table(tmp_path):
     lines = table(_data(tmp_path)).splitlines()
     assert len(lines) == 3 and lines[0].endswith("| copy-control F1 | augmented − copy |")
     assert lines[2].count("|") == 12
+
+
+def test_a_fractional_percent_is_a_row_of_its_own(tmp_path):
+    train = frame_corpus(160)
+    curve = run_curve(TrainLearner(), train, {"dev": train[:2]},
+                      CurveConfig(percents=(2.5, 25), seeds=(0, 1), lexsub=False, copy_control=True),
+                      ChunkAugmenter(per=3))
+    curve.task = "srl_framenet"
+    lines = table(merge_results(tmp_path / "r.json", curve, {"augmenter": "fake"})).splitlines()
+    assert [line.split("|")[2].strip() for line in lines[2:4]] == ["2.5", "25"]
+    assert lines[2].split("|")[3].strip() == "4"  # 2.5% of 160

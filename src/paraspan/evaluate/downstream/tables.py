@@ -123,7 +123,7 @@ def table(data: dict[str, Any]) -> str:
     lines, notes = [head, rule], []
     for task in _tasks(data):
         meta = data.get("meta", {}).get(task, {})
-        for percent, point in sorted(data[task].items(), key=lambda kv: int(kv[0])):
+        for percent, point in sorted(data[task].items(), key=lambda kv: percent_number(kv[0])):
             summ, gains = point.get("summary", {}), point.get("gain", {})
             row = (f"| {task} ({meta.get('report', '?')}) | {percent} | {_mean_count(point['n_train'])} "
                    f"| {_mean_count(point.get('n_augmented'))} | {_ms(summ.get('base'))} "
