@@ -216,7 +216,7 @@ def train_lora(model: Any, tokenizer: Any, train: Sequence[Example], dev: Sequen
     """Train a LoRA on ``train`` with checkpoints under ``output/checkpoints``; the best model (lowest
     dev loss) is returned, wrapped by peft, with the run's report."""
     from peft import LoraConfig, get_peft_model
-    from transformers import EarlyStoppingCallback, Trainer, TrainerCallback, TrainingArguments
+    from transformers import EarlyStoppingCallback
 
     rows = encode(train, tokenizer, config.max_length)
     dev_rows = encode(dev, tokenizer, config.max_length)
@@ -227,7 +227,50 @@ def train_lora(model: Any, tokenizer: Any, train: Sequence[Example], dev: Sequen
     peft_model = get_peft_model(model, lora)
     checkpoints = output / "checkpoints"
     has_dev = bool(dev_rows)
-    args = TrainingArguments(
+    args = _training_arguments(config, checkpoints, has_dev, use_cpu=str(next(model.parameters()).device) == "cpu")
+    tokens = sum(len(r["input_ids"]) for r in rows)
+    per_epoch_steps = max(1, math.ceil(len(rows) / (config.batch_size * config.grad_accum)))
+    tokens_per_step = tokens / per_epoch_steps
+    throughput = _throughput(tokens_per_step, on_log)
+    callbacks: list[Any] = [throughput]
+    if has_dev:
+        callbacks.append(EarlyStoppingCallback(early_stopping_patience=config.patience))
+    trainer = _answer_loss_trainer(model=peft_model, args=args, train_dataset=_Rows(rows),
+                                   eval_dataset=_Rows(dev_rows) if has_dev else None,
+                                   data_collator=_collate(tokenizer.pad_token_id), callbacks=callbacks)
+    last = last_checkpoint(checkpoints) if resume else None
+    if resume and last is None:
+        raise TrainError.from_code("E505", folder=checkpoints)
+    started = time.monotonic()
+    try:
+        result = trainer.train(resume_from_checkpoint=str(last) if last else None)
+    except OSError as exc:  # a full disk or a vanished folder while a checkpoint is written
+        intact = last_checkpoint(checkpoints)
+        raise TrainError.from_code("E506", exc=f"{type(exc).__name__}: {exc}",
+                                   checkpoint=intact or "none yet") from None
+    seconds = time.monotonic() - started
+    state = trainer.state
+    dev_losses = [e["eval_loss"] for e in state.log_history if "eval_loss" in e]
+    steps_run = state.global_step - (throughput.first_step[0] if throughput.first_step else 0)
+    trained_tokens = tokens_per_step * steps_run
+    report = TrainReport(
+        steps=state.global_step, epochs=round(state.epoch or 0.0, 3), train_examples=len(rows),
+        dev_examples=len(dev_rows), train_tokens=tokens, seconds=round(seconds, 1),
+        tokens_per_second=round(trained_tokens / seconds, 2) if seconds > 0 else 0.0,
+        dev_loss=min(dev_losses) if dev_losses else None,
+        best_checkpoint=Path(state.best_model_checkpoint).name if state.best_model_checkpoint else None,
+        stopped_early=state.global_step < state.max_steps,
+    )
+    del result
+    return trainer.model, report
+
+
+def _training_arguments(config: TrainConfig, checkpoints: Path, has_dev: bool, *, use_cpu: bool) -> Any:
+    """The Trainer's settings: checkpoints every ``save_steps``, dev loss there (with the best model loaded
+    at the end) when there is a dev set, length-grouped batches."""
+    from transformers import TrainingArguments
+
+    return TrainingArguments(
         output_dir=str(checkpoints),
         num_train_epochs=config.epochs,
         per_device_train_batch_size=config.batch_size,
@@ -252,13 +295,15 @@ def train_lora(model: Any, tokenizer: Any, train: Sequence[Example], dev: Sequen
         remove_unused_columns=False,
         report_to=[],
         seed=config.seed,
-        use_cpu=str(next(model.parameters()).device) == "cpu",
+        use_cpu=use_cpu,
         dataloader_num_workers=0,
         disable_tqdm=False,
     )
-    tokens = sum(len(r["input_ids"]) for r in rows)
-    per_epoch_steps = max(1, math.ceil(len(rows) / (config.batch_size * config.grad_accum)))
-    tokens_per_step = tokens / per_epoch_steps
+
+
+def _answer_loss_trainer(**kwargs: Any) -> Any:
+    """A Trainer whose loss is :func:`answer_loss` (built here: transformers is imported only when training)."""
+    from transformers import Trainer
 
     class _AnswerLossTrainer(Trainer):
         def compute_loss(self, model: Any, inputs: dict[str, Any], return_outputs: bool = False,
@@ -266,9 +311,15 @@ def train_lora(model: Any, tokenizer: Any, train: Sequence[Example], dev: Sequen
             loss = answer_loss(model, inputs, num_items_in_batch)
             return (loss, (loss,)) if return_outputs else loss
 
+    return _AnswerLossTrainer(**kwargs)
+
+
+def _throughput(tokens_per_step: float, on_log: Callable[[dict[str, float]], None] | None) -> Any:
+    """A callback that adds training tokens/s and the ETA to each log line and hands it to ``on_log``."""
+    from transformers import TrainerCallback
+
     class _Throughput(TrainerCallback):
-        """Adds training tokens/s and the ETA to each log line; remembers the step this process began at
-        (a resumed run begins at its checkpoint's)."""
+        """Remembers the step this process began at (a resumed run begins at its checkpoint's)."""
 
         first_step: tuple[int, float] | None = None
 
@@ -289,39 +340,7 @@ def train_lora(model: Any, tokenizer: Any, train: Sequence[Example], dev: Sequen
             if on_log is not None:
                 on_log(dict(logs))
 
-    throughput = _Throughput()
-    callbacks: list[Any] = [throughput]
-    if has_dev:
-        callbacks.append(EarlyStoppingCallback(early_stopping_patience=config.patience))
-    trainer = _AnswerLossTrainer(model=peft_model, args=args, train_dataset=_Rows(rows),
-                                 eval_dataset=_Rows(dev_rows) if has_dev else None,
-                                 data_collator=_collate(tokenizer.pad_token_id), callbacks=callbacks)
-    last = last_checkpoint(checkpoints) if resume else None
-    if resume and last is None:
-        raise TrainError.from_code("E505", folder=checkpoints)
-    started = time.monotonic()
-    try:
-        result = trainer.train(resume_from_checkpoint=str(last) if last else None)
-    except OSError as exc:  # a full disk or a vanished folder while a checkpoint is written
-        intact = last_checkpoint(checkpoints)
-        raise TrainError.from_code("E506", exc=f"{type(exc).__name__}: {exc}",
-                                   checkpoint=intact or "none yet") from None
-    seconds = time.monotonic() - started
-    state = trainer.state
-    dev_losses = [e["eval_loss"] for e in state.log_history if "eval_loss" in e]
-    steps_run = state.global_step - (throughput.first_step[0] if throughput.first_step else 0)
-    trained_tokens = tokens_per_step * steps_run
-    stopped = state.global_step < state.max_steps
-    report = TrainReport(
-        steps=state.global_step, epochs=round(state.epoch or 0.0, 3), train_examples=len(rows),
-        dev_examples=len(dev_rows), train_tokens=tokens, seconds=round(seconds, 1),
-        tokens_per_second=round(trained_tokens / seconds, 2) if seconds > 0 else 0.0,
-        dev_loss=min(dev_losses) if dev_losses else None,
-        best_checkpoint=Path(state.best_model_checkpoint).name if state.best_model_checkpoint else None,
-        stopped_early=stopped,
-    )
-    del result
-    return trainer.model, report
+    return _Throughput()
 
 
 def last_checkpoint(folder: Path) -> Path | None:
