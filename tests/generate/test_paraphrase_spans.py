@@ -72,7 +72,7 @@ def test_the_generator_is_asked_with_the_lines_own_spans_through_the_pipeline(re
 def test_the_factory_answers_for_its_inner_generator() -> None:
     from paraspan.api import run_config
 
-    spans = "paraspan.generate.paraphrase_spans:make_span_generator"
+    spans = "own-spans"
     config = run_config(generator=spans, overrides=['generator.generator={"name": "rewrite", "max_lexical": 0}'])
     assert config.generator.options["generator"] == {"name": "rewrite", "max_lexical": 0}
     with pytest.raises(ParaspanError) as bad:

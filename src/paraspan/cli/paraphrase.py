@@ -272,7 +272,7 @@ def paraphrase_cmd(
 
 #: the generator the command runs: each input's own ban and keep spans as the request
 #: (:mod:`paraspan.generate.paraphrase_spans`)
-SPANS = "paraspan.generate.paraphrase_spans:make_span_generator"
+SPANS = "own-spans"
 #: the rule rewriter's candidates are all judged (``--rewrites``): no cap short of this
 _EVERY = 10_000
 
@@ -306,7 +306,7 @@ class _Runs:
         preset of the one pipeline (:func:`paraspan.cli.preset.preset_store`), each input a sentence of its
         own spans (:func:`paraspan.generate.paraphrase_spans.span_sentence`); ``source`` names where each
         candidate came from."""
-        from paraspan.cli.preset import Preset, input_notes, preset_store
+        from paraspan.cli.preset import Preset, preset_store
         from paraspan.generate.paraphrase_spans import span_sentence
 
         # a model-free aligner: the span generator places every candidate itself, so none is ever aligned
@@ -315,7 +315,7 @@ class _Runs:
         sentences = [span_sentence(str(i.line), i.text, i.ban, i.keep) for i in items]
         with preset_store(preset, sentences, workers=self.workers, threads=self.threads, seed=self.seed,
                           progress=self.progress, what=what) as (store, run):
-            notes = input_notes(store)
+            notes = store.input_notes()
             got = {i.line: _Got([_candidate(row, source) for row in store.iter_candidates(str(i.line))],
                                 _generator_note(notes.get(str(i.line)), i.text, source)) for i in items}
         self.plan = dict(run.plan)

@@ -122,12 +122,6 @@ def preset_store(preset: Preset, sentences: Sequence[Any], *, filter_name: str =
             yield store, run
 
 
-def input_notes(store: Any) -> dict[str, str | None]:
-    """Why each input of ``store`` got no output where it got none (the loop's note: ``structure N: iteration
-    I: …``), by input id."""
-    return dict(store.conn.execute("SELECT id, note FROM inputs").fetchall())
-
-
 def report(con: Any, result: PresetRun, filter_name: str, rejected: Path | None) -> None:
     """One line: how many outputs the filter kept and refused, and why (nothing for ``all``)."""
     if filter_name == "all":

@@ -310,5 +310,7 @@ generators.register("trained", "paraspan.generate.trained:make_trained",
                     "a LoRA adapter trained on the corpus fills masked spans and triggers (paraspan train-generator)")
 generators.register("retrieve", "paraspan.generate.retrieve:make_retriever",
                     "fillers of the same slot from a training corpus, ranked by the base model (no decoding)")
+generators.register("own-spans", "paraspan.generate.paraphrase_spans:make_span_generator",
+                    "a sentence's own ban and keep spans made one request of an inner generator (paraspan paraphrase)")
 generators.register("cascade", "paraspan.generate.cascade:make_cascade",
                     "several generators in one chain, in order (default: rewrite, then substitute)")

@@ -3,7 +3,7 @@
 ``paraspan paraphrase`` reads sentences with character spans to ban and spans to keep, not labelled structures;
 the pipeline's loop rewrites a structure and bans its anchor. :func:`span_sentence` gives such a sentence one
 structure anchored on its whole text, with those spans as its arguments (labelled :data:`BAN` and :data:`KEEP`).
-:class:`SpanGenerator` (``--generator paraspan.generate.paraphrase_spans:make_span_generator``) hands its inner
+:class:`SpanGenerator` (``--generator own-spans``) hands its inner
 generator, a registered one (``paraphrase``, ``rewrite``, ``generalize``, ``elaborate`` …), the request those
 spans make of the sentence as plain text, and places the structure over each whole candidate: the loop then
 neither bans the text nor aligns it, and the inner generator is asked what ``paraspan paraphrase`` asked it.

@@ -406,6 +406,11 @@ class RunStore:
         row = self.conn.execute("SELECT json FROM inputs WHERE id = ?", (input_id,)).fetchone()
         return parse_line(row[0]) if row else None
 
+    def input_notes(self) -> dict[str, str | None]:
+        """Why each input got no output where it got none (the loop's note: ``structure N: iteration I: …``),
+        by input id."""
+        return dict(self.conn.execute("SELECT id, note FROM inputs").fetchall())
+
     def iter_inputs(self, status: str | None = None) -> Iterator[Sentence]:
         from paraspan.corpus.jsonl import parse_line
 
