@@ -31,3 +31,28 @@ def test_training_tokens_are_llama_cpps_and_labels_cover_the_answer_only() -> No
     answer = [t for t in labels if t != -100]
     assert answer == tokenizer.encode("The farmer") + [2]
     llama.close()
+
+
+def test_the_lora_weights_are_drawn_from_the_seed_and_leave_torchs_state_alone() -> None:
+    pytest.importorskip("peft")
+    import copy
+
+    import torch
+    from peft import LoraConfig
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    from paraspan.train.lora import TARGET_MODULES, _seeded_lora
+
+    torch.manual_seed(1)
+    base = LlamaForCausalLM(LlamaConfig(vocab_size=32, hidden_size=16, intermediate_size=32, num_hidden_layers=1,
+                                        num_attention_heads=2, num_key_value_heads=2))
+
+    def lora_a(seed: int) -> torch.Tensor:
+        lora = LoraConfig(r=2, lora_alpha=4, target_modules=list(TARGET_MODULES), task_type="CAUSAL_LM")
+        wrapped = _seeded_lora(copy.deepcopy(base), lora, seed)
+        return torch.cat([p.detach().flatten() for n, p in wrapped.named_parameters() if "lora_A" in n])
+
+    state = torch.random.get_rng_state()
+    first, again, other = lora_a(0), lora_a(0), lora_a(1)
+    assert torch.equal(first, again) and not torch.equal(first, other)
+    assert torch.equal(torch.random.get_rng_state(), state)

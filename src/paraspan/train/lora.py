@@ -210,12 +210,23 @@ def answer_loss(model: Any, inputs: dict[str, Any], num_items: Any = None) -> An
     return F.cross_entropy(logits, target[keep])
 
 
+def _seeded_lora(model: Any, lora: Any, seed: int) -> Any:
+    """``model`` wrapped by peft, its LoRA weights drawn with ``seed`` (the Trainer seeds only after they exist)
+    in a forked random state, so that the same run gives the same adapter and the process's state is left as it was."""
+    import torch
+    from peft import get_peft_model
+
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        return get_peft_model(model, lora)
+
+
 def train_lora(model: Any, tokenizer: Any, train: Sequence[Example], dev: Sequence[Example], output: Path,
                config: TrainConfig, *, resume: bool = False,
                on_log: Callable[[dict[str, float]], None] | None = None) -> tuple[Any, TrainReport]:
     """Train a LoRA on ``train`` with checkpoints under ``output/checkpoints``; the best model (lowest
     dev loss) is returned, wrapped by peft, with the run's report."""
-    from peft import LoraConfig, get_peft_model
+    from peft import LoraConfig
     from transformers import EarlyStoppingCallback
 
     rows = encode(train, tokenizer, config.max_length)
@@ -224,7 +235,7 @@ def train_lora(model: Any, tokenizer: Any, train: Sequence[Example], dev: Sequen
         raise TrainError.from_code("E504", count=len(rows), minimum=MIN_EXAMPLES, max_length=config.max_length)
     lora = LoraConfig(r=config.rank, lora_alpha=config.alpha or 2 * config.rank, lora_dropout=config.dropout,
                       target_modules=list(TARGET_MODULES), task_type="CAUSAL_LM", bias="none")
-    peft_model = get_peft_model(model, lora)
+    peft_model = _seeded_lora(model, lora, config.seed)
     checkpoints = output / "checkpoints"
     has_dev = bool(dev_rows)
     args = _training_arguments(config, checkpoints, has_dev, use_cpu=str(next(model.parameters()).device) == "cpu")
