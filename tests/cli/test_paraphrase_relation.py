@@ -291,20 +291,9 @@ def test_forward_rules_leave_adjectives_in_place(tmp_path: Path, monkeypatch: py
     assert all("old tractor" in p["text"] for p in row["paraphrases"])
 
 
-class CallsAllEquivalent:
-    """A scripted judge that finds entailment both ways in every pair, as minilm-nli does for most cuts."""
-
-    name = "minilm-nli"
-
-    def judge(self, premises: Sequence[str], hypotheses: Sequence[str]) -> Judgements:
-        probs = np.full((len(premises), 3), 0.05, dtype=np.float32)
-        probs[:, LABELS.index("entailment")] = 0.9
-        return Judgements(probs, np.zeros(len(premises), dtype=bool))
-
-
 def test_direction_by_words_delivers_what_the_judge_calls_equivalent_once_the_word_check_passed(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("paraspan.filter.judges.load_judge", lambda spec, **_: CallsAllEquivalent())
+    monkeypatch.setattr("paraspan.filter.judges.load_judge", lambda spec, **_: SameMeaning())  # as minilm-nli does for most cuts
     text = "The farmer quickly sold his old tractor to a neighbour."
     src = _write(tmp_path / "in.jsonl", [{"id": "s", "text": text}])
     rows = {}
