@@ -216,7 +216,8 @@ def _seeded_lora(model: Any, lora: Any, seed: int) -> Any:
     import torch
     from peft import get_peft_model
 
-    with torch.random.fork_rng(devices=[]):
+    gpus = list(range(torch.cuda.device_count())) if torch.cuda.is_available() else []
+    with torch.random.fork_rng(devices=gpus):  # manual_seed seeds every device: each one's state is restored
         torch.manual_seed(seed)
         return get_peft_model(model, lora)
 
