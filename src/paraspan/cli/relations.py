@@ -34,6 +34,10 @@ def relabel_cmd(
     chunk: Annotated[int, typer.Option(help="Pairs judged per call (memory vs. progress updates).")] = 256,
     max_length: Annotated[int, typer.Option(
         help="Encoders: word pieces per pair; longer pairs are cut (marked 'truncated').")] = 256,
+    rules: Annotated[bool, typer.Option(
+        "--rules", help="Judge nothing: write the rule rewriter's equivalents and deletions of modifiers of each "
+                        "distinct sentence of the file instead (relation equivalence or forward_entailment, judge "
+                        "'rules'), as more training pairs for train-generator --task paraphrase.")] = False,
     progress: Progress = True,
 ) -> None:
     """Label sentence pairs with fine-grained paraphrase relations (NLI run both ways).
@@ -58,6 +62,9 @@ def relabel_cmd(
     stream = read_pair_file(pairs, from_fmt)
     items = list(islice(stream, limit) if limit is not None else stream)
     err = console()
+    if rules:
+        _write_rule_pairs(items, out, err, progress)
+        return
     use_threads(threads)  # the encoders' (the LLM judge takes its own)
     loaded = [load_judge(spec, threads=threads, max_length=max_length) for spec in specs]
     summary = RelationSummary()
@@ -182,3 +189,27 @@ def render_relations(summary: Any, console: Any, title: str = "relations") -> No
         if data["truncated"]:
             notes.append(f"{data['truncated']} × truncated to fit the judge")
         console.print("notes: " + "; ".join(notes))
+
+
+def _write_rule_pairs(items: list[Any], out: Path, err: Any, progress: bool) -> None:
+    """``relabel --rules``: the rule rewriter's pairs of each distinct sentence of ``items``, and their counts."""
+    from collections import Counter
+
+    from paraspan.corpus.jsonl import atomic_write
+    from paraspan.train.rule_pairs import rule_pairs
+
+    sentences = list(dict.fromkeys(" ".join(t.split()) for p in items for t in (p.s1, p.s2) if t.strip()))
+    counts: Counter[str] = Counter()
+    start = time.perf_counter()
+    with ProgressBar("rewriting sentences", len(sentences), enabled=progress) as bar, atomic_write(out) as handle:
+        def numbered():  # type: ignore[no-untyped-def]
+            for n, text in enumerate(sentences, 1):
+                yield str(n), text
+                bar(n)
+
+        for row in rule_pairs(numbered()):  # one rewriter (and parser) for every sentence
+            counts[row["relation"]] += 1
+            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+    found = ", ".join(f"{count:,} {relation}" for relation, count in sorted(counts.items())) or "no rewrite"
+    err.print(f"wrote {found} from {len(sentences):,} sentences to {out} in {time.perf_counter() - start:.1f}s",
+              markup=False)
