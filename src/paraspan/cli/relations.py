@@ -196,7 +196,7 @@ def _write_rule_pairs(items: list[Any], out: Path, err: Any, progress: bool) -> 
     from collections import Counter
 
     from paraspan.corpus.jsonl import atomic_write
-    from paraspan.train.rule_pairs import rule_pairs
+    from paraspan.generate.rule_pairs import rule_pairs
 
     sentences = list(dict.fromkeys(" ".join(t.split()) for p in items for t in (p.s1, p.s2) if t.strip()))
     counts: Counter[str] = Counter()
