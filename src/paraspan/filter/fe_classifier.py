@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from paraspan.errors import ModelError
-from paraspan.filter.mlp import mlp_logits, softmax
+from paraspan.filter.mlp import MLPHead, softmax
 
 if TYPE_CHECKING:
     from paraspan.corpus.frame_index import FrameIndex
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from paraspan.models.encoder import Encoder
 
 
-__all__ = ["NOT_FE", "FEClassifier", "FEInstance", "MLPHead", "instances_from_sentence", "mark", "quiet"]
+__all__ = ["NOT_FE", "FEClassifier", "FEInstance", "instances_from_sentence", "mark", "quiet"]
 
 NOT_FE = "NOT_FE"
 
@@ -212,24 +212,6 @@ def instances_from_sentence(sentence: Sentence, *, none_rate: float = 0.0, seed:
 
 
 # ----------------------------------------------------------------------------- the classifier
-
-
-@dataclass
-class MLPHead:
-    """Two layers over standardised encoder features and the names of their outputs: what the FE classifier
-    and the span-label verifier (:class:`paraspan.filter.verifier.Verifier`) both are."""
-
-    w1: np.ndarray
-    b1: np.ndarray
-    w2: np.ndarray
-    b2: np.ndarray
-    mean: np.ndarray
-    scale: np.ndarray
-    labels: list[str]
-
-    def scores(self, features: np.ndarray) -> np.ndarray:
-        """The logit of every label, a row per feature row."""
-        return mlp_logits(features, self.mean, self.scale, ((self.w1, self.b1), (self.w2, self.b2)))
 
 
 @dataclass

@@ -6,6 +6,7 @@ runs, on :class:`paraspan.train.loop.Fit`)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -22,6 +23,24 @@ def mlp_logits(features: np.ndarray, mean: np.ndarray, scale: np.ndarray,
         if i < last:
             x = np.maximum(x, 0.0)
     return x
+
+
+@dataclass
+class MLPHead:
+    """Two layers over standardised encoder features and the names of their outputs: what the FE classifier
+    and the span-label verifier (:class:`paraspan.filter.verifier.Verifier`) both are."""
+
+    w1: np.ndarray
+    b1: np.ndarray
+    w2: np.ndarray
+    b2: np.ndarray
+    mean: np.ndarray
+    scale: np.ndarray
+    labels: list[str]
+
+    def scores(self, features: np.ndarray) -> np.ndarray:
+        """The logit of every label, a row per feature row."""
+        return mlp_logits(features, self.mean, self.scale, ((self.w1, self.b1), (self.w2, self.b2)))
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:

@@ -35,8 +35,8 @@ import numpy as np
 
 from paraspan.errors import ModelError, ParaspanError
 from paraspan.filter.base import BaseFilter, FilterDecision
-from paraspan.filter.fe_classifier import MLPHead, pool_marked
-from paraspan.filter.mlp import softmax
+from paraspan.filter.fe_classifier import pool_marked
+from paraspan.filter.mlp import MLPHead, softmax
 
 if TYPE_CHECKING:
     from paraspan.corpus.frame_index import FrameIndex

@@ -156,4 +156,3 @@ def write_tasks(store: RunStore, mode: Mode, *, filter: str | None, sample: int 
                      json.dumps(task["items"], ensure_ascii=False), _now()))
     _insert(conn, mode, rows)
     return result
-
