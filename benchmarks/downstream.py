@@ -488,12 +488,17 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
 def parse_percents(text: str) -> list[float]:
     """``--percents``: whole numbers stay whole (``10``, the key ``"10"`` of earlier results), others are
     fractions (``0.5``: 100 of WikiANN's 20,000 sentences); each in (0, 100]."""
+    from paraspan.evaluate.downstream.data import percent_number
+
     out: list[float] = []
     for item in text.split(","):
-        value = float(item)
-        if not 0 < value <= 100:
+        try:
+            value: float | None = percent_number(item)
+        except ValueError:
+            value = None
+        if value is None or not 0 < value <= 100:
             raise SystemExit(f"--percents: {item!r} is not a percent in (0, 100]")
-        out.append(int(value) if value.is_integer() else value)
+        out.append(value)
     return out
 
 

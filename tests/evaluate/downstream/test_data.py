@@ -48,8 +48,9 @@ def test_fractional_percents_parse_and_keep_whole_ones_whole():
     spec.loader.exec_module(module)
     got = module.parse_percents("0.5,2.5,10")
     assert got == [0.5, 2.5, 10] and [str(p) for p in got] == ["0.5", "2.5", "10"]
-    with pytest.raises(SystemExit):
-        module.parse_percents("0")
+    for bad in ("0", "ten", "101"):
+        with pytest.raises(SystemExit):
+            module.parse_percents(bad)
 
 
 def test_split_by_document_keeps_documents_whole():
