@@ -8,7 +8,10 @@ direction's word check, then the NLI judge both ways):
 * ``prompted``: the default chat LLM asked by instruction (``--rewrites off``: its free rewrites);
 * ``trained``: ``--adapter ADAPTER`` (``paraspan train-generator --task paraphrase``);
 * ``trained-wide``: the same adapter with three times the samples and no randomized bans (it is
-  about ten times cheaper than the prompted 1.5B model per sample).
+  about ten times cheaper than the prompted 1.5B model per sample);
+* ``rules``: the rule rewriter alone (``--rewrites only``: the simple baseline);
+* ``trained+rules``: the rules first, the adapter for the sentences they leave short of ``--n``
+  (``--adapter ADAPTER --rewrites first``).
 
 Per system and relation it reports the share of input sentences with at least one delivered output
 (coverage), the share of delivered outputs in the class by reading (from the judgments file), the
@@ -41,7 +44,7 @@ from _common import load_average, machine  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 RELATIONS = ("equivalence", "forward", "reverse")
-SYSTEMS = ("prompted", "trained", "trained-wide")
+SYSTEMS = ("prompted", "trained", "trained-wide", "rules", "trained+rules")
 
 
 def draw_inputs(mrpc: Path, sick: Path, per_set: int, seed: int) -> list[dict[str, str]]:
@@ -67,8 +70,10 @@ def run(system: str, relation: str, inputs: Path, out: Path, args: argparse.Name
                "--n", str(args.n), "--samples", str(args.samples), "--constraint-sets", str(args.sets),
                "--candidates", str(args.samples * args.sets), "--threads", str(args.threads), "--workers", "1",
                "--parallel", str(args.samples * args.sets * 2), "--no-progress", "--seed", str(args.seed)]
-    command += (["--model", args.model, "--rewrites", "off"] if system == "prompted"
-                else ["--adapter", str(args.adapter)])
+    command += {"prompted": ["--model", args.model, "--rewrites", "off"],
+                "rules": ["--model", args.model, "--rewrites", "only"],
+                "trained+rules": ["--adapter", str(args.adapter), "--rewrites", "first"]}.get(
+        system, ["--adapter", str(args.adapter)])
     if relation in ("forward", "reverse"):
         command += ["--direction-by", args.direction_by]
     if system == "trained-wide":  # the adapter is cheap: three times the samples, no random bans
