@@ -178,9 +178,10 @@ def _swapped(token: Any, match: Any, heads_there: set[int]) -> bool:
 
 
 def changed_inflections(source: Any, output: Any) -> list[str]:
-    """The words ``output`` keeps from ``source`` (same lemma and part of speech) in another inflection
-    that changes what is said: a common noun's number ("onions" → "onion") or a finite verb's tense
-    ("became" → "become"). A word the parse gives several inflections in a sentence is compared as a set."""
+    """The words ``output`` keeps from ``source`` (same lemma) in another inflection that changes what is
+    said: a common noun's number ("onions" → "onion"), a finite verb's tense ("became" → "become"), or a
+    verb the output has only as a noun ("is helped" → "is help", "is dancing" → "is in dance"). A word the
+    parse gives several inflections in a sentence is compared as a set."""
     def forms(doc: Any) -> dict[tuple[str, str], tuple[set[str], str]]:
         out: dict[tuple[str, str], tuple[set[str], str]] = {}
         for t in doc:
@@ -200,7 +201,18 @@ def changed_inflections(source: Any, output: Any) -> list[str]:
         if key in before and not values & before[key][0]:
             what = "number" if key[1] == "NOUN" else "tense"
             problems.append(f"{before[key][1]!r} became {word!r}: a kept word changed its {what}")
-    return problems
+    return problems + _verbs_made_nouns(source, output)
+
+
+def _verbs_made_nouns(source: Any, output: Any) -> list[str]:
+    """A source verb whose lemma the output has only as a noun, where the source had no such noun."""
+    def by_pos(doc: Any, pos: str) -> dict[str, str]:
+        return {t.lemma_.lower(): t.text for t in doc if t.pos_ == pos}
+
+    verbs, nouns, kept_verbs = by_pos(source, "VERB"), by_pos(source, "NOUN"), by_pos(output, "VERB")
+    return [f"{verbs[lemma]!r} became {word!r}: a kept verb became a noun"
+            for lemma, word in by_pos(output, "NOUN").items()
+            if lemma in verbs and lemma not in kept_verbs and lemma not in nouns]
 
 
 #: lower-case words inside a name ("Department of the Interior")
