@@ -107,6 +107,15 @@ def test_a_kind_the_adapter_was_not_trained_on_is_refused() -> None:
     assert caught.value.code == "E510"
 
 
+def test_a_label_the_adapter_was_not_trained_on_is_named_in_the_note() -> None:
+    sentence = _sentence()
+    sentence.structures[0] = Structure("frame", "Commerce_sell", Span(11, 15, "sell.v"), [Span(16, 31, "Merchandise")])
+    result = TrainedInfiller(Scripted({}), CARD, TrainedConfig(triggers=False)).generate(_request(sentence))
+    assert result.candidates == []
+    assert "a label adapter 'scripted' was not trained on (Merchandise" in result.note
+    assert "paraspan train-generator" in result.note
+
+
 def test_without_a_structure_there_is_a_note() -> None:
     result = TrainedInfiller(Scripted({}), CARD).generate(GenerationRequest(id="x", text="Hello."))
     assert result.candidates == [] and result.note

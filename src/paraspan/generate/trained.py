@@ -176,7 +176,7 @@ class TrainedInfiller:
         stats: Counter[str] = Counter()
         rng = random.Random(zlib.crc32(f"{self.config.seed}:{request.id}:{index}:{request.attempt}".encode()))
         fills: list[_Fill] = []
-        for masked in self._choices(sentence, structure, rng):
+        for masked in self._choices(sentence, structure, rng, stats):
             fills.extend(self._fill_spans(sentence, index, masked, rng, stats))
         # a new trigger must evoke the same frame; a PropBank roleset belongs to one lemma, so none can
         if self.config.triggers and structure.kind == "frame" and structure.anchor is not None:
@@ -195,10 +195,15 @@ class TrainedInfiller:
             ", ".join(f"{k} {v}" for k, v in sorted(stats.items())) or "nothing to mask")
         return GenerationResult(request, candidates, note=note, stats=dict(stats))
 
-    def _choices(self, sentence: Sentence, structure: Structure, rng: random.Random) -> list[list[Span]]:
+    def _choices(self, sentence: Sentence, structure: Structure, rng: random.Random,
+                 stats: Counter[str]) -> list[list[Span]]:
         spans = maskable_args(sentence.text, structure, self.config.max_words)
         known = set(self.card.get("labels", {}).get("labels", []))
         if known:  # a marker the adapter never saw would be answered at random
+            unknown = sorted({marker(structure, s) for s in spans} - known)
+            if unknown:  # said in the note, so that a corpus of another label set learns why nothing came
+                stats[f"a label adapter {self.card.get('name')!r} was not trained on ({', '.join(unknown)}: "
+                      "train one on this corpus with `paraspan train-generator`)"] += 1
             spans = [s for s in spans if marker(structure, s) in known]
         choices = [[s] for s in spans]
         if self.config.pairs and len(spans) > 1:
