@@ -201,10 +201,10 @@ class TrainedInfiller:
         known = set(self.card.get("labels", {}).get("labels", []))
         if known:  # a marker the adapter never saw would be answered at random
             unknown = sorted({marker(structure, s) for s in spans} - known)
-            if unknown:  # said in the note, so that a corpus of another label set learns why nothing came
+            spans = [s for s in spans if marker(structure, s) in known]
+            if unknown and not spans:  # said in the note, so that a corpus of another label set learns why
                 stats[f"a label adapter {self.card.get('name')!r} was not trained on ({', '.join(unknown)}: "
                       "train one on this corpus with `paraspan train-generator`)"] += 1
-            spans = [s for s in spans if marker(structure, s) in known]
         choices = [[s] for s in spans]
         if self.config.pairs and len(spans) > 1:
             choices += [[a, b] for i, a in enumerate(spans) for b in spans[i + 1:]]
