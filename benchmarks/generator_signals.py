@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
-import re
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -36,7 +35,6 @@ from _common import machine
 
 RESULTS = Path(__file__).resolve().parent / "results"
 KEEP_SHARES = (0.8, 0.6, 0.5)
-_MEANS = re.compile(r"mean log-prob (-?[\d.]+) vs source (-?[\d.]+)")
 
 
 def judged_outputs(path: Path) -> list[dict[str, Any]]:
@@ -50,7 +48,7 @@ def judged_outputs(path: Path) -> list[dict[str, Any]]:
         prov = out["provenance"]
         checks = prov.get("checks", {})
         rows.append({"id": oid, "right": score >= 50, "text": out["text"], "source": inputs[oid.split("~")[0]],
-                     "sentence": out, "generated": prov.get("generated", {}),
+                     "sentence": out,
                      "signals": {"fluency": checks.get("fluency", {}).get("score"),
                                  "labels": checks.get("labels", {}).get("score"),
                                  "own": (prov.get("paraphrase") or {}).get("score"),

@@ -194,6 +194,7 @@ def render_relations(summary: Any, console: Any, title: str = "relations") -> No
 def _write_rule_pairs(items: list[Any], out: Path, err: Any, progress: bool) -> None:
     """``relabel --rules``: the rule rewriter's pairs of each distinct sentence of ``items``, and their counts."""
     from collections import Counter
+    from collections.abc import Iterator
 
     from paraspan.corpus.jsonl import atomic_write
     from paraspan.generate.rule_pairs import rule_pairs
@@ -202,7 +203,7 @@ def _write_rule_pairs(items: list[Any], out: Path, err: Any, progress: bool) -> 
     counts: Counter[str] = Counter()
     start = time.perf_counter()
     with ProgressBar("rewriting sentences", len(sentences), enabled=progress) as bar, atomic_write(out) as handle:
-        def numbered():  # type: ignore[no-untyped-def]
+        def numbered() -> Iterator[tuple[str, str]]:
             for n, text in enumerate(sentences, 1):
                 yield str(n), text
                 bar(n)

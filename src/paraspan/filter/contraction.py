@@ -33,7 +33,8 @@ kept content head must be one of its heads in the longer one (a head, a head's h
   speech); function words change heads too easily ("that", auxiliaries) to judge.
 - For every relation, a kept common noun keeps its number and a kept finite verb its tense ("slicing
   onions" → "the onion is sliced", "became" → "become" change what is said; a passive's participle is
-  not finite, so voice is free).
+  not finite, so voice is free); a verb does not become a noun of its own lemma ("is helped" → "is
+  help") unless the source has that noun too.
 
 The parse is the packaged spaCy pipeline's, loaded on the first decision. It is an independent
 check of the generator: a parse error can reject a good output (on the 50 hand-judged held-out
