@@ -180,9 +180,11 @@ def _swapped(token: Any, match: Any, heads_there: set[int]) -> bool:
 
 def changed_inflections(source: Any, output: Any) -> list[str]:
     """The words ``output`` keeps from ``source`` (same lemma) in another inflection that changes what is
-    said: a common noun's number ("onions" → "onion"), a finite verb's tense ("became" → "become"), or a
-    verb the output has only as a noun ("is helped" → "is help", "is dancing" → "is in dance"). A word the
-    parse gives several inflections in a sentence is compared as a set."""
+    said: a common noun's number ("onions" → "onion"), a finite verb's tense ("became" → "become"), a
+    verb the output has only as a noun ("is helped" → "is help", "is dancing" → "is in dance"), or a finite
+    past verb the output has only as a participle with no auxiliary ("the survey began" → "the survey
+    begun", which the parse reads as a reduced relative). A word the parse gives several inflections in a
+    sentence is compared as a set."""
     def forms(doc: Any) -> dict[tuple[str, str], tuple[set[str], str]]:
         out: dict[tuple[str, str], tuple[set[str], str]] = {}
         for t in doc:
@@ -202,7 +204,7 @@ def changed_inflections(source: Any, output: Any) -> list[str]:
         if key in before and not values & before[key][0]:
             what = "number" if key[1] == "NOUN" else "tense"
             problems.append(f"{before[key][1]!r} became {word!r}: a kept word changed its {what}")
-    return problems + _verbs_made_nouns(source, output)
+    return problems + _verbs_made_nouns(source, output) + _finite_verbs_made_participles(source, output)
 
 
 def _verbs_made_nouns(source: Any, output: Any) -> list[str]:
@@ -214,6 +216,19 @@ def _verbs_made_nouns(source: Any, output: Any) -> list[str]:
     return [f"{verbs[lemma]!r} became {word!r}: a kept verb became a noun"
             for lemma, word in by_pos(output, "NOUN").items()
             if lemma in verbs and lemma not in kept_verbs and lemma not in nouns]
+
+
+def _finite_verbs_made_participles(source: Any, output: Any) -> list[str]:
+    """A source finite past verb whose lemma the output has only as a past participle of another spelling
+    with no auxiliary of its own (a passive's "was played" has one; "played" spelt alike is no change)."""
+    finite = {t.lemma_.lower(): t.text for t in source
+              if t.pos_ == "VERB" and t.morph.get("VerbForm") == ["Fin"] and t.morph.get("Tense") == ["Past"]}
+    participles = {t.lemma_.lower() for t in source if t.tag_ == "VBN"}
+    return [f"{finite[t.lemma_.lower()]!r} became {t.text!r}: a finite verb became a participle without an auxiliary"
+            for t in output
+            if t.tag_ == "VBN" and t.lemma_.lower() in finite and t.lemma_.lower() not in participles
+            and finite[t.lemma_.lower()].lower() != t.lower_
+            and not any(c.dep_ in ("aux", "auxpass") for c in t.children)]
 
 
 #: lower-case words inside a name ("Department of the Interior")
