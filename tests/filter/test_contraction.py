@@ -105,6 +105,8 @@ def test_equivalence_compares_only_who_did_what_and_the_units():
      "'helped' became 'help': a kept verb became a noun"),
     ("equivalence", "A girl in white is dancing.", "A girl in white is in dance.",
      "'dancing' became 'dance': a kept verb became a noun"),
+    ("equivalence", "A woman is dancing with other women.", "A woman is dancing with other woman.",
+     "'women' became 'woman': a kept word changed its number"),
     ("equivalence", "The reading is the best since the survey began in August.",
      "The reading is the best since the survey begun in August.",
      "'began' became 'begun': a finite verb became a participle without an auxiliary"),
@@ -118,6 +120,11 @@ def test_a_passive_keeps_the_inflections_that_say_something():
     eq = ContractionFilter("equivalence")
     for same in ("Onions are being sliced by the baker.", "The baker is slicing the onions."):
         assert eq.decide(*_pair("The baker is slicing onions.", same)).keep, same
+
+
+def test_a_noun_said_twice_may_lose_one_of_its_forms():
+    d = ContractionFilter("forward").decide(*_pair("A woman is dancing with other women.", "A woman is dancing."))
+    assert "changed its number" not in d.reason
 
 
 def test_a_finite_verb_may_become_a_participle_with_its_auxiliary():

@@ -45,6 +45,7 @@ forward outputs it was designed on it rejected 6 of 34 correct ones and 10 of 16
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -184,9 +185,10 @@ def changed_inflections(source: Any, output: Any) -> list[str]:
     verb the output has only as a noun ("is helped" → "is help", "is dancing" → "is in dance"), or a finite
     past verb the output has only as a participle with no auxiliary ("the survey began" → "the survey
     begun", which the parse reads as a reduced relative). A word the parse gives several inflections in a
-    sentence is compared as a set."""
-    def forms(doc: Any) -> dict[tuple[str, str], tuple[set[str], str]]:
-        out: dict[tuple[str, str], tuple[set[str], str]] = {}
+    sentence is compared as a set, and, where the output has it as often as the source, token by token ("a
+    woman … with other women" → "a woman … with other woman")."""
+    def forms(doc: Any) -> dict[tuple[str, str], list[tuple[str, str]]]:
+        out: dict[tuple[str, str], list[tuple[str, str]]] = {}
         for t in doc:
             if t.pos_ == "NOUN":
                 feature = t.morph.get("Number")
@@ -195,15 +197,20 @@ def changed_inflections(source: Any, output: Any) -> list[str]:
             else:
                 continue
             if feature:
-                out.setdefault((t.lemma_.lower(), t.pos_), (set(), t.text))[0].update(feature)
+                out.setdefault((t.lemma_.lower(), t.pos_), []).append((feature[0], t.text))
         return out
 
     before, after = forms(source), forms(output)
     problems = []
-    for key, (values, word) in after.items():
-        if key in before and not values & before[key][0]:
+    for key, kept in after.items():
+        if key not in before:
+            continue
+        was, now = Counter(v for v, _ in before[key]), Counter(v for v, _ in kept)
+        if not was.keys() & now.keys() or (was.total() == now.total() and was != now):
+            lost = next((w for v, w in before[key] if now[v] < was[v]), before[key][0][1])
+            word = next((w for v, w in kept if was[v] < now[v]), kept[0][1])
             what = "number" if key[1] == "NOUN" else "tense"
-            problems.append(f"{before[key][1]!r} became {word!r}: a kept word changed its {what}")
+            problems.append(f"{lost!r} became {word!r}: a kept word changed its {what}")
     return problems + _verbs_made_nouns(source, output) + _finite_verbs_made_participles(source, output)
 
 
