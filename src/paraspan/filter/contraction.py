@@ -231,11 +231,14 @@ def _finite_verbs_made_participles(source: Any, output: Any) -> list[str]:
     finite = {t.lemma_.lower(): t.text for t in source
               if t.pos_ == "VERB" and t.morph.get("VerbForm") == ["Fin"] and t.morph.get("Tense") == ["Past"]}
     participles = {t.lemma_.lower() for t in source if t.tag_ == "VBN"}
-    return [f"{finite[t.lemma_.lower()]!r} became {t.text!r}: a finite verb became a participle without an auxiliary"
-            for t in output
-            if t.tag_ == "VBN" and t.lemma_.lower() in finite and t.lemma_.lower() not in participles
-            and finite[t.lemma_.lower()].lower() != t.lower_
-            and not any(c.dep_ in ("aux", "auxpass") for c in t.children)]
+    problems = []
+    for t in output:
+        lemma = t.lemma_.lower()
+        if (t.tag_ == "VBN" and lemma in finite and lemma not in participles and finite[lemma].lower() != t.lower_
+                and not any(c.dep_ in ("aux", "auxpass") for c in t.children)):
+            problems.append(f"{finite[lemma]!r} became {t.text!r}: a finite verb became a participle "
+                            "without an auxiliary")
+    return problems
 
 
 #: lower-case words inside a name ("Department of the Interior")

@@ -200,8 +200,9 @@ class TrainedInfiller:
         spans = maskable_args(sentence.text, structure, self.config.max_words)
         known = set(self.card.get("labels", {}).get("labels", []))
         if known:  # a marker the adapter never saw would be answered at random
-            unknown = sorted({marker(structure, s) for s in spans} - known)
-            spans = [s for s in spans if marker(structure, s) in known]
+            marks = [marker(structure, s) for s in spans]
+            unknown = sorted(set(marks) - known)
+            spans = [s for s, mark in zip(spans, marks, strict=True) if mark in known]
             if unknown and not spans:  # said in the note, so that a corpus of another label set learns why
                 stats[f"a label adapter {self.card.get('name')!r} was not trained on ({', '.join(unknown)}: "
                       "train one on this corpus with `paraspan train-generator`)"] += 1
