@@ -89,6 +89,26 @@ def test_sentence_without_structures_is_skipped(fake_config):
     assert result.status == "skipped" and not result.outputs
 
 
+def test_a_sentence_with_more_structures_than_the_bound_is_skipped_with_a_note(tmp_path, corpus, fake_config):
+    # sentence "d" has two structures to augment, the others one or none
+    config = with_(fake_config, max_structures=1)
+    result = _augmenter(config).process(Sentence.from_dict(SENTENCES[3]))
+    assert result.status == "skipped" and not result.outputs and not result.candidates
+    assert "more structures than max_structures allows (2 > 1" in result.note
+    assert "--set max_structures=N" in result.note
+    summary = run_augment(corpus, open_store(tmp_path / "run.db", config, resume=False), config)
+    assert (summary.done, summary.skipped) == (2, 2)
+    assert summary.notes["more structures than max_structures allows"] == 1
+    unbounded = with_(fake_config, max_structures=None)
+    assert _augmenter(unbounded).process(Sentence.from_dict(SENTENCES[3])).status == "done"
+
+
+def test_a_stored_config_without_the_structure_bound_reads_with_the_default(fake_config):
+    stored = {k: v for k, v in fake_config.to_dict().items() if k != "max_structures"}
+    config = AugmentConfig.from_dict(stored)
+    assert config.max_structures == 32 and config == fake_config
+
+
 def test_structure_stops_when_nothing_is_left(fake_config):
     config = with_(fake_config, iterations=8)
     result = _augmenter(config).process(Sentence.from_dict(SENTENCES[0]))

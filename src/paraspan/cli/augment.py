@@ -218,7 +218,7 @@ def render_summary(summary: Any, con: Any) -> None:
     table.add_column("count", justify="right")
     table.add_row("inputs", f"{summary.inputs:,}")
     table.add_row("  augmented", f"{summary.done:,}")
-    table.add_row("  skipped (no structure)", f"{summary.skipped:,}")
+    table.add_row("  skipped (no structure, or too many)", f"{summary.skipped:,}")
     table.add_row("  processed in this run", f"{summary.processed_now:,}")
     table.add_row("outputs", f"{summary.outputs:,}")
     for it, n in sorted(summary.outputs_per_iteration.items()):

@@ -63,6 +63,9 @@ class AugmentConfig(BaseModel):
     keep_args: bool = False  # arguments as positive constraints (verbatim) instead of aligned
     require_args: bool = True  # drop outputs where an argument cannot be placed
     kinds: tuple[str, ...] = ("frame", "srl", "entity", "event")
+    #: an input with more structures to augment than this is skipped with a note: each structure is
+    #: scored over the whole sentence, so one long list of names would hold a worker for hours; None: no bound
+    max_structures: int | None = Field(32, ge=1)
     candidates: int = Field(5, ge=1)  # candidates asked for per iteration (the paper aligned the top 20 of 30)
     seed: int = 0
     threads: int | None = 1  # CPU threads per worker (LLM and encoder)

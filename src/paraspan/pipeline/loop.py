@@ -142,6 +142,12 @@ class Augmenter:
                 results.append(WorkResult(sentence.id, "skipped", "no structure with an anchor to augment",
                                           worker=self.worker))
                 continue
+            bound = self.config.max_structures
+            if bound is not None and len(eligible) > bound:
+                results.append(WorkResult(sentence.id, "skipped",
+                                          f"more structures than max_structures allows ({len(eligible)} > {bound};"
+                                          f" raise it with --set max_structures=N)", worker=self.worker))
+                continue
             results.append(WorkResult(sentence.id, "done", worker=self.worker))
             chains.extend((k, self._chain(sentence, index)) for index in eligible)
         while active := [(k, chain) for k, chain in chains if chain.note is None and not chain.finished]:

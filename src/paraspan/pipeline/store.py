@@ -17,9 +17,10 @@ clear error, never silently reused):
 ``inputs(id TEXT PRIMARY KEY, position INTEGER UNIQUE, json TEXT, status TEXT, structures INTEGER,
 note TEXT, worker TEXT, finished REAL)``
     every input sentence (``json`` = its corpus-schema line) in corpus order. ``status`` is
-    ``pending``, ``done`` (processed) or ``skipped`` (no structure to augment: counted, passed
-    through). An input turns ``done`` in the same transaction that writes all its candidates,
-    outputs and decisions: the unit of work commits atomically.
+    ``pending``, ``done`` (processed) or ``skipped`` (no structure to augment, or more than
+    ``max_structures``: counted, passed through, the reason in ``note``). An input turns ``done``
+    in the same transaction that writes all its candidates, outputs and decisions: the unit of
+    work commits atomically.
 ``candidates(input_id, structure, iteration, candidate, text, forward, backward, score,
 anchor_start, anchor_end, anchor_score, placed, chosen, meta)``
     every paraphrase candidate that was aligned. Key ``(input_id, structure, iteration,

@@ -46,7 +46,7 @@ def _cards(data: ReportData) -> str:
     cards = [
         ("input sentences", inputs.get("total", 0)),
         ("processed", inputs.get("done", 0)),
-        ("skipped (no structure)", inputs.get("skipped", 0)),
+        ("skipped (no structure, or too many)", inputs.get("skipped", 0)),
         ("pending", inputs.get("pending", 0)),
         ("candidates aligned", data.counts["candidates"]),
         ("outputs", outputs),
