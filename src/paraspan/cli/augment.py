@@ -103,7 +103,10 @@ def augment_cmd(
                                                               "--set override it.")] = None,
     overrides: Annotated[list[str] | None, _Opt("--set", help="KEY=VALUE into the run config, e.g. --set "
                                                               "generator.frames=PATH, --set "
-                                                              "generator.conditioning=fe (repeatable).")] = None,
+                                                              "generator.conditioning=fe, or a run setting such as "
+                                                              "--set max_structures=64 (inputs with more "
+                                                              "structures are skipped; default 32); "
+                                                              "repeatable.")] = None,
     include_inputs: Annotated[bool, _Opt("--include-inputs", help="Write the input sentences before the "
                                                                   "outputs (those without structures too).")] = False,
     summary_path: Annotated[Path | None, _Opt("--summary", help="Summary JSON (default: OUT.summary.json).")] = None,
