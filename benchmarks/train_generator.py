@@ -15,6 +15,10 @@ right). Writes ``results/train_generator.json`` (counts and figures only, no cor
 
     python benchmarks/train_generator.py compare trained=/tmp/bench/trained.db retrieve=/tmp/bench/retrieve.db
 
+A run whose store is gone may be given as ``NAME=JUDGMENTS.jsonl`` (a committed judgments file, every written
+output judged) with ``--inputs INPUTS.jsonl``: its structures with a judged output and its judged precision on
+those inputs only (the figures that need the text are left out).
+
 ``throughput``: training tokens/s of LoRA (rank 16, every projection) on each base, a few steps of
 8 examples from a corpus, on this machine; the share of the forward+backward FLOP ceiling
 (6 × non-embedding parameters per token, against a float32 matmul measured in the same process).
@@ -104,11 +108,43 @@ def compare_store(path: Path) -> dict[str, Any]:
     }
 
 
+#: a written output's id: its input's id, then the structure and the iteration
+_OUTPUT_ID = re.compile(r"^(?P<input>.+)~s(?P<structure>\d+)i(?P<iteration>\d+)")
+
+
+def compare_judgments(path: Path, inputs: dict[str, Any]) -> dict[str, Any]:
+    """The figures a committed judgments file gives of a run on ``inputs`` (every written output judged)."""
+    structures = sum(len(s.get("structures", [])) for s in inputs.values())
+    scores: dict[tuple[str, int, int], float] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        found = _OUTPUT_ID.match(row["output_id"])
+        if found and found["input"] in inputs:
+            scores[(found["input"], int(found["structure"]), int(found["iteration"]))] = float(row["score"])
+    right = sum(1 for s in scores.values() if s >= 50)
+    covered = {(i, s) for i, s, _ in scores}
+    return {"judgments": path.name, "inputs": len(inputs), "structures": structures,
+            "structures_with_output": len(covered),
+            "coverage": round(len(covered) / structures, 4) if structures else 0.0, "written": len(scores),
+            "judged": len(scores), "judged_right": right,
+            "judged_precision": round(right / len(scores), 4) if scores else None,
+            "judged_precision_95ci": wilson(right, len(scores))}
+
+
 def part_compare(args: argparse.Namespace) -> dict[str, Any]:
+    inputs = None
+    if args.inputs is not None:
+        rows = [json.loads(line) for line in args.inputs.read_text(encoding="utf-8").splitlines() if line.strip()]
+        inputs = {row["id"]: row for row in rows}
     runs = {}
     for spec in args.runs:
         name, _, path = spec.partition("=")
-        runs[name] = {"store": Path(path).name, **compare_store(Path(path))}
+        if path.endswith(".jsonl"):
+            if inputs is None:
+                sys.exit(f"{spec}: a judgments file needs --inputs (the sentences the run was given)")
+            runs[name] = compare_judgments(Path(path), inputs)
+        else:
+            runs[name] = {"store": Path(path).name, **compare_store(Path(path))}
     return {"part": "compare", "runs": runs}
 
 
@@ -173,7 +209,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="part", required=True)
     compare = sub.add_parser("compare")
-    compare.add_argument("runs", nargs="+", help="NAME=STORE.db")
+    compare.add_argument("runs", nargs="+", help="NAME=STORE.db, or NAME=JUDGMENTS.jsonl with --inputs")
+    compare.add_argument("--inputs", type=Path, help="the runs' input sentences (JSONL), for judgments files")
     throughput = sub.add_parser("throughput")
     throughput.add_argument("corpus", type=Path)
     throughput.add_argument("--bases", nargs="+", default=["gemma-270m", "0.5b", "default"])

@@ -56,6 +56,17 @@ def test_infill_options_are_refused_with_the_paraphrase_task(tmp_path: Path,
     assert "E501" in _err(capsys)
 
 
+@pytest.mark.parametrize("option", ["--ban-share", "--keep-share"])
+def test_a_share_outside_0_to_1_names_its_option(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                  option: str) -> None:
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text("A man cooks.\tA man is cooking.\tequivalence\n", encoding="utf-8")
+    assert main(["train-generator", str(pairs), "-o", str(tmp_path / "a"), "--task", "paraphrase",
+                 option, "1.5"]) == 1
+    err = _err(capsys)
+    assert "E526" in err and option in err and "between 0 and 1" in err
+
+
 def _adapter(folder: Path, **card: object) -> Path:
     folder.mkdir()
     base = {"format": "paraspan-adapter/1", "name": folder.name, "base": {"name": "gemma-270m"}}

@@ -178,3 +178,20 @@ def test_a_batch_of_requests_gets_one_result_each(small_backend: LlamaBackend) -
     _, sets = paraphraser._constraint_sets(TEXT, expand_ban("sold"), [])
     # read through the typed model, as the content check reads them (an empty set is not written)
     assert {Generated.of_meta(c.meta).random_bans for c in results[0].candidates} <= {tuple(s) for s in sets}
+
+
+def test_a_run_of_words_written_twice_is_refused() -> None:
+    from paraspan.generate.paraphrase_checks import repeated_run
+    from paraspan.llm.backend import Sample
+    from paraspan.text.constraints import BanSet
+
+    source = "The mayor said from Lyon that the council had approved the new bridge."
+    twice = "The mayor stated from Lyon the council had approved the new bridge, that the council had approved it."
+    assert repeated_run(source, twice) == "the council had"
+    assert repeated_run(source, "From Lyon, the mayor announced that the council had approved the new bridge.") is None
+    # what the source itself repeats may stay; runs of function words only are not counted
+    assert repeated_run("He said that it was what it was.", "He stated that it was what it was.") is None
+    assert repeated_run("It is what it is.", "It is what it is, it is what it is.") is None
+    para = Paraphraser(backend=object(), config=ParaphraseConfig())
+    pool = para._verify(source, [Sample(twice, [1], [-0.1], "stop")], BanSet(), [], {})
+    assert not pool.texts and pool.rejected["repeats"] == 1

@@ -18,6 +18,7 @@ from paraspan.train.pairs import (
     avoid_words,
     build_pair_examples,
     directed,
+    keep_phrases,
     read_labelled_pairs,
     relation_counts,
     render_paraphrase_prompt,
@@ -52,7 +53,7 @@ def test_relabel_output_is_read_and_each_pair_teaches_both_directions(tmp_path: 
                                   ("A man is cooking.", "A man is cooking food.", "reverse")]
     assert directed(pairs[1]) == []
     assert [r for _, _, r in directed(pairs[2])] == ["equivalence", "equivalence"]
-    examples = build_pair_examples(pairs, PairExampleConfig(ban_share=0.0))
+    examples = build_pair_examples(pairs, PairExampleConfig(ban_share=0.0, keep_share=0.0))
     assert relation_counts(examples) == {"equivalence": 2, "forward": 1, "reverse": 1}
     forward = next(e for e in examples if e.structure == "forward")
     assert forward.prompt == "### paraphrase forward\nA man is cooking food.\n=> "
@@ -128,6 +129,39 @@ def test_avoid_words_are_source_content_words_the_target_has_in_no_form() -> Non
     assert avoid_words("The dog runs.", "The dog runs fast.", rng, 2) == []
     prompt = render_paraphrase_prompt(source, "equivalence", ["bought"])
     assert prompt.splitlines()[:2] == ["### paraphrase equivalence", "avoid: bought"]
+
+
+def test_keep_phrases_are_runs_of_source_words_the_target_copies_verbatim() -> None:
+    source = "The old committee, led by Anna Berg, approved the new budget on Monday."
+    target = "Led by Anna Berg, the old committee passed the new budget on Monday."
+    rng = random.Random(0)
+    seen = set()
+    for _ in range(30):
+        keep = keep_phrases(source, target, rng, 3, avoid=["approved"])
+        assert 1 <= len(keep) <= 3
+        for phrase in keep:
+            assert phrase in source and phrase.strip(",.") == phrase
+            assert " ".join(w.strip(",.") for w in phrase.split()) in target.replace(",", "")
+            assert "approved" not in phrase
+        assert keep == sorted(keep, key=source.index)
+        seen.update(keep)
+    assert {"old committee", "by Anna Berg", "the new budget on Monday"} <= seen  # "led" is "Led" there
+    assert keep_phrases("A dog runs.", "A cat sleeps.", rng, 2) == []  # only function words shared
+    prompt = render_paraphrase_prompt(source, "equivalence", ["approved"], ["led by Anna Berg", "x | y"])
+    assert prompt.splitlines()[:3] == ["### paraphrase equivalence", "avoid: approved", "keep: led by Anna Berg"]
+
+
+def test_a_share_of_examples_names_phrases_to_keep_and_the_answer_has_them() -> None:
+    pairs = [LabelledPair(str(i), f"The farmer number {i} quickly sold his old tractor.",
+                          f"The farmer number {i} sold his old tractor fast.", "equivalence", i + 1) for i in range(40)]
+    examples = build_pair_examples(pairs, PairExampleConfig(ban_share=0.0, keep_share=0.5))
+    keeps = [line[len("keep: "):] for e in examples for line in e.prompt.splitlines() if line.startswith("keep: ")]
+    assert 20 <= len(keeps) <= 60
+    answers = {e.answer for e in examples}
+    for listed in keeps:
+        for phrase in listed.split(" | "):
+            assert any(phrase in a for a in answers)
+    assert not any("keep: " in e.prompt for e in build_pair_examples(pairs, PairExampleConfig(keep_share=0.0)))
 
 
 def test_examples_are_balanced_across_relations_and_dev_holds_whole_pairs() -> None:

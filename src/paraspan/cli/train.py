@@ -59,6 +59,10 @@ def train_generator_cmd(
     ban_share: Annotated[float, typer.Option(help="--task paraphrase: the share of examples whose prompt lists "
                                              "source words the answer avoids (teaches rephrasing around a "
                                              "ban).")] = 0.5,
+    keep_share: Annotated[float, typer.Option(help="--task paraphrase: the share of examples whose prompt names "
+                                              "phrases the answer copies word for word (teaches keeping "
+                                              "named phrases, as the augmentation loop keeps argument spans)."
+                                              )] = 0.5,
     checked_pairs: Annotated[bool, typer.Option("--checked-pairs/--all-pairs", help="--task paraphrase: teach only "
                                                 "the directions whose target passes the word check `paraspan "
                                                 "paraphrase --relation` applies to that relation (the counts kept "
@@ -109,8 +113,8 @@ def train_generator_cmd(
                 raise ParaspanError.from_code("E526", option=option, value=str(value), task=task,
                                               fix="leave it out: pair files are read as labelled pairs")
         use_threads(threads)
-        _train_paraphraser(corpus, out, config, dev=dev, relations=relations, ban_share=ban_share, limit=limit,
-                           resume=resume, on_log=show, checked=checked_pairs)
+        _train_paraphraser(corpus, out, config, dev=dev, relations=relations, ban_share=ban_share,
+                           keep_share=keep_share, limit=limit, resume=resume, on_log=show, checked=checked_pairs)
         return
     use_threads(threads)
     options = reader_options(split=split, splits=splits)
@@ -128,7 +132,7 @@ def train_generator_cmd(
 
 
 def _train_paraphraser(corpus: list[Path], out: Path, config: Any, *, dev: Path | None, relations: str,
-                       ban_share: float, limit: int | None, resume: bool,
+                       ban_share: float, limit: int | None, resume: bool, keep_share: float = 0.5,
                        on_log: Callable[[dict[str, float]], None], checked: bool = True) -> None:
     """``--task paraphrase``: read every pair file first (a bad line fails before the base loads), then train."""
     from itertools import islice
@@ -140,9 +144,10 @@ def _train_paraphraser(corpus: list[Path], out: Path, config: Any, *, dev: Path 
     from paraspan.train.run import train_paraphraser
 
     try:
-        example_config = PairExampleConfig(ban_share=ban_share, seed=config.seed)
-    except ValidationError:
-        raise ParaspanError.from_code("E526", option="--ban-share", value=ban_share, task="paraphrase",
+        example_config = PairExampleConfig(ban_share=ban_share, keep_share=keep_share, seed=config.seed)
+    except ValidationError as exc:
+        option = "--" + str(exc.errors()[0]["loc"][0]).replace("_", "-")
+        raise ParaspanError.from_code("E526", option=option, value=exc.errors()[0].get("input"), task="paraphrase",
                                       fix="give a share between 0 and 1") from None
     pairs = [p for path in corpus for p in read_labelled_pairs(path)]
     if limit is not None:

@@ -10,7 +10,9 @@ For one sentence with banned spans (negative constraints) and kept spans (positi
    once; ``S`` top-k samples per constraint set, all decoded together.
 3. **Verification.** Clean the text (quotes, "Paraphrase:" preambles); reject empty outputs,
    copies of the source, length ratios outside [0.5, 2], bad endings, truncations, any banned
-   form (word-boundary regex — the final guarantee), and any lost kept span. Duplicates merge.
+   form (word-boundary regex — the final guarantee), any lost kept span, and a run of three words
+   written more often than the source has it (:func:`~paraspan.generate.paraphrase_checks.repeated_run`:
+   a kept phrase copied and then written again). Duplicates merge.
 4. **Dual scoring.** ``forward`` = mean log-probability of the sampled tokens given the prompt
    (collected while sampling); ``backward`` = mean log-probability of the source given the
    candidate under the same instruction (the reverse prompt). ``score = forward + backward``;
@@ -60,6 +62,7 @@ from paraspan.generate.paraphrase_checks import (
     clean_output,
     normalise,
     overlap_problems,
+    repeated_run,
     skip_reason,
     span_problems,
 )
@@ -485,6 +488,9 @@ class Paraphraser:
             norm = normalise(text)
             if norm == source_norm:
                 pool.rejected["identical"] += 1
+                continue
+            if repeated_run(source, text) is not None:
+                pool.rejected["repeats"] += 1
                 continue
             ratio = len(words(text)) / source_words
             if not cfg.min_length_ratio <= ratio <= cfg.max_length_ratio:

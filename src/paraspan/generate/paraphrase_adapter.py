@@ -16,7 +16,7 @@ from typing import Any
 
 from paraspan.errors import TrainError
 from paraspan.llm.backend import Prompt
-from paraspan.train.pairs import PAIR_RELATIONS, PROMPT_FORMAT, TASK, render_paraphrase_prompt
+from paraspan.train.pairs import PAIR_RELATIONS, PROMPT_FORMATS, TASK, render_paraphrase_prompt
 
 __all__ = ["AdapterPrompter", "adapter_relations", "check_paraphrase_card", "load_paraphrase_adapter"]
 
@@ -32,7 +32,7 @@ def adapter_relations(card: dict[str, Any]) -> list[str]:
 def check_paraphrase_card(card: dict[str, Any], adapter: str, relation: str) -> None:
     """E525 unless the card is a paraphrase adapter's of a prompt layout known here; E524 when it was
     not trained for ``relation`` (naming the relations it has)."""
-    if card.get("task") != TASK or card.get("prompt", {}).get("format") != PROMPT_FORMAT:
+    if card.get("task") != TASK or card.get("prompt", {}).get("format") not in PROMPT_FORMATS:
         raise TrainError.from_code("E525", adapter=adapter, task=card.get("task", "an unknown task"))
     have = adapter_relations(card)
     if relation not in have:
@@ -41,15 +41,17 @@ def check_paraphrase_card(card: dict[str, Any], adapter: str, relation: str) -> 
 
 @dataclass
 class AdapterPrompter:
-    """Prompts for ``relation`` in the adapter's layout; ``bos``: whether training put the start token first."""
+    """Prompts for ``relation`` in the adapter's layout; ``bos``: whether training put the start token first;
+    ``keeps``: whether its layout names phrases to keep."""
 
     backend: Any
     relation: str
     relations: Sequence[str]
     bos: bool = False
+    keeps: bool = False
 
-    def _tokens(self, text: str, relation: str, avoid: Sequence[str] = ()) -> Prompt:
-        tokens = self.backend.tokenize(render_paraphrase_prompt(text, relation, avoid))
+    def _tokens(self, text: str, relation: str, avoid: Sequence[str] = (), keep: Sequence[str] = ()) -> Prompt:
+        tokens = self.backend.tokenize(render_paraphrase_prompt(text, relation, avoid, keep if self.keeps else ()))
         if self.bos:
             from paraspan.llm.llama_backend import start_tokens
 
@@ -57,9 +59,9 @@ class AdapterPrompter:
         return Prompt((), tuple(tokens))
 
     def prompt(self, text: str, banned: Sequence[str] = (), kept: Sequence[str] = ()) -> Prompt:
-        """The generation prompt; ``kept`` phrases are not named (the adapter never saw them in a
-        prompt): the sampler's soft boosts and the final check keep them."""
-        return self._tokens(text, self.relation, banned)
+        """The generation prompt; ``kept`` phrases are named where the adapter's layout has them (an
+        older adapter never saw them: the sampler's soft boosts and the final check keep them)."""
+        return self._tokens(text, self.relation, banned, kept)
 
     def reverse_prompt(self, candidate: str) -> Prompt:
         """The prompt whose answer the source is (the backward score): the inverse relation where the
@@ -86,5 +88,7 @@ def load_paraphrase_adapter(adapter: str | os.PathLike[str], relation: str, *, m
     check_paraphrase_card(card, str(adapter), relation)
     runtime, card = load_adapter_backend(adapter, model=model, backend=backend, device=device, n_threads=n_threads,
                                          seed=seed, n_ctx=n_ctx, parallel=parallel)
-    prompter = AdapterPrompter(runtime, relation, adapter_relations(card), bool(card.get("prompt", {}).get("bos")))
+    layout = card.get("prompt", {})
+    prompter = AdapterPrompter(runtime, relation, adapter_relations(card), bool(layout.get("bos")),
+                               PROMPT_FORMATS.get(layout.get("format"), False))
     return runtime, prompter, card

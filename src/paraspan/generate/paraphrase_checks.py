@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -87,6 +88,26 @@ def clean_output(text: str) -> str:
 
 def normalise(text: str) -> str:
     return " ".join(_NORM_RE.sub(" ", text.lower()).split())
+
+
+#: the shortest run of words, with a content word in it, that a paraphrase may not repeat more often than its source
+REPEAT_WORDS = 3
+
+
+def repeated_run(source: str, candidate: str, length: int = REPEAT_WORDS) -> str | None:
+    """The first run of ``length`` words (one of them a content word) that ``candidate`` has more often than
+    ``source`` (a sampler that copied a kept phrase and then wrote it again); ``None`` when there is none."""
+    from paraspan.text.constraints import content_words, words
+
+    def runs(text: str) -> Counter[tuple[str, ...]]:
+        tokens = [w.lower() for w in words(text)]
+        return Counter(tuple(tokens[i:i + length]) for i in range(len(tokens) - length + 1))
+
+    had = runs(source)
+    for run, count in runs(candidate).items():
+        if count > max(1, had[run]) and content_words(" ".join(run)):
+            return " ".join(run)
+    return None
 
 
 def _keeps_span(candidate: str, kept: str, at_start: bool) -> bool:

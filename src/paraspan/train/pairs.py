@@ -5,7 +5,9 @@ rewriting one sentence into the other under a relation: an ``equivalence`` pair 
 both ways, and a ``forward_entailment`` pair (s1 entails s2, s2 is more general) teaches ``forward``
 from s1 to s2 and ``reverse`` from s2 to s1. The prompt names the relation in one tag, and may list
 words to avoid: content words of the source that the target does not contain in any form, so that the
-model learns to rephrase around a ban (the iterative loop bans the trigger, Culkin et al. 2021).
+model learns to rephrase around a ban (the iterative loop bans the trigger, Culkin et al. 2021), and
+phrases to keep: runs of words the target copies verbatim, so that it learns to leave named phrases as
+they are (the loop keeps a structure's argument spans; ParaBank 2's positive constraints).
 
 The same :func:`render_paraphrase_prompt` builds training prompts and generation prompts.
 """
@@ -28,15 +30,20 @@ from paraspan.errors import TrainError
 from paraspan.text.constraints import content_words, expand_bans, protected_words, words
 from paraspan.train.examples import ANSWER, Example
 
-__all__ = ["MIN_PER_RELATION", "PAIR_RELATIONS", "PROMPT_FORMAT", "TASK", "WAYS", "LabelledPair", "PairExampleConfig",
-           "avoid_words", "build_pair_examples", "check_relation_counts", "directed", "directions", "length_ok",
-           "read_labelled_pairs", "relation_counts", "render_paraphrase_prompt", "select_examples", "split_pairs",
-           "unusable", "write_labelled_pairs"]
+__all__ = ["KEEP_SEPARATOR", "MIN_PER_RELATION", "PAIR_RELATIONS", "PROMPT_FORMAT", "PROMPT_FORMATS", "TASK", "WAYS",
+           "LabelledPair", "PairExampleConfig",
+           "avoid_words", "build_pair_examples", "check_relation_counts", "directed", "directions", "keep_phrases",
+           "length_ok", "read_labelled_pairs", "relation_counts", "render_paraphrase_prompt", "select_examples",
+           "split_pairs", "unusable", "write_labelled_pairs"]
 
 #: The ``task`` a paraphrase adapter's card names.
 TASK = "paraphrase"
 #: The prompt layout (recorded in the card; generation refuses a layout it does not know).
-PROMPT_FORMAT = "paraspan-paraphrase/1"
+PROMPT_FORMAT = "paraspan-paraphrase/2"
+#: Every layout generation knows → whether its prompts name phrases to keep (``/1`` adapters never saw them).
+PROMPT_FORMATS = {"paraspan-paraphrase/1": False, PROMPT_FORMAT: True}
+#: Separates the phrases of a prompt's keep line (a phrase may hold commas, never this).
+KEEP_SEPARATOR = " | "
 #: The relations an adapter can learn, as ``paraspan paraphrase --relation`` names them.
 PAIR_RELATIONS = ("equivalence", "forward", "reverse")
 #: The fewest training examples of a relation a run accepts: below this a LoRA learns the examples.
@@ -78,7 +85,8 @@ class PairExampleConfig(BaseModel):
     """How examples are drawn from pairs.
 
     ``ban_share``: the share of examples whose prompt lists words to avoid; ``max_bans``: at most this
-    many; ``min_ratio``/``max_ratio``: targets whose length in words is outside this ratio to the
+    many; ``keep_share``: the share whose prompt names phrases the answer copies; ``max_keeps``: at most
+    this many; ``min_ratio``/``max_ratio``: targets whose length in words is outside this ratio to the
     source's are left out (the paraphraser refuses such outputs); ``gold_check``: leave out pairs
     whose corpus label contradicts the judges' (an MRPC non-paraphrase judged equivalent, a SICK
     pair whose one-way gold label is not the judges' s1 → s2 label); ``agreed_only``: with several
@@ -89,6 +97,8 @@ class PairExampleConfig(BaseModel):
 
     ban_share: float = Field(0.5, ge=0, le=1)
     max_bans: int = Field(2, ge=1)
+    keep_share: float = Field(0.5, ge=0, le=1)
+    max_keeps: int = Field(3, ge=1)
     min_ratio: float = Field(0.5, gt=0)
     max_ratio: float = Field(2.0, gt=0)
     gold_check: bool = True
@@ -216,11 +226,15 @@ def directed(pair: LabelledPair) -> list[tuple[str, str, str]]:
     return [(source, target, relation) for _, source, target, relation in directions(pair)]
 
 
-def render_paraphrase_prompt(text: str, relation: str, avoid: Sequence[str] = ()) -> str:
-    """The prompt: the relation tag, the words to avoid (if any), the source, then the answer mark."""
+def render_paraphrase_prompt(text: str, relation: str, avoid: Sequence[str] = (), keep: Sequence[str] = ()) -> str:
+    """The prompt: the relation tag, the words to avoid and the phrases to keep (if any), the source, then
+    the answer mark."""
     lines = [f"### paraphrase {relation}"]
     if avoid:
         lines.append("avoid: " + ", ".join(avoid))
+    kept = [" ".join(k.split()) for k in keep if k.strip() and KEEP_SEPARATOR.strip() not in k]
+    if kept:
+        lines.append("keep: " + KEEP_SEPARATOR.join(kept))
     lines.append(" ".join(text.split()))
     return "\n".join(lines) + "\n" + ANSWER
 
@@ -235,6 +249,44 @@ def avoid_words(source: str, target: str, rng: random.Random, most: int) -> list
         return []
     chosen = rng.sample(pool, k=min(len(pool), rng.randint(1, most)))
     return [w for w in pool if w in chosen]
+
+
+#: Longest phrase a training prompt names to keep, in words (a structure's argument is rarely longer).
+_KEEP_WORDS = 8
+_EDGE_PUNCT = ".,;:!?\"'()"
+
+
+def keep_phrases(source: str, target: str, rng: random.Random, most: int, avoid: Sequence[str] = ()) -> list[str]:
+    """Up to ``most`` phrases of ``source`` that ``target`` copies word for word: maximal runs of
+    whitespace tokens the two share, with a content word and none of ``avoid``, cut to a random
+    stretch of at most eight words where longer; in source order."""
+    tokens = source.split()
+    src = [t.strip(_EDGE_PUNCT) for t in tokens]
+    tgt = " " + " ".join(t.strip(_EDGE_PUNCT) for t in target.split()) + " "
+    banned = {a.lower() for a in avoid}
+    runs: list[tuple[int, int]] = []
+    i = 0
+    while i < len(src):
+        j = i
+        while j < len(src) and src[j] and f" {' '.join(src[i:j + 1])} " in tgt:
+            j += 1
+        if j > i:
+            runs.append((i, j))
+            i = j
+        else:
+            i += 1
+    pool = []
+    for start, end in runs:
+        if end - start > _KEEP_WORDS:
+            start = rng.randint(start, end - _KEEP_WORDS)
+            end = start + _KEEP_WORDS
+        phrase = " ".join(tokens[start:end]).strip(_EDGE_PUNCT)
+        if content_words(phrase) and not banned & {w.lower() for w in words(phrase)}:
+            pool.append((start, phrase))
+    if not pool:
+        return []
+    chosen = sorted(rng.sample(pool, k=min(len(pool), rng.randint(1, most))))
+    return [phrase for _, phrase in chosen]
 
 
 def unusable(pair: LabelledPair, config: PairExampleConfig) -> str | None:
@@ -300,7 +352,9 @@ def build_pair_examples(pairs: Iterable[LabelledPair], config: PairExampleConfig
                 skipped["length ratio"] += 1
                 continue
             avoid = avoid_words(source, target, rng, config.max_bans) if rng.random() < config.ban_share else []
-            prompt = render_paraphrase_prompt(source, relation, avoid)
+            keep = (keep_phrases(source, target, rng, config.max_keeps, avoid)
+                    if rng.random() < config.keep_share else [])
+            prompt = render_paraphrase_prompt(source, relation, avoid, keep)
             out.append(Example(prompt, _ending_like(source, " ".join(target.split())), TASK, "pair", (relation,),
                                relation))
     rng.shuffle(out)
