@@ -15,9 +15,10 @@ right). Writes ``results/train_generator.json`` (counts and figures only, no cor
 
     python benchmarks/train_generator.py compare trained=/tmp/bench/trained.db retrieve=/tmp/bench/retrieve.db
 
-A run whose store is gone may be given as ``NAME=JUDGMENTS.jsonl`` (a committed judgments file, every written
-output judged) with ``--inputs INPUTS.jsonl``: its structures with a judged output and its judged precision on
-those inputs only (the figures that need the text are left out).
+``--inputs INPUTS.jsonl`` restricts every run to those sentences (a run stopped for time: the sentences it
+finished). A run whose store is gone may be given as ``NAME=JUDGMENTS.jsonl`` (a committed judgments file, every
+written output judged) with ``--inputs``: its structures with a judged output and its judged precision on those
+inputs (the figures that need the text are left out).
 
 ``throughput``: training tokens/s of LoRA (rank 16, every projection) on each base, a few steps of
 8 examples from a corpus, on this machine; the share of the forward+backward FLOP ceiling
@@ -54,19 +55,19 @@ def _lu(structure: dict[str, Any] | None) -> str | None:
     return str(label).rpartition(".")[0] or str(label) if label else None
 
 
-def compare_store(path: Path) -> dict[str, Any]:
-    """The figures of one run store (see the module docstring)."""
+def compare_store(path: Path, only: set[str] | None = None) -> dict[str, Any]:
+    """The figures of one run store (see the module docstring); ``only``: of those inputs alone."""
     from paraspan.evaluate.diversity import intersection_over_union, one_minus_bleu
 
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    inputs = {i: json.loads(j) for i, j in conn.execute("SELECT id, json FROM inputs")}
+    inputs = {i: json.loads(j) for i, j in conn.execute("SELECT id, json FROM inputs") if only is None or i in only}
     structures = sum(len(s.get("structures", [])) for s in inputs.values())
     filters = [f for (f,) in conn.execute("SELECT DISTINCT filter FROM decisions")]
     chosen = "verified" if "verified" in filters else None
     rows = conn.execute("SELECT id, input_id, structure, iteration, text, json FROM outputs").fetchall()
     kept = {o for (o,) in conn.execute("SELECT output_id FROM decisions WHERE filter = ? AND keep = 1",
                                        (chosen,))} if chosen else {r[0] for r in rows}
-    written = [r for r in rows if r[0] in kept]
+    written = [r for r in rows if r[0] in kept and r[1] in inputs]
     covered = {(r[1], r[2]) for r in written}
     onemb, iou = [], []
     span_words = new_span_words = 0
@@ -144,7 +145,7 @@ def part_compare(args: argparse.Namespace) -> dict[str, Any]:
                 sys.exit(f"{spec}: a judgments file needs --inputs (the sentences the run was given)")
             runs[name] = compare_judgments(Path(path), inputs)
         else:
-            runs[name] = {"store": Path(path).name, **compare_store(Path(path))}
+            runs[name] = {"store": Path(path).name, **compare_store(Path(path), set(inputs) if inputs else None)}
     return {"part": "compare", "runs": runs}
 
 
