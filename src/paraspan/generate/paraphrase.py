@@ -9,10 +9,9 @@ For one sentence with banned spans (negative constraints) and kept spans (positi
 2. **Sampling.** One prompt (instruction, sentence, "do not use …", "keep … verbatim"), evaluated
    once; ``S`` top-k samples per constraint set, all decoded together.
 3. **Verification.** Clean the text (quotes, "Paraphrase:" preambles); reject empty outputs,
-   copies of the source, length ratios outside [0.5, 2], bad endings, truncations, any banned
-   form (word-boundary regex — the final guarantee), any lost kept span, and a run of three words
-   written more often than the source has it (:func:`~paraspan.generate.paraphrase_checks.repeated_run`:
-   a kept phrase copied and then written again). Duplicates merge.
+   copies of the source, length ratios outside [0.5, 2], bad endings, truncations, any banned form
+   (word-boundary regex — the final guarantee), any lost kept span, and a three-word run written
+   more often than the source has it (``repeated_run``). Duplicates merge.
 4. **Dual scoring.** ``forward`` = mean log-probability of the sampled tokens given the prompt
    (collected while sampling); ``backward`` = mean log-probability of the source given the
    candidate under the same instruction (the reverse prompt). ``score = forward + backward``;
@@ -477,9 +476,7 @@ class Paraphraser:
                 stats["leaks_caught"] += 1
                 pool.rejected["leak"] += 1
                 continue
-            kept_ok = 0
-            for kept, at_start in keep_spans:
-                kept_ok += _keeps_span(text, kept, at_start)
+            kept_ok = sum(_keeps_span(text, kept, at_start) for kept, at_start in keep_spans)
             stats["kept_spans_checked"] += len(keep_spans)
             stats["kept_spans_preserved"] += kept_ok
             if kept_ok < len(keep_spans):
@@ -489,7 +486,7 @@ class Paraphraser:
             if norm == source_norm:
                 pool.rejected["identical"] += 1
                 continue
-            if repeated_run(source, text) is not None:
+            if repeated_run(source, text) is not None:  # a kept phrase copied, then written again
                 pool.rejected["repeats"] += 1
                 continue
             ratio = len(words(text)) / source_words
