@@ -132,7 +132,7 @@ def train_generator_cmd(
 
 
 def _train_paraphraser(corpus: list[Path], out: Path, config: Any, *, dev: Path | None, relations: str,
-                       ban_share: float, limit: int | None, resume: bool, keep_share: float = 0.5,
+                       ban_share: float, keep_share: float, limit: int | None, resume: bool,
                        on_log: Callable[[dict[str, float]], None], checked: bool = True) -> None:
     """``--task paraphrase``: read every pair file first (a bad line fails before the base loads), then train."""
     from itertools import islice

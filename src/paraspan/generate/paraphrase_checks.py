@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from paraspan.generate.base import CharSpan
+from paraspan.text.constraints import content_words, words
 
 # ----------------------------------------------------------------------------- request checks
 
@@ -97,8 +98,6 @@ REPEAT_WORDS = 3
 def repeated_run(source: str, candidate: str, length: int = REPEAT_WORDS) -> str | None:
     """The first run of ``length`` words (one of them a content word) that ``candidate`` has more often than
     ``source`` (a sampler that copied a kept phrase and then wrote it again); ``None`` when there is none."""
-    from paraspan.text.constraints import content_words, words
-
     def runs(text: str) -> Counter[tuple[str, ...]]:
         tokens = [w.lower() for w in words(text)]
         return Counter(tuple(tokens[i:i + length]) for i in range(len(tokens) - length + 1))

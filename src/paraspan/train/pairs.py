@@ -256,14 +256,13 @@ _KEEP_WORDS = 8
 _EDGE_PUNCT = ".,;:!?\"'()"
 
 
-def keep_phrases(source: str, target: str, rng: random.Random, most: int, avoid: Sequence[str] = ()) -> list[str]:
+def keep_phrases(source: str, target: str, rng: random.Random, most: int) -> list[str]:
     """Up to ``most`` phrases of ``source`` that ``target`` copies word for word: maximal runs of
-    whitespace tokens the two share, with a content word and none of ``avoid``, cut to a random
-    stretch of at most eight words where longer; in source order."""
+    whitespace tokens the two share, with a content word, cut to a random stretch of at most eight
+    words where longer; in source order. (None holds a word to avoid: the target has those in no form.)"""
     tokens = source.split()
     src = [t.strip(_EDGE_PUNCT) for t in tokens]
     tgt = " " + " ".join(t.strip(_EDGE_PUNCT) for t in target.split()) + " "
-    banned = {a.lower() for a in avoid}
     runs: list[tuple[int, int]] = []
     i = 0
     while i < len(src):
@@ -281,7 +280,7 @@ def keep_phrases(source: str, target: str, rng: random.Random, most: int, avoid:
             start = rng.randint(start, end - _KEEP_WORDS)
             end = start + _KEEP_WORDS
         phrase = " ".join(tokens[start:end]).strip(_EDGE_PUNCT)
-        if content_words(phrase) and not banned & {w.lower() for w in words(phrase)}:
+        if content_words(phrase):
             pool.append((start, phrase))
     if not pool:
         return []
@@ -352,8 +351,7 @@ def build_pair_examples(pairs: Iterable[LabelledPair], config: PairExampleConfig
                 skipped["length ratio"] += 1
                 continue
             avoid = avoid_words(source, target, rng, config.max_bans) if rng.random() < config.ban_share else []
-            keep = (keep_phrases(source, target, rng, config.max_keeps, avoid)
-                    if rng.random() < config.keep_share else [])
+            keep = keep_phrases(source, target, rng, config.max_keeps) if rng.random() < config.keep_share else []
             prompt = render_paraphrase_prompt(source, relation, avoid, keep)
             out.append(Example(prompt, _ending_like(source, " ".join(target.split())), TASK, "pair", (relation,),
                                relation))
